@@ -1,0 +1,3 @@
+"""The sparsegen version string (part of every kernel cache key)."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,240 @@
+"""The kernel cache: memory, then disk (exported ``.so`` files), then a build under a file lock."""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import importlib.metadata
+import json
+import os
+import threading
+import time
+import warnings
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from . import registry, runtime
+from ._version import __version__
+from .config import cache_dir
+from .errors import KernelCacheWarning
+from .schedules.space import Config
+from .target import Target
+from .target import resolve as resolve_target
+
+_PACKAGE = Path(__file__).parent
+_CODE_THAT_SHAPES_BINARIES = ("templates", "schedules", "compiler.py")
+
+
+@lru_cache(maxsize=None)
+def versions() -> dict[str, str]:
+    """The versions a kernel binary depends on: TVM, tvm-ffi, sparsegen, and the code digest."""
+    digest = hashlib.sha256()
+    for entry in _CODE_THAT_SHAPES_BINARIES:
+        root = _PACKAGE / entry
+        for path in sorted(root.rglob("*.py")) if root.is_dir() else [root]:
+            digest.update(path.name.encode() + path.read_bytes())
+    return {
+        "tvm": importlib.metadata.version("apache-tvm"),
+        "tvm_ffi": importlib.metadata.version("apache-tvm-ffi"),
+        "sparsegen": __version__,
+        "codegen": digest.hexdigest()[:16],
+    }
+
+
+@dataclass(frozen=True)
+class KernelKey:
+    """Everything that changes a kernel binary except the versions: op, dtypes, target, config."""
+
+    kernel: str
+    dtypes: tuple[str, ...]
+    target: Target
+    config: Config
+
+    def record(self) -> dict[str, Any]:
+        """The key as JSON-able data, versions included."""
+        return {
+            "kernel": self.kernel,
+            "dtypes": list(self.dtypes),
+            "target": self.target.as_dict,
+            "config": dict(self.config),
+            "versions": versions(),
+        }
+
+    def digest(self) -> str:
+        """The hash that names the cache entry."""
+        blob = json.dumps(self.record(), sort_keys=True).encode()
+        return hashlib.sha256(blob).hexdigest()[:24]
+
+    def filename(self) -> str:
+        """``<kernel>-<dtypes>-<target>-<digest>.so``."""
+        return f"{self.kernel}-{'-'.join(self.dtypes)}-{self.target.label}-{self.digest()}.so"
+
+
+class Kernel:
+    """A loaded kernel module: its functions by short name (``kernel.fill(...)``)."""
+
+    def __init__(self, key: KernelKey, module: Any, path: Path) -> None:
+        definition = registry.kernel_def(key.kernel)
+        self.key = key
+        self.path = path
+        self.functions: dict[str, Callable[..., Any]] = {
+            name: runtime.wrap(module[definition.symbol(key.dtypes, name)])
+            for name, _ in definition.signatures
+        }
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        try:
+            return self.__dict__["functions"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __repr__(self) -> str:
+        return f"<Kernel {self.key.kernel} {self.key.dtypes} {self.key.target.label}>"
+
+
+@contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    """An exclusive lock between processes (``flock`` on ``path``)."""
+    with open(path, "a+b") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _write_atomically(path: Path, write: Callable[[Path], None]) -> None:
+    tmp = path.with_name(f".{path.stem}.{os.getpid()}.{threading.get_ident()}.tmp{path.suffix}")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+class KernelCache:
+    """Compiled kernels by key: from memory, else from ``directory``, else built and exported."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = Path(directory)
+        self.stats: Counter[str] = Counter()
+        self._memory: dict[KernelKey, Kernel] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: KernelKey) -> Kernel:
+        """The kernel for ``key``; counts ``memory``, ``disk``, ``built`` and ``rebuilt`` in stats."""
+        kernel = self._memory.get(key)
+        if kernel is not None:
+            self.stats["memory"] += 1
+            return kernel
+        with self._lock:
+            kernel = self._memory.get(key) or self._load_or_build(key)
+            self._memory[key] = kernel
+            return kernel
+
+    def _load_or_build(self, key: KernelKey) -> Kernel:
+        folder = self.directory / "kernels"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / key.filename()
+        with _file_lock(path.with_suffix(".lock")):
+            if path.exists():
+                try:
+                    kernel = Kernel(key, runtime.load_module(path), path)
+                    self.stats["disk"] += 1
+                    return kernel
+                except Exception as err:  # an unloadable entry of any kind is rebuilt
+                    warnings.warn(
+                        f"kernel cache entry {path} failed to load ({type(err).__name__}: "
+                        f"{str(err).strip().splitlines()[0] if str(err).strip() else ''}); "
+                        "rebuilding it",
+                        KernelCacheWarning,
+                        stacklevel=4,
+                    )
+                    self.stats["rebuilt"] += 1
+            self._build(key, path)
+            return Kernel(key, runtime.load_module(path), path)
+
+    def _build(self, key: KernelKey, path: Path) -> None:
+        from . import compiler  # the TVM compiler is imported only when something is built
+
+        start = time.perf_counter()
+        definition = registry.kernel_def(key.kernel)
+        executable = compiler.build(definition, key.dtypes, key.target, key.config)
+        _write_atomically(path, lambda tmp: executable.export_library(str(tmp)))
+        meta = {**key.record(), "build_seconds": round(time.perf_counter() - start, 3),
+                "built": time.strftime("%Y-%m-%dT%H:%M:%S")}
+        _write_atomically(path.with_suffix(".json"),
+                          lambda tmp: tmp.write_text(json.dumps(meta, indent=1)))
+        self.stats["built"] += 1
+
+    def entries(self) -> list[dict[str, Any]]:
+        """The metadata of every entry on disk, with its file size."""
+        found = []
+        for meta in sorted((self.directory / "kernels").glob("*.json")):
+            so = meta.with_suffix(".so")
+            if so.exists():
+                try:
+                    record = json.loads(meta.read_text())
+                except ValueError:
+                    record = {"kernel": "?"}
+                found.append({**record, "file": so.name, "bytes": so.stat().st_size})
+        return found
+
+    def clear(self) -> int:
+        """Delete every entry on disk and in memory; returns the number of files removed."""
+        removed = 0
+        with self._lock:
+            self._memory.clear()
+            for path in (self.directory / "kernels").glob("*"):
+                if path.is_file():
+                    path.unlink()
+                    removed += 1
+        return removed
+
+
+_CACHES: dict[str | None, KernelCache] = {}
+_KEYS: dict[tuple[Any, ...], KernelKey] = {}
+
+
+def default_cache() -> KernelCache:
+    """The process's cache for the configured directory (``$SPARSEGEN_CACHE_DIR``)."""
+    configured = os.environ.get("SPARSEGEN_CACHE_DIR")
+    cache = _CACHES.get(configured)
+    if cache is None:
+        cache = _CACHES[configured] = KernelCache(cache_dir())
+    return cache
+
+
+def kernel_key(
+    name: str,
+    dtypes: tuple[str, ...],
+    target: "Target | str | None" = None,
+    config: dict[str, Any] | None = None,
+) -> KernelKey:
+    """The cache key of kernel ``name`` for ``dtypes`` on ``target`` with ``config`` (or defaults)."""
+    definition = registry.kernel_def(name)
+    definition.check_dtypes(dtypes)
+    resolved = resolve_target(target)
+    space = definition.space(resolved.kind)
+    return KernelKey(name, dtypes, resolved, space.config(config))
+
+
+def get_kernel(
+    name: str,
+    dtypes: tuple[str, ...],
+    target: "Target | str | None" = None,
+    config: dict[str, Any] | None = None,
+) -> Kernel:
+    """The compiled kernel ``name`` for ``dtypes`` on ``target`` (host CPU by default)."""
+    if isinstance(target, dict):
+        target = resolve_target(target)
+    memo = (name, dtypes, target, tuple(sorted(config.items())) if config else None)
+    key = _KEYS.get(memo)
+    if key is None:
+        key = _KEYS[memo] = kernel_key(name, dtypes, target, config)
+    return default_cache().get(key)

@@ -1,0 +1,30 @@
+"""The compiler: template(dtypes) -> scheduled IRModule for a target -> compiled TVM module."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tvm
+from tvm import s_tir
+
+from .registry import KernelDef
+from .schedules.space import Config
+from .target import Target
+
+
+def lower(kernel: KernelDef, dtypes: tuple[str, ...], target: Target, config: Config) -> Any:
+    """The scheduled ``IRModule`` of ``kernel`` for ``dtypes`` with one function per phase."""
+    funcs = {
+        kernel.symbol(dtypes, name): func.with_attr("global_symbol", kernel.symbol(dtypes, name))
+        for name, func in kernel.build_template(dtypes).items()
+    }
+    sch = s_tir.Schedule(tvm.IRModule(funcs), enable_check=False)
+    kernel.space(target.kind).apply(sch, dict(config))
+    return sch.mod
+
+
+def build(kernel: KernelDef, dtypes: tuple[str, ...], target: Target, config: Config) -> Any:
+    """Compile ``kernel`` for ``dtypes``, ``target`` and schedule ``config``; returns the executable."""
+    tvm_target = target.to_tvm()
+    with tvm_target:
+        return tvm.compile(lower(kernel, dtypes, target, config), target=tvm_target)

@@ -1,0 +1,107 @@
+"""Device contexts: ``cpu(i)``, ``gpu(i)`` and ``with Context(...)`` as the default for new arrays."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from .errors import SparsegenError
+
+_DEVICE_TYPES = {"cpu": 1, "gpu": 2, "cpu_pinned": 3, "cpu_shared": 5}
+
+
+class Context:
+    """A device and its id, as ``mxnet.Context``; usable as ``with Context('cpu', 0):``."""
+
+    _default = threading.local()
+    devtype2str = {code: name for name, code in _DEVICE_TYPES.items()}
+    devstr2type = dict(_DEVICE_TYPES)
+
+    def __init__(self, device_type: "str | Context", device_id: int = 0) -> None:
+        if isinstance(device_type, Context):
+            device_type, device_id = device_type.device_type, device_type.device_id
+        if device_type not in _DEVICE_TYPES:
+            raise SparsegenError(
+                f"device_type must be one of {sorted(_DEVICE_TYPES)}, got {device_type!r}"
+            )
+        if not isinstance(device_id, int) or device_id < 0:
+            raise SparsegenError(f"device_id must be a non-negative int, got {device_id!r}")
+        self.device_type = device_type
+        self.device_id = device_id
+        self._old: list[Context] = []
+
+    @property
+    def device_typeid(self) -> int:
+        """MXNet's numeric device type (1 cpu, 2 gpu)."""
+        return _DEVICE_TYPES[self.device_type]
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Context)
+            and self.device_type == other.device_type
+            and self.device_id == other.device_id
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.device_type, self.device_id))
+
+    def __repr__(self) -> str:
+        return f"{self.device_type}({self.device_id})"
+
+    __str__ = __repr__
+
+    def __enter__(self) -> "Context":
+        self._old.append(current_context())
+        Context._default.value = self
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        Context._default.value = self._old.pop()
+
+
+def cpu(device_id: int = 0) -> Context:
+    """The CPU context (MXNet ignores the id for computation; so does sparsegen)."""
+    return Context("cpu", device_id)
+
+
+def cpu_pinned(device_id: int = 0) -> Context:
+    """Page-locked host memory in MXNet; ordinary host memory here."""
+    return Context("cpu_pinned", device_id)
+
+
+def gpu(device_id: int = 0) -> Context:
+    """The context of GPU ``device_id``; arrays on it need that GPU to exist."""
+    return Context("gpu", device_id)
+
+
+def current_context() -> Context:
+    """The default context for new arrays: ``cpu(0)`` unless inside ``with Context(...)``."""
+    return getattr(Context._default, "value", None) or Context("cpu", 0)
+
+
+def num_gpus() -> int:
+    """The number of NVIDIA GPUs the driver exposes (0 without a driver)."""
+    gpus = Path("/proc/driver/nvidia/gpus")
+    if gpus.is_dir():
+        return len(list(gpus.iterdir()))
+    return 0
+
+
+def resolve(ctx: "Context | str | None") -> Context:
+    """The context an array is created on; a GPU context with no such GPU raises ``MXNetError``."""
+    if ctx is None:
+        ctx = current_context()
+    elif not isinstance(ctx, Context):
+        ctx = Context(ctx)
+    if ctx.device_type == "gpu":
+        available = num_gpus()
+        if ctx.device_id >= available:
+            raise SparsegenError(
+                f"cannot create an array on {ctx}: this machine has {available} GPU(s) "
+                f"visible to the NVIDIA driver; use mx.cpu() instead"
+            )
+        raise SparsegenError(
+            f"cannot create an array on {ctx}: GPU arrays are not supported by this build of "
+            f"sparsegen yet (CUDA kernels can be compiled with `sparsegen build --target cuda`)"
+        )
+    return ctx

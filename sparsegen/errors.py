@@ -1,0 +1,20 @@
+"""The project's error and warning classes."""
+
+
+class SparsegenError(Exception):
+    """Every error sparsegen raises on bad input; ``MXNetError`` is its alias (MXNet code catches that)."""
+
+
+MXNetError = SparsegenError
+
+
+class StorageFallbackWarning(UserWarning):
+    """An op ran its dense kernel on sparse inputs (MXNet logs this as a storage fallback)."""
+
+
+class KernelCacheWarning(UserWarning):
+    """A cached kernel could not be loaded and was rebuilt."""
+
+
+class TargetWarning(UserWarning):
+    """The compile target is weaker than the machine (for example LLVM reports a ``generic`` CPU)."""

@@ -1,0 +1,54 @@
+"""Loading and calling compiled kernels with the TVM runtime alone (no compiler import)."""
+
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+import os
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import tvm_ffi
+
+from .config import num_threads
+
+
+@lru_cache(maxsize=None)
+def runtime_library() -> Path:
+    """Load ``libtvm_runtime`` (the thread pool that parallel kernels call) and return its path."""
+    os.environ.setdefault("TVM_NUM_THREADS", str(num_threads()))
+    spec = importlib.util.find_spec("tvm")
+    if spec is None or spec.origin is None:
+        raise ImportError("the TVM runtime is missing: pip install apache-tvm==0.27.0.post1")
+    path = Path(spec.origin).parent / "lib" / "libtvm_runtime.so"
+    ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
+    return path
+
+
+def load_module(path: Path) -> Any:
+    """Load an exported kernel library (``.so``) as a ``tvm_ffi.Module``."""
+    runtime_library()
+    return tvm_ffi.load_module(str(path))
+
+
+def _compact(arg: Any) -> Any:
+    """numpy gives empty arrays zero strides, which TVM rejects as non-compact: restride them."""
+    if isinstance(arg, np.ndarray) and arg.size == 0:
+        strides, step = [], arg.itemsize
+        for dim in reversed(arg.shape):
+            strides.append(step)
+            step *= dim
+        return np.lib.stride_tricks.as_strided(arg, strides=tuple(reversed(strides)))
+    return arg
+
+
+def wrap(function: Any) -> Callable[..., Any]:
+    """A Python callable for one kernel function that accepts empty numpy arrays too."""
+
+    def call(*args: Any) -> Any:
+        return function(*[_compact(a) for a in args])
+
+    return call

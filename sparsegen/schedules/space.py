@@ -1,0 +1,58 @@
+"""Knob spaces: the tunable parameters of a schedule, their candidate values and defaults."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import SparsegenError
+
+Config = tuple[tuple[str, Any], ...]
+"""A schedule configuration: sorted ``(knob, value)`` pairs, hashable and JSON-able."""
+
+
+@dataclass(frozen=True)
+class Knob:
+    """One tunable parameter: its candidate values and the value used without tuning."""
+
+    name: str
+    values: tuple[Any, ...]
+    default: Any
+    doc: str
+
+
+@dataclass(frozen=True)
+class ScheduleSpace:
+    """A schedule function and the knobs it reads from its config."""
+
+    name: str
+    knobs: tuple[Knob, ...]
+    apply: Callable[[Any, Mapping[str, Any]], None]  # (tvm.s_tir.Schedule, config)
+
+    def default(self) -> Config:
+        """The configuration used when no tuning record applies."""
+        return tuple(sorted((k.name, k.default) for k in self.knobs))
+
+    def config(self, values: Mapping[str, Any] | None = None) -> Config:
+        """A full configuration from ``values`` (missing knobs take their defaults)."""
+        merged = dict(self.default())
+        for name, value in (values or {}).items():
+            knob = next((k for k in self.knobs if k.name == name), None)
+            if knob is None:
+                raise SparsegenError(
+                    f"schedule {self.name!r} has no knob {name!r}; its knobs are "
+                    f"{[k.name for k in self.knobs]}"
+                )
+            merged[name] = value
+        return tuple(sorted(merged.items()))
+
+    def candidates(self) -> Iterator[Config]:
+        """Every configuration of the space, the default first."""
+        yield self.default()
+        names = [k.name for k in self.knobs]
+        for values in itertools.product(*(k.values for k in self.knobs)):
+            config = tuple(sorted(zip(names, values)))
+            if config != self.default():
+                yield config

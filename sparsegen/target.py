@@ -1,0 +1,133 @@
+"""Compile targets as plain data, and the host CPU's LLVM target (found once, remembered on disk)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import warnings
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from .config import cache_dir
+from .errors import SparsegenError, TargetWarning
+
+
+@dataclass(frozen=True)
+class Target:
+    """A TVM target as a JSON-able dict (``kind`` plus attributes), hashable for cache keys."""
+
+    spec: str  # canonical JSON of the target dict, host included
+
+    @classmethod
+    def from_dict(cls, spec: dict[str, Any]) -> "Target":
+        """A target from a TVM target dict such as ``{"kind": "llvm", "mcpu": "znver3"}``."""
+        if not isinstance(spec, dict) or "kind" not in spec:
+            raise SparsegenError(f"target must be a dict with a 'kind', got {spec!r}")
+        return cls(json.dumps(spec, sort_keys=True))
+
+    @property
+    def as_dict(self) -> dict[str, Any]:
+        """The target dict TVM accepts."""
+        return json.loads(self.spec)
+
+    @property
+    def kind(self) -> str:
+        """``llvm`` or ``cuda``."""
+        return self.as_dict["kind"]
+
+    @property
+    def label(self) -> str:
+        """A short name for file names and tables, such as ``llvm-znver3``."""
+        spec = self.as_dict
+        detail = spec.get("mcpu") or spec.get("arch") or "default"
+        return f"{spec['kind']}-{detail}"
+
+    def to_tvm(self) -> Any:
+        """The ``tvm.target.Target`` (imports the TVM compiler)."""
+        import tvm
+
+        return tvm.target.Target(self.as_dict)
+
+
+def _cpu_fingerprint() -> str:
+    """A digest of what identifies this CPU model and its features (no TVM import)."""
+    parts = [platform.machine(), platform.system()]
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                key = line.split(":", 1)[0].strip()
+                if key in ("vendor_id", "model name", "flags", "Features", "CPU part"):
+                    parts.append(line.strip())
+                if not line.strip():  # first processor only
+                    break
+    except OSError:
+        parts.append(platform.processor())
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+def _detect_host_llvm() -> dict[str, Any]:
+    """Ask LLVM (through TVM) for this machine's triple and CPU name."""
+    from tvm.target import codegen
+
+    mcpu = codegen.llvm_get_system_cpu()
+    triple = codegen.llvm_get_system_triple()
+    if mcpu == "generic":
+        warnings.warn(
+            "LLVM does not recognise this CPU and reports 'generic': kernels are compiled "
+            "without AVX2/FMA. Set SPARSEGEN_CPU_TARGET to a target JSON to choose the CPU.",
+            TargetWarning,
+            stacklevel=3,
+        )
+    return {"kind": "llvm", "mtriple": triple, "mcpu": mcpu}
+
+
+@lru_cache(maxsize=None)
+def host_cpu() -> Target:
+    """The LLVM target of this machine's real CPU (``$SPARSEGEN_CPU_TARGET`` JSON overrides it).
+
+    LLVM is asked once per CPU model; the answer is kept in the cache directory so that a warm
+    process finds its kernels without importing the TVM compiler.
+    """
+    override = os.environ.get("SPARSEGEN_CPU_TARGET")
+    if override:
+        try:
+            return Target.from_dict(json.loads(override))
+        except json.JSONDecodeError as err:
+            raise SparsegenError(f"SPARSEGEN_CPU_TARGET is not valid JSON: {err}") from None
+    record = cache_dir() / "hosts" / f"{_cpu_fingerprint()}.json"
+    try:
+        return Target.from_dict(json.loads(record.read_text()))
+    except (OSError, ValueError, SparsegenError):
+        pass
+    spec = _detect_host_llvm()
+    record.parent.mkdir(parents=True, exist_ok=True)
+    tmp = record.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(spec, sort_keys=True))
+    os.replace(tmp, record)
+    return Target.from_dict(spec)
+
+
+def resolve(target: "Target | str | dict[str, Any] | None") -> Target:
+    """A ``Target`` from ``None``/``'cpu'``/``'llvm'`` (the host), ``'cuda'``, a dict or a JSON string."""
+    if target is None or target in ("cpu", "llvm", "host"):
+        return host_cpu()
+    if isinstance(target, Target):
+        return target
+    if target == "cuda":
+        return cuda()
+    if isinstance(target, str):
+        try:
+            target = json.loads(target)
+        except json.JSONDecodeError:
+            raise SparsegenError(
+                f"target must be 'cpu', 'cuda' or a target JSON dict, got {target!r}"
+            ) from None
+    return Target.from_dict(target)
+
+
+def cuda(arch: str = "sm_90") -> Target:
+    """A CUDA target for ``arch`` with the host CPU as its host."""
+    return Target.from_dict({"kind": "cuda", "arch": arch, "host": host_cpu().as_dict})

@@ -1,0 +1,8 @@
+"""Op templates: what each kernel computes, as TVMScript PrimFuncs over symbolic shapes.
+
+Conventions every template follows, so that any schedule can be applied without knowing the op:
+- a template is a function of dtype strings returning ``{function name: PrimFunc}``;
+- shapes are symbolic ``int64`` variables, indices are ``int64``;
+- a block named ``rows*`` is independent across the iterations of its outer loop (safe to run in
+  parallel); any other block must stay serial.
+"""

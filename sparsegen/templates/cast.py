@@ -1,0 +1,171 @@
+"""cast_storage: dense <-> row_sparse and dense <-> csr, each data-dependent cast in two phases."""
+
+from __future__ import annotations
+
+import tvm
+from tvm.script import tirx as T
+
+
+def dense_to_row_sparse(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+    """Phase ``mark``: ``pos[i+1] - pos[i]`` is 1 where row i has a non-zero, as a prefix sum.
+    Phase ``fill``: copy each marked row to ``data[pos[i]]`` and write ``indices[pos[i]] = i``."""
+    zero = tvm.tirx.const(0, dtype)
+
+    @T.prim_func(s_tir=True)
+    def mark(x: T.handle, pos: T.handle):
+        T.func_attr({"tir.noalias": True})
+        n = T.int64()
+        d = T.int64()
+        X = T.match_buffer(x, (n, d), dtype)
+        P = T.match_buffer(pos, (n + 1,), "int64")
+        for i in T.serial(n):
+            with T.sblock("rows"):
+                vi = T.axis.spatial(n, i)
+                T.reads(X[vi, 0:d])
+                T.writes(P[vi + 1])
+                j = T.alloc_buffer((1,), "int64", scope="local")
+                j[0] = T.int64(0)
+                while j[0] < d and X[vi, j[0]] == zero:
+                    j[0] = j[0] + T.int64(1)
+                P[vi + 1] = T.Cast("int64", j[0] < d)
+        with T.sblock("scan"):
+            T.reads(P[0 : n + 1])
+            T.writes(P[0 : n + 1])
+            P[0] = T.int64(0)
+            for i in T.serial(n):
+                P[i + 1] = P[i + 1] + P[i]
+
+    @T.prim_func(s_tir=True)
+    def fill(x: T.handle, pos: T.handle, data: T.handle, indices: T.handle):
+        T.func_attr({"tir.noalias": True})
+        n = T.int64()
+        d = T.int64()
+        k = T.int64()
+        X = T.match_buffer(x, (n, d), dtype)
+        P = T.match_buffer(pos, (n + 1,), "int64")
+        Data = T.match_buffer(data, (k, d), dtype)
+        Idx = T.match_buffer(indices, (k,), "int64")
+        for i in T.serial(n):
+            with T.sblock("rows"):
+                vi = T.axis.spatial(n, i)
+                T.reads(X[vi, 0:d], P[vi : vi + 2])
+                T.writes(Data[P[vi], 0:d], Idx[P[vi]])
+                if P[vi + 1] > P[vi]:
+                    Idx[P[vi]] = vi
+                    for j in T.serial(d):
+                        Data[P[vi], j] = X[vi, j]
+
+    return {"mark": mark, "fill": fill}
+
+
+def row_sparse_to_dense(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+    """``scatter``: ``out`` becomes zeros with ``out[indices[r]] = data[r]``."""
+    zero = tvm.tirx.const(0, dtype)
+
+    @T.prim_func(s_tir=True)
+    def scatter(data: T.handle, indices: T.handle, out: T.handle):
+        T.func_attr({"tir.noalias": True})
+        n = T.int64()
+        d = T.int64()
+        k = T.int64()
+        Data = T.match_buffer(data, (k, d), dtype)
+        Idx = T.match_buffer(indices, (k,), "int64")
+        Out = T.match_buffer(out, (n, d), dtype)
+        for i in T.serial(n):
+            with T.sblock("rows_zero"):
+                vi = T.axis.spatial(n, i)
+                T.reads()
+                T.writes(Out[vi, 0:d])
+                for j in T.serial(d):
+                    Out[vi, j] = zero
+        for r in T.serial(k):
+            with T.sblock("rows_scatter"):
+                vr = T.axis.spatial(k, r)
+                T.reads(Data[vr, 0:d], Idx[vr])
+                T.writes(Out[Idx[vr], 0:d])
+                for j in T.serial(d):
+                    Out[Idx[vr], j] = Data[vr, j]
+
+    return {"scatter": scatter}
+
+
+def dense_to_csr(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+    """Phase ``count``: ``indptr`` as the prefix sum of each row's non-zero count.
+    Phase ``fill``: each row's non-zeros and their column ids, in column order."""
+    zero = tvm.tirx.const(0, dtype)
+
+    @T.prim_func(s_tir=True)
+    def count(x: T.handle, indptr: T.handle):
+        T.func_attr({"tir.noalias": True})
+        n = T.int64()
+        d = T.int64()
+        X = T.match_buffer(x, (n, d), dtype)
+        P = T.match_buffer(indptr, (n + 1,), "int64")
+        for i in T.serial(n):
+            with T.sblock("rows"):
+                vi = T.axis.spatial(n, i)
+                T.reads(X[vi, 0:d])
+                T.writes(P[vi + 1])
+                c = T.alloc_buffer((1,), "int64", scope="local")
+                c[0] = T.int64(0)
+                for j in T.serial(d):
+                    c[0] = c[0] + T.Cast("int64", X[vi, j] != zero)
+                P[vi + 1] = c[0]
+        with T.sblock("scan"):
+            T.reads(P[0 : n + 1])
+            T.writes(P[0 : n + 1])
+            P[0] = T.int64(0)
+            for i in T.serial(n):
+                P[i + 1] = P[i + 1] + P[i]
+
+    @T.prim_func(s_tir=True)
+    def fill(x: T.handle, indptr: T.handle, data: T.handle, indices: T.handle):
+        T.func_attr({"tir.noalias": True})
+        n = T.int64()
+        d = T.int64()
+        nnz = T.int64()
+        X = T.match_buffer(x, (n, d), dtype)
+        P = T.match_buffer(indptr, (n + 1,), "int64")
+        Data = T.match_buffer(data, (nnz,), dtype)
+        Idx = T.match_buffer(indices, (nnz,), "int64")
+        for i in T.serial(n):
+            with T.sblock("rows"):
+                vi = T.axis.spatial(n, i)
+                T.reads(X[vi, 0:d], P[vi])
+                T.writes(Data[P[vi] : P[vi + 1]], Idx[P[vi] : P[vi + 1]])
+                c = T.alloc_buffer((1,), "int64", scope="local")
+                c[0] = P[vi]
+                for j in T.serial(d):
+                    if X[vi, j] != zero:
+                        Data[c[0]] = X[vi, j]
+                        Idx[c[0]] = j
+                        c[0] = c[0] + T.int64(1)
+
+    return {"count": count, "fill": fill}
+
+
+def csr_to_dense(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+    """``scatter``: each output row is zeroed, then receives its row's stored values."""
+    zero = tvm.tirx.const(0, dtype)
+
+    @T.prim_func(s_tir=True)
+    def scatter(data: T.handle, indices: T.handle, indptr: T.handle, out: T.handle):
+        T.func_attr({"tir.noalias": True})
+        n = T.int64()
+        d = T.int64()
+        nnz = T.int64()
+        Data = T.match_buffer(data, (nnz,), dtype)
+        Idx = T.match_buffer(indices, (nnz,), "int64")
+        P = T.match_buffer(indptr, (n + 1,), "int64")
+        Out = T.match_buffer(out, (n, d), dtype)
+        for i in T.serial(n):
+            with T.sblock("rows"):
+                vi = T.axis.spatial(n, i)
+                T.reads(Data[P[vi] : P[vi + 1]], Idx[P[vi] : P[vi + 1]], P[vi : vi + 2])
+                T.writes(Out[vi, 0:d])
+                for j in T.serial(d):
+                    Out[vi, j] = zero
+                for p in T.serial(P[vi + 1] - P[vi]):
+                    Out[vi, Idx[P[vi] + p]] = Data[P[vi] + p]
+
+    return {"scatter": scatter}

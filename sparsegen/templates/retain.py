@@ -1,0 +1,43 @@
+"""retain: the rows of a row_sparse array whose ids are requested, zero rows for ids not stored."""
+
+from __future__ import annotations
+
+import tvm
+from tvm.script import tirx as T
+
+
+def retain(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+    """``gather``: ``out[r] = data[s]`` where ``indices[s] == req[r]``, else zeros (binary search)."""
+    zero = tvm.tirx.const(0, dtype)
+
+    @T.prim_func(s_tir=True)
+    def gather(data: T.handle, indices: T.handle, req: T.handle, out: T.handle):
+        T.func_attr({"tir.noalias": True})
+        k = T.int64()
+        d = T.int64()
+        m = T.int64()
+        Data = T.match_buffer(data, (k, d), dtype)
+        Idx = T.match_buffer(indices, (k,), "int64")
+        Req = T.match_buffer(req, (m,), "int64")
+        Out = T.match_buffer(out, (m, d), dtype)
+        for r in T.serial(m):
+            with T.sblock("rows"):
+                vr = T.axis.spatial(m, r)
+                T.reads(Data[0:k, 0:d], Idx[0:k], Req[vr])
+                T.writes(Out[vr, 0:d])
+                bounds = T.alloc_buffer((2,), "int64", scope="local")
+                bounds[0] = T.int64(0)
+                bounds[1] = k
+                while bounds[0] < bounds[1]:
+                    if Idx[(bounds[0] + bounds[1]) // 2] < Req[vr]:
+                        bounds[0] = (bounds[0] + bounds[1]) // 2 + 1
+                    else:
+                        bounds[1] = (bounds[0] + bounds[1]) // 2
+                if bounds[0] < k and Idx[bounds[0]] == Req[vr]:
+                    for j in T.serial(d):
+                        Out[vr, j] = Data[bounds[0], j]
+                else:
+                    for j in T.serial(d):
+                        Out[vr, j] = zero
+
+    return {"gather": gather}
