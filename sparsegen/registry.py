@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from .errors import SparsegenError
@@ -54,6 +55,7 @@ class KernelDef:
             )
 
 
+@lru_cache(maxsize=None)
 def _resolve(ref: str) -> Any:
     module, _, attr = ref.partition(":")
     return getattr(importlib.import_module(module), attr)
@@ -132,17 +134,23 @@ class OpRule:
     """How a front-end op runs for one combination of input storage types."""
 
     output_stype: str
-    kernel: str
+    implementation: str  # "module:function" of the storage-level op (sparsegen.ops)
+
+    def run(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the storage-level implementation."""
+        return _resolve(self.implementation)(*args, **kwargs)
 
 
 OP_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
-    ("cast_storage->row_sparse", ("default",)): OpRule("row_sparse", "cast_dense_rsp"),
-    ("cast_storage->default", ("row_sparse",)): OpRule("default", "cast_rsp_dense"),
-    ("cast_storage->csr", ("default",)): OpRule("csr", "cast_dense_csr"),
-    ("cast_storage->default", ("csr",)): OpRule("default", "cast_csr_dense"),
-    ("retain", ("row_sparse",)): OpRule("row_sparse", "retain"),
+    ("cast_storage->row_sparse", ("default",)):
+        OpRule("row_sparse", "sparsegen.ops.cast:dense_to_row_sparse"),
+    ("cast_storage->default", ("row_sparse",)):
+        OpRule("default", "sparsegen.ops.cast:row_sparse_to_dense"),
+    ("cast_storage->csr", ("default",)): OpRule("csr", "sparsegen.ops.cast:dense_to_csr"),
+    ("cast_storage->default", ("csr",)): OpRule("default", "sparsegen.ops.cast:csr_to_dense"),
+    ("retain", ("row_sparse",)): OpRule("row_sparse", "sparsegen.ops.retain:retain"),
 }
-"""(op, input storage types) -> output storage type and kernel; storage inference is this table."""
+"""(op, input storage types) -> output storage type and implementation: storage inference as data."""
 
 
 def op_rule(op: str, stypes: tuple[str, ...]) -> OpRule | None:

@@ -1,0 +1,73 @@
+"""``mx.nd``: dense and sparse arrays and their creation functions (MXNet 1.9.1 semantics)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..context import Context
+from ..context import resolve as resolve_context
+from . import sparse
+from .formats import check_dtype, check_shape
+from .ndarray import NDArray
+from .sparse import BaseSparseNDArray, CSRNDArray, RowSparseNDArray
+from .storage import cast_storage
+
+_DEFAULT = np.dtype("float32")
+
+
+def array(source_array: Any, ctx: Context | None = None, dtype: Any = None) -> NDArray:
+    """An array copied from ``source_array``, as ``mxnet.nd.array``.
+
+    Sparse NDArrays and scipy sparse matrices give sparse arrays; anything else gives a dense
+    array whose dtype is ``dtype``, else the source NDArray's, else float32 (as MXNet 1.x, even
+    for numpy input).
+    """
+    if isinstance(source_array, BaseSparseNDArray) or sparse._is_scipy_sparse(source_array):
+        return sparse.array(source_array, ctx=ctx, dtype=dtype)
+    if dtype is None:
+        dtype = source_array.dtype if isinstance(source_array, NDArray) else _DEFAULT
+    values = sparse._values(source_array, dtype, "source_array")
+    return NDArray(values, resolve_context(ctx))
+
+
+def empty(shape: Any, ctx: Context | None = None, dtype: Any = None, stype: str | None = None) -> NDArray:
+    """An uninitialised dense array (zeros here), or a sparse one when ``stype`` is given."""
+    return zeros(shape, ctx, dtype, stype)
+
+
+def zeros(shape: Any, ctx: Context | None = None, dtype: Any = None, stype: str | None = None, **kwargs: Any) -> NDArray:
+    """An all-zero array of ``shape`` (dense unless ``stype`` says otherwise)."""
+    return sparse.zeros(stype or "default", shape, ctx=ctx, dtype=dtype)
+
+
+def full(shape: Any, val: Any, ctx: Context | None = None, dtype: Any = None) -> NDArray:
+    """A dense array of ``shape`` filled with ``val``."""
+    dtype = check_dtype(_DEFAULT if dtype is None else dtype, "dtype")
+    return NDArray(np.full(check_shape(shape), val, dtype), resolve_context(ctx))
+
+
+def ones(shape: Any, ctx: Context | None = None, dtype: Any = None, **kwargs: Any) -> NDArray:
+    """A dense array of ones."""
+    return full(shape, 1, ctx, dtype)
+
+
+def zeros_like(data: NDArray) -> NDArray:
+    """Zeros with the shape, dtype, context and storage type of ``data``."""
+    return sparse.zeros(data.stype, data.shape, ctx=data.context, dtype=data.dtype)
+
+
+def ones_like(data: NDArray) -> NDArray:
+    """A dense array of ones with the shape, dtype and context of ``data``."""
+    return full(data.shape, 1, data.context, data.dtype)
+
+
+def waitall() -> None:
+    """Wait for every pending operation (kernels here are synchronous: returns at once)."""
+
+
+__all__ = [
+    "CSRNDArray", "NDArray", "RowSparseNDArray", "array", "cast_storage", "empty", "full",
+    "ones", "ones_like", "sparse", "waitall", "zeros", "zeros_like",
+]

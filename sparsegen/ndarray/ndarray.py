@@ -1,0 +1,169 @@
+"""The dense ``NDArray`` (MXNet's NDArray on a context), base class of the sparse arrays."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from ..context import Context
+from ..errors import SparsegenError
+
+STYPES = ("default", "row_sparse", "csr")
+
+
+def _shape_text(shape: tuple[int, ...]) -> str:
+    return "x".join(str(d) for d in shape)
+
+
+def is_full_slice(key: Any) -> bool:
+    """Whether ``key`` is ``[:]`` (or ``[...]``), the only assignment key sparse arrays take."""
+    return key is Ellipsis or (
+        isinstance(key, slice) and key.start is None and key.stop is None and key.step is None
+    )
+
+
+class NDArray:
+    """A dense n-dimensional array on a context, as ``mxnet.nd.NDArray``.
+
+    CPU arrays keep their values in a numpy buffer that kernels read and write in place through
+    DLPack; ``asnumpy()`` returns a copy, as in MXNet.
+    """
+
+    __array_priority__ = 1000.0
+    stype = "default"
+
+    def __init__(self, storage: Any, ctx: Context) -> None:
+        self._storage = storage
+        self._ctx = ctx
+
+    # -- attributes -------------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The array's shape."""
+        return tuple(self._storage.shape)
+
+    @property
+    def dtype(self) -> type:
+        """The element type as a numpy scalar type (``numpy.float32``), as MXNet returns it."""
+        return self._storage.dtype.type
+
+    @property
+    def size(self) -> int:
+        """The number of elements of the (dense) array."""
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions."""
+        return len(self.shape)
+
+    @property
+    def context(self) -> Context:
+        """The device the array lives on."""
+        return self._ctx
+
+    ctx = context
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        return f"\n{self.asnumpy()}\n<{type(self).__name__} {_shape_text(self.shape)} @{self._ctx}>"
+
+    # -- conversion -------------------------------------------------------------------------
+    def asnumpy(self) -> np.ndarray:
+        """A numpy copy of the values."""
+        return self._storage.copy()
+
+    def asscalar(self) -> Any:
+        """The single value of a one-element array."""
+        if self.size != 1:
+            raise SparsegenError(f"asscalar needs an array of one element, got shape {self.shape}")
+        return self.asnumpy().reshape(())[()]
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        values = self._storage if copy is not True else self._storage.copy()
+        return values if dtype is None else values.astype(dtype, copy=False)
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        return self._storage.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return self._storage.__dlpack_device__()
+
+    def tostype(self, stype: str) -> "NDArray":
+        """This array in storage ``stype`` (``default``, ``row_sparse`` or ``csr``)."""
+        from .storage import cast_storage
+
+        return cast_storage(self, stype)
+
+    def astype(self, dtype: Any, copy: bool = True) -> "NDArray":
+        """This array with elements cast to ``dtype`` (same storage type)."""
+        from .storage import with_dtype
+
+        if not copy and np.dtype(dtype) == self._storage.dtype:
+            return self
+        return with_dtype(self, dtype)
+
+    # -- copies -----------------------------------------------------------------------------
+    def copy(self) -> "NDArray":
+        """A deep copy (same storage type, dtype and context)."""
+        return self.copyto(self._ctx)
+
+    def copyto(self, other: "NDArray | Context") -> "NDArray":
+        """Copy into ``other`` (it keeps its storage type) or to a new array on context ``other``."""
+        from .storage import assign, wrap
+
+        if isinstance(other, Context):
+            from ..context import resolve
+
+            return wrap(deep_copy(self._storage), resolve(other))
+        if not isinstance(other, NDArray):
+            raise SparsegenError(f"copyto needs an NDArray or a Context, got {type(other).__name__}")
+        if other is not self:
+            assign(other, self)
+        return other
+
+    def as_in_context(self, context: Context) -> "NDArray":
+        """This array if it is on ``context``, else a copy on it."""
+        return self if context == self._ctx else self.copyto(context)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        from .storage import assign
+
+        if is_full_slice(key):
+            assign(self, value)
+        else:
+            self._storage[key] = value.asnumpy() if isinstance(value, NDArray) else value
+
+    def __getitem__(self, key: Any) -> "NDArray":
+        if isinstance(key, NDArray):
+            key = key.asnumpy().astype(np.int64)
+        result = self._storage[key]
+        return NDArray(np.asarray(result), self._ctx)
+
+    def reshape(self, *shape: Any) -> "NDArray":
+        """A dense view with a new shape (``-1`` infers one dimension)."""
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        return NDArray(self._storage.reshape(shape), self._ctx)
+
+    # -- synchronisation (kernels run synchronously; kept so MXNet code runs) ------------------
+    def wait_to_read(self) -> None:
+        """Block until pending writes finish (kernels here are synchronous: returns at once)."""
+
+    def wait_to_write(self) -> None:
+        """Block until pending reads and writes finish (returns at once, as above)."""
+
+
+def deep_copy(storage: Any) -> Any:
+    """A copy of a storage object (numpy array or format dataclass) that shares no buffer."""
+    if isinstance(storage, np.ndarray):
+        return storage.copy()
+    return dataclasses.replace(storage, **{
+        field.name: getattr(storage, field.name).copy()
+        for field in dataclasses.fields(storage)
+        if isinstance(getattr(storage, field.name), np.ndarray)
+    })

@@ -1,0 +1,323 @@
+"""``RowSparseNDArray`` and ``CSRNDArray``, and the ``mx.nd.sparse`` creation functions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..context import Context
+from ..context import resolve as resolve_context
+from ..errors import SparsegenError
+from ..registry import op_rule
+from . import formats
+from .formats import CSR, INDEX_DTYPE, RowSparse
+from .ndarray import NDArray, _shape_text, is_full_slice
+from .storage import cast_storage, convert, wrap
+
+DEFAULT_DTYPE = np.dtype("float32")
+
+
+class BaseSparseNDArray(NDArray):
+    """What row_sparse and csr arrays share: formats, ``[:]`` assignment only, no dense buffer."""
+
+    def __repr__(self) -> str:
+        return f"\n<{type(self).__name__} {_shape_text(self.shape)} @{self._ctx}>"
+
+    def asnumpy(self) -> np.ndarray:
+        """The dense values as a new numpy array (generated cast kernel)."""
+        return convert(self._storage, self.stype, "default")
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        values = self.asnumpy()
+        return values if dtype is None else values.astype(dtype, copy=False)
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        raise SparsegenError(
+            f"a {self.stype} array has no dense buffer to share through DLPack; "
+            "use .data / .indices, or .tostype('default')"
+        )
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if not is_full_slice(key):
+            raise SparsegenError(
+                f"{type(self).__name__} supports only x[:] = value assignment, got key {key!r}"
+            )
+        super().__setitem__(key, value)
+
+    def reshape(self, *shape: Any) -> NDArray:
+        """Not available for sparse storage (as in MXNet)."""
+        raise SparsegenError(f"reshape is not supported for {self.stype} arrays")
+
+    def _part(self, values: np.ndarray) -> NDArray:
+        """One of the format's arrays as a dense NDArray sharing its buffer."""
+        return NDArray(values, self._ctx)
+
+    @property
+    def data(self) -> NDArray:
+        """The stored values (shares memory with this array)."""
+        return self._part(self._storage.data)
+
+    @property
+    def indices(self) -> NDArray:
+        """The int64 indices (row ids for row_sparse, column ids for csr)."""
+        return self._part(self._storage.indices)
+
+
+
+class RowSparseNDArray(BaseSparseNDArray):
+    """Rows ``indices`` of a mostly-zero array, as ``mxnet.nd.sparse.RowSparseNDArray``."""
+
+    stype = "row_sparse"
+
+    def check_format(self, full_check: bool = True) -> None:
+        """Raise ``MXNetError`` unless indices are sorted, unique, in range and match the data.
+
+        Every check runs whatever ``full_check`` says: they are vectorised and cheap."""
+        s = self._storage
+        formats.row_sparse(s.data, s.indices, s.shape)
+
+    def __getitem__(self, key: Any) -> NDArray:
+        if is_full_slice(key):
+            return self
+        raise SparsegenError(f"RowSparseNDArray supports only x[:] indexing, got key {key!r}")
+
+    def retain(self, indices: Any) -> "RowSparseNDArray":
+        """The rows ``indices`` of this array (see ``mx.nd.sparse.retain``)."""
+        return retain(self, indices)
+
+
+class CSRNDArray(BaseSparseNDArray):
+    """A 2-D compressed-sparse-row matrix, as ``mxnet.nd.sparse.CSRNDArray``."""
+
+    stype = "csr"
+
+    @property
+    def indptr(self) -> NDArray:
+        """The int64 row pointers: row ``i`` is ``data[indptr[i]:indptr[i+1]]``."""
+        return self._part(self._storage.indptr)
+
+    def check_format(self, full_check: bool = True) -> None:
+        """Raise ``MXNetError`` unless indptr and column indices are consistent and in range.
+
+        Every check runs whatever ``full_check`` says: they are vectorised and cheap."""
+        s = self._storage
+        formats.csr(s.data, s.indices, s.indptr, s.shape)
+
+    def asscipy(self) -> Any:
+        """A ``scipy.sparse.csr_matrix`` copy."""
+        import scipy.sparse
+
+        s = self._storage
+        return scipy.sparse.csr_matrix(
+            (s.data.copy(), s.indices.copy(), s.indptr.copy()), shape=s.shape
+        )
+
+    def __getitem__(self, key: Any) -> "CSRNDArray":
+        """Rows ``key`` (an int or a contiguous slice) as a new csr matrix, as MXNet slices csr."""
+        rows = self.shape[0]
+        if isinstance(key, (int, np.integer)):
+            if not -rows <= key < rows:
+                raise SparsegenError(f"row index {key} out of range for {rows} rows")
+            key = slice(int(key) % rows, int(key) % rows + 1)
+        if not isinstance(key, slice) or key.step not in (None, 1):
+            raise SparsegenError(f"CSRNDArray supports int and contiguous slice keys, got {key!r}")
+        start, stop, _ = key.indices(rows)
+        stop = max(start, stop)
+        s = self._storage
+        lo, hi = s.indptr[start], s.indptr[stop]
+        return CSRNDArray(
+            CSR(s.data[lo:hi].copy(), s.indices[lo:hi].copy(), s.indptr[start : stop + 1] - lo,
+                (stop - start, s.shape[1])),
+            self._ctx,
+        )
+
+
+# -- creation ---------------------------------------------------------------------------------
+def _values(source: Any, dtype: Any, what: str) -> np.ndarray:
+    """``source`` (NDArray, numpy or nested lists) as a fresh numpy array.
+
+    dtype: the one asked for, else the source's own for numpy and NDArray, else float32 (as MXNet).
+    """
+    if isinstance(source, NDArray):
+        source = source.asnumpy()
+    if dtype is None:
+        dtype = source.dtype if isinstance(source, np.ndarray) else DEFAULT_DTYPE
+    dtype = formats.check_dtype(dtype, f"{what} dtype")
+    try:
+        return np.array(source, dtype=dtype, copy=True)
+    except (TypeError, ValueError) as err:
+        raise SparsegenError(f"{what} cannot be read as a {dtype.name} array: {err}") from None
+
+
+def _is_shape(arg: Any) -> bool:
+    return isinstance(arg, tuple) and all(isinstance(d, (int, np.integer)) for d in arg)
+
+
+def _check_target_shape(storage: Any, shape: Any) -> None:
+    if shape is not None and tuple(storage.shape) != formats.check_shape(shape):
+        raise SparsegenError(f"shape {tuple(shape)} does not match the source's shape {storage.shape}")
+
+
+def row_sparse_array(
+    arg1: Any, shape: Any = None, ctx: Context | None = None, dtype: Any = None
+) -> RowSparseNDArray:
+    """A ``RowSparseNDArray`` from ``(data, indices)``, a dense array, another row_sparse array,
+    or a shape (all zeros), as ``mxnet.nd.sparse.row_sparse_array``."""
+    ctx = resolve_context(ctx)
+    if isinstance(arg1, RowSparseNDArray):
+        storage = arg1._storage
+        data = storage.data if dtype is None else storage.data.astype(formats.check_dtype(dtype, "dtype"))
+        result = formats.row_sparse(np.array(data, copy=True), storage.indices, storage.shape)
+        _check_target_shape(result, shape)
+    elif _is_shape(arg1):
+        result = _empty_row_sparse(formats.check_shape(arg1), dtype)
+    elif isinstance(arg1, tuple) and len(arg1) == 2:
+        data = _values(arg1[0], dtype, "data")
+        result = formats.row_sparse(data, arg1[1], None if shape is None else tuple(shape))
+    elif isinstance(arg1, NDArray) and arg1.stype == "csr":
+        raise SparsegenError("row_sparse_array cannot be created from a csr array (as in MXNet)")
+    elif isinstance(arg1, (NDArray, np.ndarray, list)):
+        dense = _values(arg1, dtype, "source array")
+        result = convert(dense, "default", "row_sparse")
+        _check_target_shape(result, shape)
+    else:
+        raise SparsegenError(
+            "row_sparse_array expects (data, indices), a dense array, a RowSparseNDArray or a "
+            f"shape tuple; got {type(arg1).__name__}"
+        )
+    return RowSparseNDArray(result, ctx)
+
+
+def _empty_row_sparse(shape: tuple[int, ...], dtype: Any) -> RowSparse:
+    if not shape:
+        raise SparsegenError("row_sparse storage needs at least 1 dimension, got shape ()")
+    dtype = formats.check_dtype(DEFAULT_DTYPE if dtype is None else dtype, "dtype")
+    return RowSparse(np.empty((0, *shape[1:]), dtype), np.empty(0, INDEX_DTYPE), shape)
+
+
+def _empty_csr(shape: tuple[int, ...], dtype: Any) -> CSR:
+    if len(shape) != 2:
+        raise SparsegenError(f"csr storage needs a 2-D shape, got {shape}")
+    dtype = formats.check_dtype(DEFAULT_DTYPE if dtype is None else dtype, "dtype")
+    return CSR(np.empty(0, dtype), np.empty(0, INDEX_DTYPE), np.zeros(shape[0] + 1, INDEX_DTYPE),
+               (shape[0], shape[1]))
+
+
+def csr_matrix(
+    arg1: Any, shape: Any = None, ctx: Context | None = None, dtype: Any = None
+) -> CSRNDArray:
+    """A ``CSRNDArray`` from ``(data, indices, indptr)``, ``(data, (row, col))``, a scipy sparse
+    matrix, a dense 2-D array, another csr array or a shape, as ``mxnet.nd.sparse.csr_matrix``."""
+    ctx = resolve_context(ctx)
+    if isinstance(arg1, CSRNDArray):
+        s = arg1._storage
+        data = s.data if dtype is None else s.data.astype(formats.check_dtype(dtype, "dtype"))
+        result = CSR(np.array(data, copy=True), s.indices.copy(), s.indptr.copy(), s.shape)
+        _check_target_shape(result, shape)
+    elif _is_shape(arg1):
+        result = _empty_csr(formats.check_shape(arg1), dtype)
+    elif _is_scipy_sparse(arg1):
+        result = _from_scipy(arg1, dtype)
+        _check_target_shape(result, shape)
+    elif isinstance(arg1, tuple) and len(arg1) == 3:
+        data = _values(arg1[0], dtype, "data")
+        result = formats.csr(data, arg1[1], arg1[2], None if shape is None else tuple(shape))
+    elif isinstance(arg1, tuple) and len(arg1) == 2 and isinstance(arg1[1], tuple):
+        import scipy.sparse
+
+        data = _values(arg1[0], dtype, "data")
+        row, col = (formats.check_indices(a, what, None, False) for a, what in zip(arg1[1], ("row", "col")))
+        if shape is None:
+            shape = (int(row.max()) + 1 if row.size else 0, int(col.max()) + 1 if col.size else 0)
+        shape = formats.check_shape(shape)
+        for ids, dim, what in ((row, shape[0], "row"), (col, shape[1], "col")):
+            formats.check_indices(ids, what, dim, sorted_unique=False)
+        if not data.size == row.size == col.size:
+            raise SparsegenError(
+                f"data, row and col must have the same length, got {data.size}, {row.size}, {col.size}"
+            )
+        result = _from_scipy(scipy.sparse.coo_matrix((data, (row, col)), shape=shape), data.dtype)
+    elif isinstance(arg1, NDArray) and arg1.stype == "row_sparse":
+        raise SparsegenError("csr_matrix cannot be created from a row_sparse array (as in MXNet)")
+    elif isinstance(arg1, (NDArray, np.ndarray, list)):
+        dense = _values(arg1, dtype, "source array")
+        result = convert(dense, "default", "csr")
+        _check_target_shape(result, shape)
+    else:
+        raise SparsegenError(
+            "csr_matrix expects (data, indices, indptr), (data, (row, col)), a scipy sparse "
+            f"matrix, a dense 2-D array, a CSRNDArray or a shape tuple; got {type(arg1).__name__}"
+        )
+    return CSRNDArray(result, ctx)
+
+
+def _is_scipy_sparse(arg: Any) -> bool:
+    try:
+        import scipy.sparse
+    except ImportError:  # pragma: no cover - scipy is a dependency
+        return False
+    return scipy.sparse.issparse(arg)
+
+
+def _from_scipy(matrix: Any, dtype: Any) -> CSR:
+    """A canonical copy of a scipy sparse matrix (duplicates summed, columns sorted)."""
+    m = matrix.tocsr(copy=True)
+    m.sum_duplicates()
+    m.sort_indices()
+    data = _values(m.data, dtype, "data")
+    return formats.csr(data, m.indices, m.indptr, m.shape)
+
+
+def zeros(stype: str, shape: Any, ctx: Context | None = None, dtype: Any = None, **kwargs: Any) -> NDArray:
+    """An all-zero array of storage ``stype`` (``default``, ``row_sparse`` or ``csr``)."""
+    shape = formats.check_shape(shape)
+    ctx = resolve_context(ctx)
+    if stype == "row_sparse":
+        return RowSparseNDArray(_empty_row_sparse(shape, dtype), ctx)
+    if stype == "csr":
+        return CSRNDArray(_empty_csr(shape, dtype), ctx)
+    if stype == "default":
+        dtype = formats.check_dtype(DEFAULT_DTYPE if dtype is None else dtype, "dtype")
+        return NDArray(np.zeros(shape, dtype), ctx)
+    raise SparsegenError(f"stype must be 'default', 'row_sparse' or 'csr', got {stype!r}")
+
+
+def empty(stype: str, shape: Any, ctx: Context | None = None, dtype: Any = None) -> NDArray:
+    """An array of storage ``stype`` with no stored values (zeros, as MXNet gives for sparse)."""
+    return zeros(stype, shape, ctx, dtype)
+
+
+def array(source_array: Any, ctx: Context | None = None, dtype: Any = None) -> BaseSparseNDArray:
+    """A sparse copy of a sparse NDArray or scipy sparse matrix, as ``mxnet.nd.sparse.array``."""
+    if isinstance(source_array, RowSparseNDArray):
+        return row_sparse_array(source_array, ctx=ctx, dtype=dtype)
+    if isinstance(source_array, CSRNDArray) or _is_scipy_sparse(source_array):
+        return csr_matrix(source_array, ctx=ctx, dtype=dtype)
+    raise SparsegenError(
+        "mx.nd.sparse.array expects a RowSparseNDArray, a CSRNDArray or a scipy.sparse matrix, "
+        f"got {type(source_array).__name__}; use row_sparse_array or csr_matrix for other sources"
+    )
+
+
+def retain(data: RowSparseNDArray, indices: Any) -> RowSparseNDArray:
+    """The rows ``indices`` of ``data`` as a row_sparse array whose indices are the requested ids;
+    ids not stored come back as zero rows (``mxnet.nd.sparse.retain``).
+
+    The ids may be in any order and repeat: the result stores each id once, in ascending order,
+    which represents the same array. Ids outside ``[0, data.shape[0])`` raise.
+    """
+    if not isinstance(data, RowSparseNDArray):
+        raise SparsegenError(
+            f"retain needs a row_sparse array as data, got {getattr(data, 'stype', type(data).__name__)}"
+        )
+    ids = indices.asnumpy() if isinstance(indices, NDArray) else np.asarray(indices)
+    ids = formats.check_indices(ids.ravel() if ids.ndim == 0 else ids, "indices", data.shape[0], False)
+    rule = op_rule("retain", (data.stype,))
+    return wrap(rule.run(data._storage, np.unique(ids)), data.context)
+
+
+__all__ = [
+    "BaseSparseNDArray", "CSRNDArray", "RowSparseNDArray", "array", "cast_storage", "csr_matrix",
+    "empty", "retain", "row_sparse_array", "zeros",
+]

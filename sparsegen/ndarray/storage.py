@@ -1,0 +1,109 @@
+"""Storage conversions shared by every array class: cast_storage, assignment, dtype casts.
+
+Which conversion runs is read from the registry's op rules (``cast_storage-><stype>``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from ..context import Context
+from ..errors import SparsegenError
+from ..registry import op_rule
+from . import formats
+from .formats import CSR, RowSparse
+from .ndarray import STYPES, NDArray, deep_copy
+
+
+def wrap(storage: Any, ctx: Context) -> NDArray:
+    """The array class that holds ``storage`` (numpy buffer, ``RowSparse`` or ``CSR``)."""
+    from .sparse import CSRNDArray, RowSparseNDArray
+
+    if isinstance(storage, RowSparse):
+        return RowSparseNDArray(storage, ctx)
+    if isinstance(storage, CSR):
+        return CSRNDArray(storage, ctx)
+    return NDArray(storage, ctx)
+
+
+def convert(storage: Any, src_stype: str, stype: str) -> Any:
+    """``storage`` of ``src_stype`` converted to ``stype`` on the generated cast kernels.
+
+    As in MXNet, csr <-> row_sparse has no kernel and raises; a cast to the same storage type
+    copies.
+    """
+    if stype not in STYPES:
+        raise SparsegenError(f"stype must be one of {STYPES}, got {stype!r}")
+    if stype == src_stype:
+        return deep_copy(storage)
+    if src_stype != "default" and stype != "default":
+        raise SparsegenError(
+            f"cast_storage from {src_stype} to {stype} is not supported (as in MXNet); "
+            f"convert through 'default' explicitly: x.tostype('default').tostype({stype!r})"
+        )
+    rule = op_rule(f"cast_storage->{stype}", (src_stype,))
+    assert rule is not None, (src_stype, stype)  # every default <-> sparse pair is registered
+    return rule.run(storage)
+
+
+def cast_storage(data: NDArray, stype: str) -> NDArray:
+    """``data`` in storage type ``stype`` (MXNet's ``cast_storage``): a new array."""
+    if not isinstance(data, NDArray):
+        raise SparsegenError(f"cast_storage needs an NDArray, got {type(data).__name__}")
+    return wrap(convert(data._storage, data.stype, stype), data.context)
+
+
+def with_dtype(data: NDArray, dtype: Any) -> NDArray:
+    """A copy of ``data`` with elements cast to ``dtype`` (storage type kept)."""
+    target = formats.check_dtype(dtype, "dtype")
+    storage = data._storage
+    if isinstance(storage, np.ndarray):
+        return NDArray(storage.astype(target), data.context)
+    return wrap(dataclasses.replace(storage, data=storage.data.astype(target)), data.context)
+
+
+def _dense_values(value: Any, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """``value`` (NDArray, numpy, list or scalar) as a fresh dense array of ``shape``/``dtype``."""
+    if isinstance(value, NDArray):
+        if value.shape != shape:
+            raise SparsegenError(
+                f"cannot copy an array of shape {value.shape} into one of shape {shape}"
+            )
+        values = value._storage if value.stype == "default" else value.asnumpy()
+        return np.array(values, dtype=dtype, copy=True)
+    try:
+        values = np.asarray(value, dtype=dtype)
+        return np.array(np.broadcast_to(values, shape), copy=True)
+    except (TypeError, ValueError) as err:
+        raise SparsegenError(
+            f"cannot assign {type(value).__name__} of shape {np.shape(value)} to an array of "
+            f"shape {shape}: {err}"
+        ) from None
+
+
+def assign(dest: NDArray, value: Any) -> None:
+    """``dest[:] = value``: ``dest`` keeps its storage type, dtype and shape (MXNet's rule).
+
+    The new storage is built completely before it replaces the old one, so a failure leaves
+    ``dest`` unchanged.
+    """
+    dtype = dest._storage.dtype
+    if isinstance(value, NDArray) and value.stype == dest.stype and value.shape == dest.shape:
+        storage = value._storage
+        if storage.dtype != dtype:
+            storage = with_dtype(value, dtype)._storage
+        new = deep_copy(storage)
+    elif isinstance(value, NDArray) and value.stype != "default" and dest.stype != "default":
+        raise SparsegenError(
+            f"cannot assign a {value.stype} array to a {dest.stype} array (as in MXNet, "
+            f"{value.stype} -> {dest.stype} has no cast_storage); assign value.tostype('default')"
+        )
+    else:
+        new = convert(_dense_values(value, dest.shape, dtype), "default", dest.stype)
+    if dest.stype == "default":
+        np.copyto(dest._storage, new)
+    else:
+        dest._storage = new
