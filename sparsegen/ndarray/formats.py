@@ -124,6 +124,8 @@ def row_sparse(data: np.ndarray, indices: Any, shape: tuple[int, ...] | None) ->
         rows = int(raw.max()) + 1 if raw.size and np.issubdtype(raw.dtype, np.number) else 0
         shape = (rows, *data.shape[1:])
     shape = check_shape(shape)
+    if data.size == 0 and data.shape[0] == 0 and shape:
+        data = data.reshape((0, *shape[1:]))  # an empty list stores no rows of any shape
     if len(shape) != data.ndim:
         raise SparsegenError(
             f"data must have rank {len(shape)} for shape {shape} (one stored row per leading "

@@ -109,6 +109,10 @@ class CSRNDArray(BaseSparseNDArray):
         import scipy.sparse
 
         s = self._storage
+        if s.dtype == np.float16:
+            raise SparsegenError(
+                "scipy.sparse does not support float16: use x.astype('float32').asscipy()"
+            )
         return scipy.sparse.csr_matrix(
             (s.data.copy(), s.indices.copy(), s.indptr.copy()), shape=s.shape
         )

@@ -1,0 +1,50 @@
+"""The sparsegen command: demo, info, build and cache."""
+
+import json
+import os
+import subprocess
+import sys
+
+from sparsegen.cli import main
+
+
+def test_demo_walks_the_tutorial(capsys):
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    assert "kernel library ready" in out
+    for section in ("Row Sparse Format", "Array Creation", "Storage Type Conversion", "Copies",
+                    "Retain Row Slices", "GPU Support"):
+        assert f"== {section}" in out
+    assert "'indices': array([0, 2])" in out
+    assert "<RowSparseNDArray 6x2 @cpu(0)>" in out
+    assert "MXNetError: cannot create an array on gpu(0)" in out
+
+
+def test_info_json(capsys):
+    assert main(["info", "--json"]) == 0
+    facts = json.loads(capsys.readouterr().out)
+    assert facts["tvm"] == "0.27.0.post1" and facts["host_target"]["kind"] == "llvm"
+    assert facts["cache_dir"] == os.environ["SPARSEGEN_CACHE_DIR"]
+    assert facts["gpus"] >= 0 and facts["threads"] >= 1
+
+
+def test_build_then_all_from_cache(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("SPARSEGEN_CACHE_DIR", str(tmp_path))
+    assert main(["build", "--ops", "retain", "cast_rsp_dense", "--dtypes", "float32", "int8"]) == 0
+    assert "4 kernels built, 0 from cache" in capsys.readouterr().out
+    assert main(["build", "--ops", "retain", "cast_rsp_dense", "--dtypes", "float32", "int8"]) == 0
+    assert "0 kernels built, 4 from cache" in capsys.readouterr().out
+    assert main(["cache", "info", "-v"]) == 0
+    out = capsys.readouterr().out
+    assert "entries    4" in out and "retain" in out
+    assert main(["cache", "clear"]) == 0
+    assert "removed 12 files" in capsys.readouterr().out
+    assert main(["cache", "info"]) == 0
+    assert "entries    0" in capsys.readouterr().out
+
+
+def test_console_script_reports_errors():
+    result = subprocess.run([sys.executable, "-m", "sparsegen.cli", "build", "--ops", "nope"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert "sparsegen: error: unknown kernel 'nope'" in result.stderr

@@ -1,0 +1,113 @@
+"""Property tests: storage round trips, retain and copy rules against numpy / scipy oracles."""
+
+import numpy as np
+import pytest
+import scipy.sparse
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import sparse_dense_arrays
+
+import sparsegen as mx
+
+
+def _nonzero_rows(x: np.ndarray) -> np.ndarray:
+    return np.flatnonzero(x.reshape(x.shape[0], -1).any(axis=1)) if x.size else np.zeros(0, int)
+
+
+@given(sparse_dense_arrays())
+def test_dense_row_sparse_dense(x):
+    rsp = mx.nd.array(x, dtype=x.dtype).tostype("row_sparse")
+    rows = _nonzero_rows(x) if x.shape[0] else np.zeros(0, int)
+    if x.size == 0:
+        rows = np.zeros(0, int)
+    assert rsp.stype == "row_sparse" and rsp.dtype == x.dtype.type and rsp.shape == x.shape
+    np.testing.assert_array_equal(rsp.indices.asnumpy(), rows)
+    np.testing.assert_array_equal(rsp.data.asnumpy(), x[rows])
+    back = rsp.tostype("default")
+    assert back.dtype == x.dtype.type
+    np.testing.assert_array_equal(back.asnumpy(), x)
+
+
+@given(sparse_dense_arrays(ndim=2))
+def test_dense_csr_dense(x):
+    csr = mx.nd.sparse.csr_matrix(x)
+    oracle = scipy.sparse.csr_matrix(x.astype(np.float32) if x.dtype == np.float16 else x)
+    assert csr.dtype == x.dtype.type and csr.shape == x.shape
+    np.testing.assert_array_equal(csr.indptr.asnumpy(), oracle.indptr)
+    np.testing.assert_array_equal(csr.indices.asnumpy(), oracle.indices)
+    np.testing.assert_array_equal(csr.data.asnumpy(), oracle.data)
+    np.testing.assert_array_equal(csr.tostype("default").asnumpy(), x)
+    if x.dtype == np.float16:  # scipy.sparse has no float16
+        with pytest.raises(mx.MXNetError, match="float16"):
+            csr.asscipy()
+    else:
+        np.testing.assert_array_equal(csr.asscipy().toarray(), x)
+
+
+@given(sparse_dense_arrays(ndim=2, max_rows=30), st.data())
+def test_retain_matches_numpy(x, data):
+    rsp = mx.nd.sparse.row_sparse_array(x)
+    rows = x.shape[0]
+    wanted = data.draw(st.lists(st.integers(0, max(rows - 1, 0)), max_size=rows if rows else 0))
+    kept = mx.nd.sparse.retain(rsp, np.array(wanted, dtype=np.int64))
+    ids = np.unique(np.array(wanted, dtype=np.int64))
+    oracle = np.zeros_like(x)
+    oracle[ids] = x[ids]
+    assert kept.stype == "row_sparse" and kept.dtype == x.dtype.type
+    np.testing.assert_array_equal(kept.indices.asnumpy(), ids)
+    np.testing.assert_array_equal(kept.data.asnumpy(), x[ids])
+    np.testing.assert_array_equal(kept.asnumpy(), oracle)
+
+
+@given(sparse_dense_arrays(ndim=2), st.sampled_from(["default", "row_sparse", "csr"]),
+       st.sampled_from(["default", "row_sparse", "csr"]), st.sampled_from(["copyto", "slice"]))
+def test_copy_rules(x, src_stype, dst_stype, how):
+    src = mx.nd.array(x, dtype=x.dtype).tostype(src_stype)
+    dst = mx.nd.sparse.zeros(dst_stype, x.shape, dtype=x.dtype)
+    if {src_stype, dst_stype} == {"row_sparse", "csr"}:
+        try:
+            src.copyto(dst) if how == "copyto" else dst.__setitem__(slice(None), src)
+        except mx.MXNetError as err:
+            assert "cast_storage" in str(err) or "cannot assign" in str(err)
+            assert dst.stype == dst_stype and not dst.asnumpy().any()  # unchanged
+            return
+        raise AssertionError("csr <-> row_sparse copies must raise, as in MXNet")
+    if how == "copyto":
+        assert src.copyto(dst) is dst
+    else:
+        dst[:] = src
+    assert dst.stype == dst_stype and dst.dtype == x.dtype.type
+    np.testing.assert_array_equal(dst.asnumpy(), x)
+    copy = src.copy()
+    assert copy is not src and copy.stype == src_stype
+    np.testing.assert_array_equal(copy.asnumpy(), x)
+
+
+@given(sparse_dense_arrays(ndim=2, dtypes=("float32", "float64")))
+def test_copyto_casts_to_destination_dtype(x):
+    dst = mx.nd.sparse.zeros("row_sparse", x.shape, dtype="float16")
+    mx.nd.array(x, dtype=x.dtype).copyto(dst)
+    assert dst.dtype == np.float16
+    np.testing.assert_array_equal(dst.asnumpy(), x.astype(np.float16))
+
+
+def test_huge_row_ids():
+    big = 2**40
+    rsp = mx.nd.sparse.row_sparse_array(([[1.0, 2.0], [3.0, 4.0]], [5, big - 1]), shape=(big, 2))
+    kept = mx.nd.sparse.retain(rsp, [0, big - 1, 7])
+    np.testing.assert_array_equal(kept.indices.asnumpy(), [0, 7, big - 1])
+    np.testing.assert_array_equal(kept.data.asnumpy(), [[0, 0], [0, 0], [3, 4]])
+
+
+def test_empty_and_single_column_edges():
+    for shape in [(0, 3), (4, 0), (0, 0), (5, 1)]:
+        x = np.zeros(shape, np.float32)
+        if shape == (5, 1):
+            x[[1, 3]] = 2
+        for stype in ("row_sparse", "csr"):
+            s = mx.nd.array(x).tostype(stype)
+            np.testing.assert_array_equal(s.asnumpy(), x)
+    zero = mx.nd.sparse.row_sparse_array(([], []), shape=(0, 3))
+    assert zero.shape == (0, 3) and zero.data.shape == (0, 3)
+    kept = mx.nd.sparse.retain(mx.nd.sparse.zeros("row_sparse", (4, 3)), [1, 2])
+    np.testing.assert_array_equal(kept.asnumpy(), np.zeros((4, 3)))

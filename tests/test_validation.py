@@ -1,0 +1,121 @@
+"""Bad input raises MXNetError naming the argument and the problem; nothing segfaults."""
+
+import numpy as np
+import pytest
+
+import sparsegen as mx
+
+rsp_cases = [
+    (([[1, 2], [3, 4]], [4, 1]), (6, 2), "indices must be sorted and unique; unsorted"),
+    (([[1, 2], [3, 4]], [1, 1]), (6, 2), "indices must be sorted and unique; duplicate"),
+    (([[1, 2], [3, 4]], [1, 6]), (6, 2), r"indices out of range \[0, 6\): \[6\]"),
+    (([[1, 2], [3, 4]], [-1, 2]), (6, 2), r"indices out of range \[0, 6\): \[-1\]"),
+    (([[1, 2], [3, 4]], [1]), (6, 2), "data and indices must have the same length"),
+    (([[1, 2, 3], [3, 4, 5]], [1, 2]), (6, 2), "data rows of shape"),
+    (([1, 2], [1, 2]), (6, 2), "data must have rank 2"),
+    (([[1, 2]], [1.5]), (6, 2), "indices must hold integers"),
+    (([[1, 2]], [[1]]), (6, 2), "indices must be 1-D"),
+    (([[1, 2]], [1]), (-6, 2), "shape must hold non-negative ints"),
+]
+
+
+@pytest.mark.parametrize("arg, shape, message", rsp_cases)
+def test_row_sparse_array_rejects(arg, shape, message):
+    with pytest.raises(mx.MXNetError, match=message):
+        mx.nd.sparse.row_sparse_array(arg, shape=shape)
+
+
+csr_cases = [
+    (([1, 2], [0, 1], [1, 2, 2]), (2, 3), "indptr must start at 0"),
+    (([1, 2], [0, 1], [0, 2, 1]), (2, 3), "indptr must be non-decreasing"),
+    (([1, 2], [0, 1], [0, 1, 3]), (2, 3), r"indptr\[-1\] = 3"),
+    (([1, 2], [0, 3], [0, 1, 2]), (2, 3), r"indices out of range \[0, 3\)"),
+    (([1, 2], [2, 1], [0, 2, 2]), (2, 3), "sorted and unique within each row; row 0"),
+    (([1, 2], [1, 1], [0, 0, 2]), (2, 3), "sorted and unique within each row; row 1"),
+    (([1, 2], [0, 1], [0, 1]), (2, 3), "indptr must have shape"),
+    (([[1, 2]], [0, 1], [0, 1, 2]), (2, 3), "data must be 1-D"),
+    (([1, 2], [0, 1], [0, 1, 2]), (2, 3, 4), "csr storage needs a 2-D shape"),
+]
+
+
+@pytest.mark.parametrize("arg, shape, message", csr_cases)
+def test_csr_matrix_rejects(arg, shape, message):
+    with pytest.raises(mx.MXNetError, match=message):
+        mx.nd.sparse.csr_matrix(arg, shape=shape)
+
+
+def test_csr_rows_of_different_lengths_are_checked_per_row():
+    # column ids fall back between rows: that is legal
+    m = mx.nd.sparse.csr_matrix(([1, 2, 3], [2, 0, 1], [0, 1, 3]), shape=(2, 3))
+    np.testing.assert_array_equal(m.asnumpy(), [[0, 0, 1], [2, 3, 0]])
+
+
+@pytest.mark.parametrize("dtype", ["bool", "complex64", "int16", "uint32", "object"])
+def test_unsupported_dtypes(dtype):
+    with pytest.raises(mx.MXNetError, match="not supported|not a dtype|cannot be read"):
+        mx.nd.sparse.row_sparse_array((np.ones((1, 2), dtype=dtype), [0]), shape=(3, 2))
+    with pytest.raises(mx.MXNetError, match="not supported|not a dtype"):
+        mx.nd.sparse.zeros("csr", (2, 2), dtype=dtype)
+
+
+def test_cast_storage_errors():
+    csr = mx.nd.sparse.csr_matrix(([1.0], [0], [0, 1]), shape=(1, 2))
+    with pytest.raises(mx.MXNetError, match="cast_storage from csr to row_sparse is not supported"):
+        csr.tostype("row_sparse")
+    with pytest.raises(mx.MXNetError, match="from row_sparse to csr"):
+        mx.nd.sparse.cast_storage(mx.nd.ones((2, 2)).tostype("row_sparse"), "csr")
+    with pytest.raises(mx.MXNetError, match="csr storage needs a 2-D array"):
+        mx.nd.ones((2, 2, 2)).tostype("csr")
+    with pytest.raises(mx.MXNetError, match="stype must be one of"):
+        mx.nd.ones((2, 2)).tostype("coo")
+
+
+def test_retain_errors():
+    rsp = mx.nd.sparse.row_sparse_array(([[1, 2]], [1]), shape=(3, 2))
+    with pytest.raises(mx.MXNetError, match=r"indices out of range \[0, 3\): \[3\]"):
+        mx.nd.sparse.retain(rsp, [0, 3])
+    with pytest.raises(mx.MXNetError, match="retain needs a row_sparse array as data, got csr"):
+        mx.nd.sparse.retain(mx.nd.sparse.zeros("csr", (3, 2)), [0])
+    with pytest.raises(mx.MXNetError, match="indices must hold integers"):
+        mx.nd.sparse.retain(rsp, [0.5])
+
+
+def test_failed_assignment_leaves_destination_unchanged():
+    dst = mx.nd.sparse.row_sparse_array(([[1.0, 2.0]], [1]), shape=(3, 2))
+    before = dst.asnumpy()
+    with pytest.raises(mx.MXNetError, match="cannot copy an array of shape"):
+        dst[:] = mx.nd.ones((4, 2))
+    with pytest.raises(mx.MXNetError, match="cannot assign a csr array to a row_sparse array"):
+        dst[:] = mx.nd.sparse.zeros("csr", (3, 2))
+    with pytest.raises(mx.MXNetError, match="supports only x\\[:\\] = value"):
+        dst[1] = 5
+    np.testing.assert_array_equal(dst.asnumpy(), before)
+    dense = mx.nd.ones((3, 2))
+    with pytest.raises(mx.MXNetError, match="cannot assign"):
+        dense[:] = np.ones((4, 5))
+    np.testing.assert_array_equal(dense.asnumpy(), np.ones((3, 2)))
+
+
+def test_constructor_type_errors():
+    with pytest.raises(mx.MXNetError, match="row_sparse_array expects"):
+        mx.nd.sparse.row_sparse_array("abc")
+    with pytest.raises(mx.MXNetError, match="csr_matrix expects"):
+        mx.nd.sparse.csr_matrix(3.0)
+    with pytest.raises(mx.MXNetError, match="mx.nd.sparse.array expects"):
+        mx.nd.sparse.array(np.ones((2, 2)))
+    with pytest.raises(mx.MXNetError, match="shape .* does not match"):
+        mx.nd.sparse.row_sparse_array(np.ones((2, 2)), shape=(3, 2))
+    with pytest.raises(mx.MXNetError, match="csr_matrix cannot be created from a row_sparse"):
+        mx.nd.sparse.csr_matrix(mx.nd.ones((2, 2)).tostype("row_sparse"))
+
+
+def test_check_format_accepts_valid_arrays():
+    mx.nd.sparse.row_sparse_array(([[1, 2]], [1]), shape=(3, 2)).check_format()
+    mx.nd.sparse.csr_matrix(([1.0], [0], [0, 1]), shape=(1, 2)).check_format(full_check=True)
+
+
+def test_check_format_catches_corrupted_storage():
+    rsp = mx.nd.sparse.row_sparse_array(([[1, 2], [3, 4]], [1, 2]), shape=(3, 2))
+    rsp.indices[:] = mx.nd.array([2, 1], dtype="int64")  # .indices shares the buffer
+    with pytest.raises(mx.MXNetError, match="unsorted"):
+        rsp.check_format()
