@@ -1,0 +1,1 @@
+"""Benchmarks: the workloads of WORKLOADS.md, timed interleaved against numpy/scipy and PyTorch."""
