@@ -122,6 +122,10 @@ class NDArray:
             return wrap(deep_copy(self._storage), resolve(other))
         if not isinstance(other, NDArray):
             raise SparsegenError(f"copyto needs an NDArray or a Context, got {type(other).__name__}")
+        if other.shape != self.shape:
+            raise SparsegenError(
+                f"copyto: cannot copy an array of shape {self.shape} into one of shape {other.shape}"
+            )
         if other is not self:
             assign(other, self)
         return other
@@ -135,6 +139,8 @@ class NDArray:
 
         if is_full_slice(key):
             assign(self, value)
+        elif not self._storage.flags.writeable:
+            assign(self, value)  # raises the read-only error
         else:
             self._storage[key] = value.asnumpy() if isinstance(value, NDArray) else value
 

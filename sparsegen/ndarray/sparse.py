@@ -49,19 +49,25 @@ class BaseSparseNDArray(NDArray):
         """Not available for sparse storage (as in MXNet)."""
         raise SparsegenError(f"reshape is not supported for {self.stype} arrays")
 
-    def _part(self, values: np.ndarray) -> NDArray:
-        """One of the format's arrays as a dense NDArray sharing its buffer."""
-        return NDArray(values, self._ctx)
+    def _part(self, values: np.ndarray, writable: bool) -> NDArray:
+        """One of the format's arrays as a dense NDArray sharing its buffer.
+
+        Index arrays come back read-only: kernels trust validated indices, so they must not be
+        changed behind the format's back.
+        """
+        view = values.view()
+        view.flags.writeable = writable
+        return NDArray(view, self._ctx)
 
     @property
     def data(self) -> NDArray:
-        """The stored values (shares memory with this array)."""
-        return self._part(self._storage.data)
+        """The stored values, sharing memory with this array (MXNet returns a copy)."""
+        return self._part(self._storage.data, writable=True)
 
     @property
     def indices(self) -> NDArray:
-        """The int64 indices (row ids for row_sparse, column ids for csr)."""
-        return self._part(self._storage.indices)
+        """The int64 indices (row ids for row_sparse, column ids for csr), read-only."""
+        return self._part(self._storage.indices, writable=False)
 
 
 
@@ -95,7 +101,7 @@ class CSRNDArray(BaseSparseNDArray):
     @property
     def indptr(self) -> NDArray:
         """The int64 row pointers: row ``i`` is ``data[indptr[i]:indptr[i+1]]``."""
-        return self._part(self._storage.indptr)
+        return self._part(self._storage.indptr, writable=False)
 
     def check_format(self, full_check: bool = True) -> None:
         """Raise ``MXNetError`` unless indptr and column indices are consistent and in range.
@@ -316,7 +322,7 @@ def retain(data: RowSparseNDArray, indices: Any) -> RowSparseNDArray:
             f"retain needs a row_sparse array as data, got {getattr(data, 'stype', type(data).__name__)}"
         )
     ids = indices.asnumpy() if isinstance(indices, NDArray) else np.asarray(indices)
-    ids = formats.check_indices(ids.ravel() if ids.ndim == 0 else ids, "indices", data.shape[0], False)
+    ids = formats.check_indices(ids.ravel(), "indices", data.shape[0], sorted_unique=False)
     rule = op_rule("retain", (data.stype,))
     return wrap(rule.run(data._storage, np.unique(ids)), data.context)
 

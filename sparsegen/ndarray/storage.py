@@ -66,14 +66,9 @@ def with_dtype(data: NDArray, dtype: Any) -> NDArray:
 
 
 def _dense_values(value: Any, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
-    """``value`` (NDArray, numpy, list or scalar) as a fresh dense array of ``shape``/``dtype``."""
+    """``value`` (NDArray, numpy, list or scalar) broadcast to a fresh dense ``shape``/``dtype``."""
     if isinstance(value, NDArray):
-        if value.shape != shape:
-            raise SparsegenError(
-                f"cannot copy an array of shape {value.shape} into one of shape {shape}"
-            )
-        values = value._storage if value.stype == "default" else value.asnumpy()
-        return np.array(values, dtype=dtype, copy=True)
+        value = value._storage if value.stype == "default" else value.asnumpy()
     try:
         values = np.asarray(value, dtype=dtype)
         return np.array(np.broadcast_to(values, shape), copy=True)
@@ -91,6 +86,11 @@ def assign(dest: NDArray, value: Any) -> None:
     ``dest`` unchanged.
     """
     dtype = dest._storage.dtype
+    if dest.stype == "default" and not dest._storage.flags.writeable:
+        raise SparsegenError(
+            "this array is a read-only view of a sparse array's indices; "
+            "build a new sparse array instead"
+        )
     if isinstance(value, NDArray) and value.stype == dest.stype and value.shape == dest.shape:
         storage = value._storage
         if storage.dtype != dtype:
