@@ -13,10 +13,14 @@ from .target import Target
 
 
 def lower(kernel: KernelDef, dtypes: tuple[str, ...], target: Target, config: Config) -> Any:
-    """The scheduled ``IRModule`` of ``kernel`` for ``dtypes`` with one function per phase."""
+    """The scheduled ``IRModule`` of ``kernel`` for ``dtypes`` with one function per phase.
+
+    Knobs that a template realises itself (a keyword of the template function, such as
+    ``lanes``) are passed to it; the schedule applies the rest.
+    """
     funcs = {
         kernel.symbol(dtypes, name): func.with_attr("global_symbol", kernel.symbol(dtypes, name))
-        for name, func in kernel.build_template(dtypes).items()
+        for name, func in kernel.build_template(dtypes, dict(config)).items()
     }
     sch = s_tir.Schedule(tvm.IRModule(funcs), enable_check=False)
     kernel.space(target.kind).apply(sch, dict(config))

@@ -7,6 +7,7 @@ kernel is built, so that looking up a cached kernel never imports the TVM compil
 from __future__ import annotations
 
 import importlib
+import inspect
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -28,9 +29,11 @@ class KernelDef:
     signatures: tuple[tuple[str, str], ...]  # (function, argument list and what it writes)
     doc: str
 
-    def build_template(self, dtypes: tuple[str, ...]) -> dict[str, Any]:
-        """The template's PrimFuncs for ``dtypes`` (imports TVM)."""
-        return _resolve(self.template)(*dtypes)
+    def build_template(self, dtypes: tuple[str, ...], config: dict[str, Any]) -> dict[str, Any]:
+        """The template's PrimFuncs for ``dtypes``, given the config knobs it takes as keywords."""
+        template = _resolve(self.template)
+        accepted = inspect.signature(template).parameters
+        return template(*dtypes, **{k: v for k, v in config.items() if k in accepted})
 
     def space(self, target_kind: str) -> Any:
         """The schedule space for a target kind (imports TVM)."""

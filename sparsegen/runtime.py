@@ -11,9 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import tvm_ffi
 
-from .config import num_threads
+# tvm_ffi imports torch (about 1.5 s) and may JIT-build a DLPack extension for it at import
+# time; kernels take torch tensors through the standard DLPack protocol without that.
+os.environ.setdefault("TVM_FFI_DISABLE_TORCH_C_DLPACK", "1")
+
+import tvm_ffi  # noqa: E402
+
+from .config import num_threads  # noqa: E402
 
 
 @lru_cache(maxsize=None)

@@ -95,7 +95,7 @@ def test_key_holds_everything_that_changes_the_binary():
     record = key.record()
     assert record["kernel"] == "retain" and record["dtypes"] == ["float64"]
     assert record["target"]["kind"] == "llvm" and record["target"]["mcpu"] != "generic"
-    assert record["config"] == {"chunk": 8, "parallel": True}
+    assert record["config"] == {"chunk": 8, "lanes": 16, "parallel": True}
     assert set(record["versions"]) == {"tvm", "tvm_ffi", "sparsegen", "codegen"}
     other = kcache.kernel_key("retain", ("float64",), config={"chunk": 64})
     assert other.digest() != key.digest()

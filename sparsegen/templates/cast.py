@@ -1,4 +1,8 @@
-"""cast_storage: dense <-> row_sparse and dense <-> csr, each data-dependent cast in two phases."""
+"""cast_storage: dense <-> row_sparse and dense <-> csr, each data-dependent cast in two phases.
+
+Column loops are ``d // lanes`` vector steps plus a scalar tail (``lanes`` is a schedule knob,
+see schedules/cpu.py for why templates realise it).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ import tvm
 from tvm.script import tirx as T
 
 
-def dense_to_row_sparse(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+def dense_to_row_sparse(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
     """Phase ``mark``: ``pos[i+1] - pos[i]`` is 1 where row i has a non-zero, as a prefix sum.
     Phase ``fill``: copy each marked row to ``data[pos[i]]`` and write ``indices[pos[i]] = i``."""
     zero = tvm.tirx.const(0, dtype)
@@ -52,13 +56,16 @@ def dense_to_row_sparse(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 T.writes(Data[P[vi], 0:d], Idx[P[vi]])
                 if P[vi + 1] > P[vi]:
                     Idx[P[vi]] = vi
-                    for j in T.serial(d):
-                        Data[P[vi], j] = X[vi, j]
+                    for jo in T.serial(d // lanes):
+                        for ji in T.vectorized(lanes):
+                            Data[P[vi], jo * lanes + ji] = X[vi, jo * lanes + ji]
+                    for jt in T.serial(d % lanes):
+                        Data[P[vi], d - d % lanes + jt] = X[vi, d - d % lanes + jt]
 
     return {"mark": mark, "fill": fill}
 
 
-def row_sparse_to_dense(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+def row_sparse_to_dense(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
     """``scatter``: ``out`` becomes zeros with ``out[indices[r]] = data[r]``."""
     zero = tvm.tirx.const(0, dtype)
 
@@ -76,15 +83,21 @@ def row_sparse_to_dense(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 vi = T.axis.spatial(n, i)
                 T.reads()
                 T.writes(Out[vi, 0:d])
-                for j in T.serial(d):
-                    Out[vi, j] = zero
+                for jo in T.serial(d // lanes):
+                    for ji in T.vectorized(lanes):
+                        Out[vi, jo * lanes + ji] = zero
+                for jt in T.serial(d % lanes):
+                    Out[vi, d - d % lanes + jt] = zero
         for r in T.serial(k):
             with T.sblock("rows_scatter"):
                 vr = T.axis.spatial(k, r)
                 T.reads(Data[vr, 0:d], Idx[vr])
                 T.writes(Out[Idx[vr], 0:d])
-                for j in T.serial(d):
-                    Out[Idx[vr], j] = Data[vr, j]
+                for jo in T.serial(d // lanes):
+                    for ji in T.vectorized(lanes):
+                        Out[Idx[vr], jo * lanes + ji] = Data[vr, jo * lanes + ji]
+                for jt in T.serial(d % lanes):
+                    Out[Idx[vr], d - d % lanes + jt] = Data[vr, d - d % lanes + jt]
 
     return {"scatter": scatter}
 
@@ -144,7 +157,7 @@ def dense_to_csr(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     return {"count": count, "fill": fill}
 
 
-def csr_to_dense(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+def csr_to_dense(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
     """``scatter``: each output row is zeroed, then receives its row's stored values."""
     zero = tvm.tirx.const(0, dtype)
 
@@ -163,8 +176,11 @@ def csr_to_dense(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 vi = T.axis.spatial(n, i)
                 T.reads(Data[P[vi] : P[vi + 1]], Idx[P[vi] : P[vi + 1]], P[vi : vi + 2])
                 T.writes(Out[vi, 0:d])
-                for j in T.serial(d):
-                    Out[vi, j] = zero
+                for jo in T.serial(d // lanes):
+                    for ji in T.vectorized(lanes):
+                        Out[vi, jo * lanes + ji] = zero
+                for jt in T.serial(d % lanes):
+                    Out[vi, d - d % lanes + jt] = zero
                 for p in T.serial(P[vi + 1] - P[vi]):
                     Out[vi, Idx[P[vi] + p]] = Data[P[vi] + p]
 

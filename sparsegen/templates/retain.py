@@ -6,7 +6,7 @@ import tvm
 from tvm.script import tirx as T
 
 
-def retain(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+def retain(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
     """``gather``: ``out[r] = data[s]`` where ``indices[s] == req[r]``, else zeros (binary search)."""
     zero = tvm.tirx.const(0, dtype)
 
@@ -34,10 +34,16 @@ def retain(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                     else:
                         bounds[1] = (bounds[0] + bounds[1]) // 2
                 if bounds[0] < k and Idx[bounds[0]] == Req[vr]:
-                    for j in T.serial(d):
-                        Out[vr, j] = Data[bounds[0], j]
+                    for jo in T.serial(d // lanes):
+                        for ji in T.vectorized(lanes):
+                            Out[vr, jo * lanes + ji] = Data[bounds[0], jo * lanes + ji]
+                    for jt in T.serial(d % lanes):
+                        Out[vr, d - d % lanes + jt] = Data[bounds[0], d - d % lanes + jt]
                 else:
-                    for j in T.serial(d):
-                        Out[vr, j] = zero
+                    for jo in T.serial(d // lanes):
+                        for ji in T.vectorized(lanes):
+                            Out[vr, jo * lanes + ji] = zero
+                    for jt in T.serial(d % lanes):
+                        Out[vr, d - d % lanes + jt] = zero
 
     return {"gather": gather}
