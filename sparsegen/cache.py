@@ -25,6 +25,7 @@ from .errors import KernelCacheWarning
 from .schedules.space import Config
 from .target import Target
 from .target import resolve as resolve_target
+from .tune import records
 
 _PACKAGE = Path(__file__).parent
 _CODE_THAT_SHAPES_BINARIES = ("templates", "schedules", "compiler.py")
@@ -198,7 +199,6 @@ class KernelCache:
 
 
 _CACHES: dict[str | None, KernelCache] = {}
-_KEYS: dict[tuple[Any, ...], KernelKey] = {}
 
 
 def default_cache() -> KernelCache:
@@ -210,18 +210,57 @@ def default_cache() -> KernelCache:
     return cache
 
 
-def kernel_key(
+@dataclass(frozen=True)
+class Choice:
+    """The schedule config chosen for a call, where it came from, and its cache keys."""
+
+    config: Config  # every knob, dispatch-only ones included
+    source: str  # "given", "user", "shipped" or "default"
+    parallel_key: KernelKey
+    serial_key: KernelKey  # used for calls smaller than the config's serial_below
+    serial_below: int
+
+
+def choose(
     name: str,
     dtypes: tuple[str, ...],
-    target: "Target | str | None" = None,
+    target: "Target | str | dict[str, Any] | None" = None,
     config: dict[str, Any] | None = None,
-) -> KernelKey:
-    """The cache key of kernel ``name`` for ``dtypes`` on ``target`` with ``config`` (or defaults)."""
+    bucket: str = "large",
+) -> Choice:
+    """The config for kernel ``name`` on ``target``: ``config`` if given, else the best tuning
+    record for the size ``bucket`` (user logs, then shipped logs), else the schedule defaults."""
     definition = registry.kernel_def(name)
     definition.check_dtypes(dtypes)
     resolved = resolve_target(target)
     space = definition.space(resolved.kind)
-    return KernelKey(name, dtypes, resolved, space.config(config))
+    source = "given"
+    if config is None:
+        found = records.best(name, dtypes, resolved, bucket, frozenset(k.name for k in space.knobs))
+        config, source = found if found else ({}, "default")
+    full = space.config(config)
+    values = dict(full)
+    serial = space.config({**values, "parallel": False}) if "parallel" in values else full
+    return Choice(
+        full,
+        source,
+        KernelKey(name, dtypes, resolved, space.binary(full)),
+        KernelKey(name, dtypes, resolved, space.binary(serial)),
+        values.get("serial_below", 0) if values.get("parallel") else 0,
+    )
+
+
+def kernel_key(
+    name: str,
+    dtypes: tuple[str, ...],
+    target: "Target | str | dict[str, Any] | None" = None,
+    config: dict[str, Any] | None = None,
+) -> KernelKey:
+    """The cache key of kernel ``name`` for ``dtypes`` on ``target`` with ``config`` (or defaults)."""
+    return choose(name, dtypes, target, config or {}).parallel_key
+
+
+_CHOICES: dict[tuple[Any, ...], Choice] = {}
 
 
 def get_kernel(
@@ -229,12 +268,25 @@ def get_kernel(
     dtypes: tuple[str, ...],
     target: "Target | str | None" = None,
     config: dict[str, Any] | None = None,
+    size: int | None = None,
 ) -> Kernel:
-    """The compiled kernel ``name`` for ``dtypes`` on ``target`` (host CPU by default)."""
+    """The compiled kernel ``name`` for ``dtypes`` on ``target`` (host CPU by default).
+
+    ``size`` is the number of elements the call touches: it selects the tuning bucket, and calls
+    below the config's ``serial_below`` get the serial build of the same config.
+    """
     if isinstance(target, dict):
         target = resolve_target(target)
-    memo = (name, dtypes, target, tuple(sorted(config.items())) if config else None)
-    key = _KEYS.get(memo)
-    if key is None:
-        key = _KEYS[memo] = kernel_key(name, dtypes, target, config)
-    return default_cache().get(key)
+    bucket = records.size_bucket(size) if size is not None else "large"
+    memo = (name, dtypes, target, tuple(sorted(config.items())) if config else None, bucket)
+    choice = _CHOICES.get(memo)
+    if choice is None:
+        choice = _CHOICES[memo] = choose(name, dtypes, target, config, bucket)
+    small = size is not None and size < choice.serial_below
+    return default_cache().get(choice.serial_key if small else choice.parallel_key)
+
+
+def forget_choices() -> None:
+    """Drop the memoised config choices (after new tuning records were written)."""
+    _CHOICES.clear()
+    records.reload()

@@ -1,4 +1,4 @@
-"""The ``sparsegen`` command: demo, info, build, cache."""
+"""The ``sparsegen`` command: demo, info, build, tune, cache."""
 
 from __future__ import annotations
 
@@ -47,7 +47,25 @@ def _info(args: argparse.Namespace) -> int:
     else:
         for key, value in facts.items():
             print(f"{key:12} {value if value not in (None, '') else 'not found'}")
+    if args.tuning:
+        _tuning_report()
     return 0
+
+
+def _tuning_report() -> None:
+    """Which tuning records apply on this machine: the config chosen per kernel, dtype, bucket."""
+    from .cache import choose
+    from .registry import DATA_DTYPES, KERNELS
+    from .tune.records import BUCKETS, sources
+
+    print("tuning logs: " + ", ".join(p for group in sources() for p in group))
+    print(f"{'kernel':18} {'dtype':8} {'bucket':7} {'source':8} config")
+    for name in sorted(KERNELS):
+        for dtype in DATA_DTYPES:
+            for bucket in BUCKETS:
+                choice = choose(name, (dtype,), None, None, bucket)
+                if choice.source != "default":
+                    print(f"{name:18} {dtype:8} {bucket:7} {choice.source:8} {dict(choice.config)}")
 
 
 def _version(dist: str) -> str:
@@ -62,6 +80,27 @@ def _build(args: argparse.Namespace) -> int:
 
     summary = build_library(args.ops, args.dtypes or DATA_DTYPES, args.target)
     print(summary)
+    return 0
+
+
+def _tune(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .target import resolve
+    from .tune import tuner
+    from .tune.records import user_log
+
+    kernels = tuner.tunable() if args.op == ["all"] else args.op
+    unknown = sorted(set(kernels) - set(tuner.tunable()))
+    if unknown:
+        print(f"sparsegen: error: no tuning workload for {unknown}; tunable: {tuner.tunable()}",
+              file=sys.stderr)
+        return 2
+    log = Path(args.log) if args.log else user_log()
+    outcomes = tuner.tune(kernels, args.dtype, resolve(args.target), args.trials, log,
+                          buckets=args.buckets)
+    print(tuner.table(outcomes))
+    print(f"records appended to {log}")
     return 0
 
 
@@ -91,12 +130,23 @@ def parser() -> argparse.ArgumentParser:
     sub.add_parser("demo", help="walk through MXNet's row_sparse tutorial on generated kernels").set_defaults(run=_demo)
     info = sub.add_parser("info", help="versions, host target, GPU and nvcc presence, cache directory")
     info.add_argument("--json", action="store_true", help="print JSON")
+    info.add_argument("--tuning", action="store_true",
+                      help="also list the tuned configs that apply on this machine")
     info.set_defaults(run=_info)
     build = sub.add_parser("build", help="precompile kernels into the cache")
     build.add_argument("--target", default="cpu", help="cpu (default) or a target JSON dict")
     build.add_argument("--ops", nargs="+", help="kernel names (default: all)")
     build.add_argument("--dtypes", nargs="+", help="element dtypes (default: all supported)")
     build.set_defaults(run=_build)
+    tune = sub.add_parser("tune", help="search schedule knobs and log the timings")
+    tune.add_argument("--op", nargs="+", default=["all"], help="kernel names, or all (default)")
+    tune.add_argument("--target", default="cpu", help="cpu (default), cuda, or a target JSON dict")
+    tune.add_argument("--trials", type=int, default=12, help="configs per workload (default 12)")
+    tune.add_argument("--log", help="JSON-lines log to append to (default: under the cache dir)")
+    tune.add_argument("--dtype", nargs="+", default=["float32"], help="dtypes (default float32)")
+    tune.add_argument("--buckets", nargs="+", default=["small", "medium", "large"],
+                      choices=["small", "medium", "large"], help="workload size buckets")
+    tune.set_defaults(run=_tune)
     cache = sub.add_parser("cache", help="inspect or clear the kernel cache")
     cache.add_argument("action", choices=("info", "clear"))
     cache.add_argument("-v", "--verbose", action="store_true", help="list every entry")

@@ -12,7 +12,7 @@ from .layout import as_rows
 def retain(rsp: RowSparse, row_ids: np.ndarray) -> RowSparse:
     """The rows ``row_ids`` (sorted, unique, in range) of ``rsp``; ids not stored give zero rows."""
     out = np.empty((row_ids.size, *rsp.shape[1:]), rsp.dtype)
-    get_kernel("retain", (rsp.dtype.name,)).gather(
+    get_kernel("retain", (rsp.dtype.name,), size=out.size).gather(
         as_rows(rsp.data), rsp.indices, row_ids, as_rows(out, written=True)
     )
     return RowSparse(out, row_ids, rsp.shape)

@@ -21,6 +21,7 @@ class Knob:
     values: tuple[Any, ...]
     default: Any
     doc: str
+    in_binary: bool = True  # False: the knob steers dispatch only and is not part of the cache key
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,11 @@ class ScheduleSpace:
                 )
             merged[name] = value
         return tuple(sorted(merged.items()))
+
+    def binary(self, config: Config) -> Config:
+        """The part of ``config`` that changes the compiled binary (the cache key's config)."""
+        dispatch_only = {k.name for k in self.knobs if not k.in_binary}
+        return tuple(item for item in config if item[0] not in dispatch_only)
 
     def candidates(self) -> Iterator[Config]:
         """Every configuration of the space, the default first."""

@@ -1,0 +1,146 @@
+"""The knob search: build each candidate config, time it on representative workloads, log it.
+
+TVM's meta_schedule rejects these kernels (dynamic loops, in-place blocks), so the tuner is a
+search of our own over each schedule's declared knobs. Candidates are timed with the TVM
+runtime's ``time_evaluator``, interleaved round by round, and every measurement is appended to
+a JSON-lines log that the compiler reads to choose configs.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import tvm
+from tqdm import tqdm
+
+from .. import registry
+from ..cache import KernelKey, choose, default_cache, forget_choices, versions
+from ..schedules.space import Config
+from ..target import Target
+from . import records
+from .workloads import MAKERS, TuningWorkload, workload
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The result of tuning one (kernel, dtypes, bucket): default and best config and times."""
+
+    kernel: str
+    dtypes: tuple[str, ...]
+    bucket: str
+    default: Config
+    default_s: float
+    best: Config
+    best_s: float
+
+    @property
+    def speedup(self) -> float:
+        """Default time over best time."""
+        return self.default_s / self.best_s
+
+
+def _candidates(space: Any, trials: int, seed: int) -> list[Config]:
+    everything = list(space.candidates())
+    rest = everything[1:]
+    random.Random(seed).shuffle(rest)
+    return [everything[0], *rest[: max(trials, 1) - 1]]
+
+
+class _Timer:
+    """Runs one workload's calls on a loaded kernel module with ``time_evaluator``."""
+
+    def __init__(self, key: KernelKey, work: TuningWorkload) -> None:
+        kernel = default_cache().get(key)
+        definition = registry.kernel_def(key.kernel)
+        module = tvm.runtime.load_module(str(kernel.path))
+        dev = tvm.cpu(0)
+        self.calls = [
+            (module, definition.symbol(key.dtypes, fname),
+             [tvm.runtime.tensor(a, dev) for a in args])
+            for fname, args in work.calls
+        ]
+
+    def __call__(self, number: int) -> float:
+        total = 0.0
+        for module, symbol, args in self.calls:
+            evaluator = module.time_evaluator(symbol, tvm.cpu(0), number=number, repeat=1)
+            total += evaluator(*args).mean
+        return total
+
+
+def tune_one(kernel: str, dtypes: tuple[str, ...], target: Target, bucket: str, trials: int,
+             log: Path, rounds: int = 7, seed: int = 0, bar: Any = None) -> Outcome:
+    """Tune one (kernel, dtypes, bucket); appends a record per candidate to ``log``."""
+    space = registry.kernel_def(kernel).space(target.kind)
+    work = workload(kernel, dtypes, bucket, seed)
+    elements = int(work.shape[0]) * int(work.shape[1])
+    candidates = _candidates(space, trials, seed)
+    timers: dict[KernelKey, _Timer] = {}
+    binaries: dict[Config, KernelKey] = {}
+    for config in candidates:
+        choice = choose(kernel, dtypes, target, dict(config), bucket)
+        key = choice.serial_key if elements < choice.serial_below else choice.parallel_key
+        if key not in timers:
+            timers[key] = _Timer(key, work)
+        binaries[config] = key
+        if bar is not None:
+            bar.update(1)
+    probe = timers[binaries[candidates[0]]](1)
+    number = max(1, min(1000, int(2e-3 / max(probe, 1e-7))))
+    times: dict[KernelKey, list[float]] = {key: [] for key in timers}
+    keys = list(timers)
+    for r in range(rounds):
+        for key in keys[r % len(keys):] + keys[: r % len(keys)]:
+            times[key].append(timers[key](number))
+    medians = {config: statistics.median(times[binaries[config]]) for config in candidates}
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "a", encoding="utf-8") as out:
+        for config, median in medians.items():
+            out.write(json.dumps({
+                "kernel": kernel, "dtypes": list(dtypes), "target": target.as_dict,
+                "workload": work.describe(), "config": dict(config), "median_s": median,
+                "versions": versions(), "date": stamp,
+            }, sort_keys=True) + "\n")
+    best = min(medians, key=medians.__getitem__)
+    return Outcome(kernel, dtypes, bucket, candidates[0], medians[candidates[0]], best, medians[best])
+
+
+def tune(kernels: Iterable[str], dtypes: Iterable[str], target: Target, trials: int, log: Path,
+         buckets: Iterable[str] = records.BUCKETS, progress: bool | None = None) -> list[Outcome]:
+    """Tune every kernel x dtype x bucket, with a progress bar over candidate builds."""
+    jobs = [(k, (d,), b) for k in kernels for d in dtypes for b in buckets]
+    bar = tqdm(total=len(jobs) * trials, desc="tuning", unit="config",
+               disable=None if progress is None else not progress)
+    outcomes = []
+    for kernel, dts, bucket in jobs:
+        bar.set_postfix_str(f"{kernel} {dts[0]} {bucket}", refresh=False)
+        outcomes.append(tune_one(kernel, dts, target, bucket, trials, log, bar=bar))
+    bar.close()
+    forget_choices()
+    return outcomes
+
+
+def tunable() -> list[str]:
+    """Kernels that have tuning workloads."""
+    return sorted(k for k in registry.KERNELS if k in MAKERS)
+
+
+def table(outcomes: list[Outcome]) -> str:
+    """A plain-text table of the best config against the default for each tuned workload."""
+    lines = [f"{'kernel':18} {'dtype':8} {'bucket':7} {'default ms':>11} {'best ms':>9} "
+             f"{'speedup':>8}  best config"]
+    for o in outcomes:
+        changed = {k: v for k, v in o.best if dict(o.default).get(k) != v}
+        lines.append(
+            f"{o.kernel:18} {o.dtypes[0]:8} {o.bucket:7} {o.default_s * 1e3:11.4f} "
+            f"{o.best_s * 1e3:9.4f} {o.speedup:7.2f}x  {changed or 'default'}"
+        )
+    return "\n".join(lines)
