@@ -1,4 +1,4 @@
-"""The ``sparsegen`` command: demo, info, build, tune, cache."""
+"""The ``sparsegen`` command: demo, info, build, tune, bench, cache."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def _demo(args: argparse.Namespace) -> int:
     from .build import build_library
     from .tutorial import run
 
-    summary = build_library(dtypes=("float32", "float16", "int64"))
+    summary = build_library(dtypes=("float32",))
     print(f"kernel library ready: {summary}\n")
     for step, printed in run():
         print(f"== {step.section}: {step.text}")
@@ -104,6 +104,24 @@ def _tune(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .bench import suite
+
+    ids = args.workloads.split(",") if args.workloads else sorted(suite.WORKLOADS)
+    unknown = [i for i in ids if i not in suite.WORKLOADS]
+    if unknown:
+        print(f"sparsegen: error: unknown workloads {unknown}; known: {sorted(suite.WORKLOADS)}",
+              file=sys.stderr)
+        return 2
+    report = suite.run(ids, quick=args.quick)
+    paths = suite.write(report, Path(args.out))
+    print(suite.markdown(report))
+    print("wrote " + ", ".join(str(p) for p in paths))
+    return 0
+
+
 def _cache(args: argparse.Namespace) -> int:
     from .cache import default_cache
 
@@ -147,6 +165,11 @@ def parser() -> argparse.ArgumentParser:
     tune.add_argument("--buckets", nargs="+", default=["small", "medium", "large"],
                       choices=["small", "medium", "large"], help="workload size buckets")
     tune.set_defaults(run=_tune)
+    bench = sub.add_parser("bench", help="run WORKLOADS.md against numpy/scipy and PyTorch")
+    bench.add_argument("--workloads", help="comma-separated ids such as W1,W4 (default: all)")
+    bench.add_argument("--out", default="benchmarks/results", help="output directory")
+    bench.add_argument("--quick", action="store_true", help="small sizes, few repeats")
+    bench.set_defaults(run=_bench)
     cache = sub.add_parser("cache", help="inspect or clear the kernel cache")
     cache.add_argument("action", choices=("info", "clear"))
     cache.add_argument("-v", "--verbose", action="store_true", help="list every entry")

@@ -48,3 +48,32 @@ def test_console_script_reports_errors():
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
     assert "sparsegen: error: unknown kernel 'nope'" in result.stderr
+
+
+def test_bench_quick_writes_its_files(tmp_path, capsys):
+    assert main(["bench", "--quick", "--workloads", "W1,W7", "--out", str(tmp_path)]) == 0
+    report = json.loads((tmp_path / "results.json").read_text())
+    assert [w["id"] for w in report["workloads"]] == ["W1", "W7"]
+    for w in report["workloads"]:
+        assert {"sparsegen", "numpy"} <= set(w["median_ms"]) and w["bytes"] > 0
+        assert all(ms > 0 for ms in w["median_ms"].values())
+    assert set(report["bandwidth_gbps"]) == {"copy", "triad", "rmw"}
+    table = (tmp_path / "results.md").read_text()
+    assert "| W1 " in table and "of bandwidth" in table
+    assert (tmp_path / "results.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_bench_rejects_unknown_workloads(capsys):
+    assert main(["bench", "--workloads", "W99"]) == 2
+    assert "unknown workloads ['W99']" in capsys.readouterr().err
+
+
+def test_tune_cli_tiny(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("SPARSEGEN_CACHE_DIR", str(tmp_path))
+    log = tmp_path / "log.jsonl"
+    assert main(["tune", "--op", "cast_rsp_dense", "--trials", "2", "--buckets", "small",
+                 "--log", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert "default ms" in out and "cast_rsp_dense" in out
+    assert len(log.read_text().splitlines()) == 2
+    assert main(["tune", "--op", "nope"]) == 2

@@ -323,8 +323,10 @@ def retain(data: RowSparseNDArray, indices: Any) -> RowSparseNDArray:
         )
     ids = indices.asnumpy() if isinstance(indices, NDArray) else np.asarray(indices)
     ids = formats.check_indices(ids.ravel(), "indices", data.shape[0], sorted_unique=False)
+    if ids.size > 1 and not (ids[1:] > ids[:-1]).all():
+        ids = np.unique(ids)
     rule = op_rule("retain", (data.stype,))
-    return wrap(rule.run(data._storage, np.unique(ids)), data.context)
+    return wrap(rule.run(data._storage, ids), data.context)
 
 
 __all__ = [

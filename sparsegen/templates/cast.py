@@ -27,11 +27,17 @@ def dense_to_row_sparse(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimF
                 vi = T.axis.spatial(n, i)
                 T.reads(X[vi, 0:d])
                 T.writes(P[vi + 1])
-                j = T.alloc_buffer((1,), "int64", scope="local")
-                j[0] = T.int64(0)
-                while j[0] < d and X[vi, j[0]] == zero:
-                    j[0] = j[0] + T.int64(1)
-                P[vi + 1] = T.Cast("int64", j[0] < d)
+                acc = T.alloc_buffer((lanes,), "int32", scope="local")
+                for ji in T.vectorized(lanes):
+                    acc[ji] = 0
+                for jo in T.serial(d // lanes):
+                    for ji in T.vectorized(lanes):
+                        acc[ji] = acc[ji] | T.Cast("int32", X[vi, jo * lanes + ji] != zero)
+                for jt in T.serial(d % lanes):
+                    acc[0] = acc[0] | T.Cast("int32", X[vi, d - d % lanes + jt] != zero)
+                for ji in T.serial(1, lanes):
+                    acc[0] = acc[0] | acc[ji]
+                P[vi + 1] = T.Cast("int64", acc[0])
         with T.sblock("scan"):
             T.reads(P[0 : n + 1])
             T.writes(P[0 : n + 1])
@@ -102,7 +108,7 @@ def row_sparse_to_dense(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimF
     return {"scatter": scatter}
 
 
-def dense_to_csr(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+def dense_to_csr(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
     """Phase ``count``: ``indptr`` as the prefix sum of each row's non-zero count.
     Phase ``fill``: each row's non-zeros and their column ids, in column order."""
     zero = tvm.tirx.const(0, dtype)
@@ -119,11 +125,17 @@ def dense_to_csr(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 vi = T.axis.spatial(n, i)
                 T.reads(X[vi, 0:d])
                 T.writes(P[vi + 1])
-                c = T.alloc_buffer((1,), "int64", scope="local")
-                c[0] = T.int64(0)
-                for j in T.serial(d):
-                    c[0] = c[0] + T.Cast("int64", X[vi, j] != zero)
-                P[vi + 1] = c[0]
+                acc = T.alloc_buffer((lanes,), "int64", scope="local")
+                for ji in T.vectorized(lanes):
+                    acc[ji] = T.int64(0)
+                for jo in T.serial(d // lanes):
+                    for ji in T.vectorized(lanes):
+                        acc[ji] = acc[ji] + T.Cast("int64", X[vi, jo * lanes + ji] != zero)
+                for jt in T.serial(d % lanes):
+                    acc[0] = acc[0] + T.Cast("int64", X[vi, d - d % lanes + jt] != zero)
+                for ji in T.serial(1, lanes):
+                    acc[0] = acc[0] + acc[ji]
+                P[vi + 1] = acc[0]
         with T.sblock("scan"):
             T.reads(P[0 : n + 1])
             T.writes(P[0 : n + 1])

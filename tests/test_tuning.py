@@ -1,0 +1,97 @@
+"""The tuner: records it writes, the config the compiler then picks, malformed logs."""
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+import sparsegen as mx
+from sparsegen import cache as kcache
+from sparsegen.target import host_cpu
+from sparsegen.tune import records, tuner
+from sparsegen.tune.records import TuningLogWarning
+
+
+@pytest.fixture
+def fresh(tmp_path, monkeypatch):
+    """An empty cache directory (so the user tuning log is empty too)."""
+    monkeypatch.setenv("SPARSEGEN_CACHE_DIR", str(tmp_path))
+    kcache.forget_choices()
+    yield tmp_path
+    kcache.forget_choices()
+
+
+def test_tune_writes_records_and_the_best_is_used(fresh):
+    log = records.user_log()
+    outcome = tuner.tune_one("retain", ("float32",), host_cpu(), "medium", trials=3, log=log, rounds=3)
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert len(lines) == 3
+    for line in lines:
+        assert line["kernel"] == "retain" and line["dtypes"] == ["float32"]
+        assert line["target"]["kind"] == "llvm" and line["workload"]["bucket"] == "medium"
+        assert line["median_s"] > 0 and set(line["versions"]) >= {"tvm", "sparsegen"}
+        assert set(line["config"]) == {"parallel", "chunk", "lanes", "serial_below"}
+        assert records.parse(json.dumps(line), "test") is not None
+    fastest = min(lines, key=lambda line: line["median_s"])["config"]
+    assert dict(outcome.best) == fastest
+    kcache.forget_choices()
+    choice = kcache.choose("retain", ("float32",), None, None, "medium")
+    assert choice.source == "user" and dict(choice.config) == fastest
+    # a call in the medium bucket runs the tuned binary: its cache key holds the tuned knobs
+    rsp = mx.nd.sparse.row_sparse_array(np.ones((4096, 128), np.float32))
+    mx.nd.sparse.retain(rsp, np.arange(0, 4096, 2))
+    used = [k for k in kcache.default_cache()._memory if k.kernel == "retain"]
+    expected_parallel = fastest["parallel"] and 2048 * 128 >= fastest["serial_below"]
+    assert any(dict(k.config) == {**{n: fastest[n] for n in ("chunk", "lanes")},
+                                  "parallel": expected_parallel} for k in used)
+
+
+def test_malformed_and_foreign_lines_are_skipped_with_warnings(fresh):
+    log = records.user_log()
+    log.parent.mkdir(parents=True)
+    good = {"kernel": "retain", "dtypes": ["float64"], "target": host_cpu().as_dict,
+            "workload": {"bucket": "large"}, "median_s": 0.001,
+            "config": {"parallel": True, "chunk": 64, "lanes": 8, "serial_below": 0}}
+    log.write_text("\n".join([
+        "not json at all",
+        json.dumps({"some": "other tool"}),
+        json.dumps({**good, "workload": {"bucket": "huge"}}),
+        json.dumps({**good, "median_s": -1}),
+        json.dumps([1, 2, 3]),
+        json.dumps(good),
+        "",
+    ]))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        choice = kcache.choose("retain", ("float64",), None, None, "large")
+    skipped = [w for w in caught if issubclass(w.category, TuningLogWarning)]
+    assert len(skipped) == 5
+    assert all("skipping a line" in str(w.message) for w in skipped)
+    assert choice.source == "user" and dict(choice.config) == good["config"]
+
+
+def test_records_for_other_cpus_or_knob_sets_do_not_apply(fresh):
+    log = records.user_log()
+    log.parent.mkdir(parents=True)
+    other = {"kernel": "retain", "dtypes": ["float64"], "target": {"kind": "llvm", "mcpu": "other"},
+             "workload": {"bucket": "large"}, "median_s": 0.001,
+             "config": {"parallel": True, "chunk": 64, "lanes": 8, "serial_below": 0}}
+    stale = {**other, "target": host_cpu().as_dict, "config": {"parallel": True, "tile": 3}}
+    log.write_text(json.dumps(other) + "\n" + json.dumps(stale) + "\n")
+    assert kcache.choose("retain", ("float64",), None, None, "large").source in ("default", "shipped")
+
+
+def test_size_buckets():
+    assert records.size_bucket(0) == "small"
+    assert records.size_bucket(2**15) == "medium"
+    assert records.size_bucket(2**30) == "large"
+
+
+def test_small_calls_use_the_serial_build(fresh):
+    choice = kcache.choose("cast_rsp_dense", ("float32",), None, {"serial_below": 4096}, "small")
+    assert dict(choice.parallel_key.config)["parallel"] is True
+    assert dict(choice.serial_key.config)["parallel"] is False
+    small = kcache.get_kernel("cast_rsp_dense", ("float32",), config={"serial_below": 4096}, size=100)
+    large = kcache.get_kernel("cast_rsp_dense", ("float32",), config={"serial_below": 4096}, size=10**6)
+    assert small.key == choice.serial_key and large.key == choice.parallel_key
