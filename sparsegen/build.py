@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from tqdm import tqdm
 
 from .cache import default_cache, get_kernel
-from .registry import DATA_DTYPES, KERNELS
+from .registry import DATA_DTYPES, KERNELS, kernel_def
 
 
 @dataclass(frozen=True)
@@ -30,14 +30,18 @@ def build_library(
     target: str | None = None,
     progress: bool | None = None,
 ) -> BuildSummary:
-    """Compile every (kernel, dtype) pair into the cache; ``progress=None`` shows a bar on a TTY."""
+    """Compile every kernel for every dtype into the cache; ``progress=None`` shows a bar on a TTY.
+
+    A kernel with several dtype parameters is built with all of them equal to each dtype.
+    """
     cache = default_cache()
-    jobs = [(k, d) for k in (kernels or sorted(KERNELS)) for d in dtypes]
+    names = list(kernels or sorted(KERNELS))
+    jobs = sorted({(k, (d,) * len(kernel_def(k).dtype_params)) for k in names for d in dtypes})
     start = time.perf_counter()
     before = cache.stats["built"] + cache.stats["rebuilt"]
     bar = tqdm(jobs, desc="building kernels", unit="kernel", disable=None if progress is None else not progress)
-    for kernel, dtype in bar:
-        bar.set_postfix_str(f"{kernel} {dtype}", refresh=False)
-        get_kernel(kernel, (dtype,), target)
+    for kernel, kernel_dtypes in bar:
+        bar.set_postfix_str(f"{kernel} {','.join(kernel_dtypes)}", refresh=False)
+        get_kernel(kernel, kernel_dtypes, target)
     built = cache.stats["built"] - before
     return BuildSummary(built, len(jobs) - built, time.perf_counter() - start)

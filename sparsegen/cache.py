@@ -87,12 +87,8 @@ class Kernel:
             name: runtime.wrap(module[definition.symbol(key.dtypes, name)])
             for name, _ in definition.signatures
         }
-
-    def __getattr__(self, name: str) -> Callable[..., Any]:
-        try:
-            return self.__dict__["functions"][name]
-        except KeyError:
-            raise AttributeError(name) from None
+        for name, function in self.functions.items():
+            setattr(self, name, function)  # kernel.fill(...) with plain attribute lookup
 
     def __repr__(self) -> str:
         return f"<Kernel {self.key.kernel} {self.key.dtypes} {self.key.target.label}>"
@@ -189,6 +185,7 @@ class KernelCache:
     def clear(self) -> int:
         """Delete every entry on disk and in memory; returns the number of files removed."""
         removed = 0
+        _KERNELS.clear()
         with self._lock:
             self._memory.clear()
             for path in (self.directory / "kernels").glob("*"):
@@ -198,16 +195,20 @@ class KernelCache:
         return removed
 
 
-_CACHES: dict[str | None, KernelCache] = {}
+_ACTIVE: list[KernelCache] = []
 
 
 def default_cache() -> KernelCache:
-    """The process's cache for the configured directory (``$SPARSEGEN_CACHE_DIR``)."""
-    configured = os.environ.get("SPARSEGEN_CACHE_DIR")
-    cache = _CACHES.get(configured)
-    if cache is None:
-        cache = _CACHES[configured] = KernelCache(cache_dir())
-    return cache
+    """The process's cache, in the directory configured when it was first used (or reset)."""
+    if not _ACTIVE:
+        _ACTIVE.append(KernelCache(cache_dir()))
+    return _ACTIVE[0]
+
+
+def reset() -> None:
+    """Re-read ``$SPARSEGEN_CACHE_DIR`` and the tuning logs on next use (tests, tools)."""
+    _ACTIVE.clear()
+    forget_choices()
 
 
 @dataclass(frozen=True)
@@ -261,6 +262,7 @@ def kernel_key(
 
 
 _CHOICES: dict[tuple[Any, ...], Choice] = {}
+_KERNELS: dict[tuple[Any, ...], Kernel] = {}  # (choice memo, serial) -> loaded kernel
 
 
 def get_kernel(
@@ -283,10 +285,15 @@ def get_kernel(
     if choice is None:
         choice = _CHOICES[memo] = choose(name, dtypes, target, config, bucket)
     small = size is not None and size < choice.serial_below
-    return default_cache().get(choice.serial_key if small else choice.parallel_key)
+    kernel = _KERNELS.get((memo, small))
+    if kernel is None:
+        kernel = default_cache().get(choice.serial_key if small else choice.parallel_key)
+        _KERNELS[(memo, small)] = kernel
+    return kernel
 
 
 def forget_choices() -> None:
     """Drop the memoised config choices (after new tuning records were written)."""
     _CHOICES.clear()
+    _KERNELS.clear()
     records.reload()

@@ -51,9 +51,18 @@ def _compact(arg: Any) -> Any:
 
 
 def wrap(function: Any) -> Callable[..., Any]:
-    """A Python callable for one kernel function that accepts empty numpy arrays too."""
+    """A Python callable for one kernel function that accepts empty numpy arrays too.
+
+    The argument check that rejects numpy's zero strides runs before the kernel does, so the
+    common case pays nothing and a rejected call with empty arrays is retried re-strided.
+    """
 
     def call(*args: Any) -> Any:
-        return function(*[_compact(a) for a in args])
+        try:
+            return function(*args)
+        except ValueError:
+            if not any(isinstance(a, np.ndarray) and a.size == 0 for a in args):
+                raise
+            return function(*[_compact(a) for a in args])
 
     return call

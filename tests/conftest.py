@@ -24,3 +24,14 @@ DTYPES = ("float16", "float32", "float64", "uint8", "int8", "int32", "int64")
 def rng() -> np.random.Generator:
     """A seeded generator."""
     return np.random.default_rng(0)
+
+
+@pytest.fixture
+def fresh_cache(tmp_path, monkeypatch):
+    """An empty kernel cache directory (and so an empty user tuning log) for one test."""
+    from sparsegen import cache
+
+    monkeypatch.setenv("SPARSEGEN_CACHE_DIR", str(tmp_path))
+    cache.reset()
+    yield cache.default_cache()
+    cache.reset()

@@ -15,13 +15,6 @@ from sparsegen import cache as kcache
 from sparsegen.errors import KernelCacheWarning, TargetWarning
 
 
-@pytest.fixture
-def fresh_cache(tmp_path, monkeypatch):
-    """An empty kernel cache directory for this test."""
-    monkeypatch.setenv("SPARSEGEN_CACHE_DIR", str(tmp_path))
-    return kcache.default_cache()
-
-
 def _run(code: str, cache_dir) -> dict:
     env = {**os.environ, "SPARSEGEN_CACHE_DIR": str(cache_dir)}
     out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True,

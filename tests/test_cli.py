@@ -28,8 +28,7 @@ def test_info_json(capsys):
     assert facts["gpus"] >= 0 and facts["threads"] >= 1
 
 
-def test_build_then_all_from_cache(capsys, tmp_path, monkeypatch):
-    monkeypatch.setenv("SPARSEGEN_CACHE_DIR", str(tmp_path))
+def test_build_then_all_from_cache(capsys, fresh_cache):
     assert main(["build", "--ops", "retain", "cast_rsp_dense", "--dtypes", "float32", "int8"]) == 0
     assert "4 kernels built, 0 from cache" in capsys.readouterr().out
     assert main(["build", "--ops", "retain", "cast_rsp_dense", "--dtypes", "float32", "int8"]) == 0
@@ -68,8 +67,7 @@ def test_bench_rejects_unknown_workloads(capsys):
     assert "unknown workloads ['W99']" in capsys.readouterr().err
 
 
-def test_tune_cli_tiny(tmp_path, capsys, monkeypatch):
-    monkeypatch.setenv("SPARSEGEN_CACHE_DIR", str(tmp_path))
+def test_tune_cli_tiny(tmp_path, capsys, fresh_cache):
     log = tmp_path / "log.jsonl"
     assert main(["tune", "--op", "cast_rsp_dense", "--trials", "2", "--buckets", "small",
                  "--log", str(log)]) == 0

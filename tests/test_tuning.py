@@ -13,16 +13,7 @@ from sparsegen.tune import records, tuner
 from sparsegen.tune.records import TuningLogWarning
 
 
-@pytest.fixture
-def fresh(tmp_path, monkeypatch):
-    """An empty cache directory (so the user tuning log is empty too)."""
-    monkeypatch.setenv("SPARSEGEN_CACHE_DIR", str(tmp_path))
-    kcache.forget_choices()
-    yield tmp_path
-    kcache.forget_choices()
-
-
-def test_tune_writes_records_and_the_best_is_used(fresh):
+def test_tune_writes_records_and_the_best_is_used(fresh_cache):
     log = records.user_log()
     outcome = tuner.tune_one("retain", ("float32",), host_cpu(), "medium", trials=3, log=log, rounds=3)
     lines = [json.loads(line) for line in log.read_text().splitlines()]
@@ -47,7 +38,7 @@ def test_tune_writes_records_and_the_best_is_used(fresh):
                                   "parallel": expected_parallel} for k in used)
 
 
-def test_malformed_and_foreign_lines_are_skipped_with_warnings(fresh):
+def test_malformed_and_foreign_lines_are_skipped_with_warnings(fresh_cache):
     log = records.user_log()
     log.parent.mkdir(parents=True)
     good = {"kernel": "retain", "dtypes": ["float64"], "target": host_cpu().as_dict,
@@ -71,7 +62,7 @@ def test_malformed_and_foreign_lines_are_skipped_with_warnings(fresh):
     assert choice.source == "user" and dict(choice.config) == good["config"]
 
 
-def test_records_for_other_cpus_or_knob_sets_do_not_apply(fresh):
+def test_records_for_other_cpus_or_knob_sets_do_not_apply(fresh_cache):
     log = records.user_log()
     log.parent.mkdir(parents=True)
     other = {"kernel": "retain", "dtypes": ["float64"], "target": {"kind": "llvm", "mcpu": "other"},
@@ -88,7 +79,7 @@ def test_size_buckets():
     assert records.size_bucket(2**30) == "large"
 
 
-def test_small_calls_use_the_serial_build(fresh):
+def test_small_calls_use_the_serial_build(fresh_cache):
     choice = kcache.choose("cast_rsp_dense", ("float32",), None, {"serial_below": 4096}, "small")
     assert dict(choice.parallel_key.config)["parallel"] is True
     assert dict(choice.serial_key.config)["parallel"] is False
