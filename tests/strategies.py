@@ -11,10 +11,13 @@ from conftest import DTYPES
 @st.composite
 def sparse_dense_arrays(draw, ndim: int | None = None, max_rows: int = 40, max_cols: int = 9,
                         dtypes=DTYPES) -> np.ndarray:
-    """A dense array whose rows are zero with a drawn probability (0 to 1), of a drawn dtype."""
+    """A dense array whose rows are zero with a drawn probability (0 to 1), of a drawn dtype.
+
+    Row counts are mostly small, sometimes large enough that calls run the parallel builds."""
     dtype = np.dtype(draw(st.sampled_from(dtypes)))
     ndim = ndim or draw(st.sampled_from((1, 2, 2, 2, 3)))
-    rows = draw(st.integers(0, max_rows))
+    # mostly small, sometimes big enough (> serial_below elements) to run the parallel builds
+    rows = draw(st.one_of(st.integers(0, max_rows), st.sampled_from((700, 4099))))
     trailing = tuple(draw(st.lists(st.integers(0 if ndim == 2 else 1, max_cols), min_size=ndim - 1,
                                    max_size=ndim - 1)))
     row_density = draw(st.sampled_from((0.0, 0.1, 0.5, 1.0)))
