@@ -1,4 +1,4 @@
-"""The ``sparsegen`` command: demo, info, build, tune, bench, cache."""
+"""The ``sparsegen`` command: demo, info, build, tune, bench, export, cache."""
 
 from __future__ import annotations
 
@@ -15,16 +15,22 @@ from .config import cache_dir, num_threads
 
 def _demo(args: argparse.Namespace) -> int:
     from .build import build_library
-    from .tutorial import run
 
     summary = build_library(dtypes=("float32",))
     print(f"kernel library ready: {summary}\n")
-    for step, printed in run():
-        print(f"== {step.section}: {step.text}")
-        for line in textwrap.dedent(step.code).strip().splitlines() + [step.show]:
-            continued = line.startswith((" ", "except", "else", "elif", "finally"))
-            print(("... " if continued else ">>> ") + line)
-        print(printed, end="\n\n")
+    if args.tutorial:
+        from .tutorial import run
+
+        for step, printed in run():
+            print(f"== {step.section}: {step.text}")
+            for line in textwrap.dedent(step.code).strip().splitlines() + [step.show]:
+                continued = line.startswith((" ", "except", "else", "elif", "finally"))
+                print(("... " if continued else ">>> ") + line)
+            print(printed, end="\n\n")
+        return 0
+    from .demo import DemoConfig, run
+
+    run(DemoConfig(train_rows=20_000, test_rows=2_000, epochs=2) if args.quick else DemoConfig())
     return 0
 
 
@@ -122,6 +128,13 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _export(args: argparse.Namespace) -> int:
+    from .export import export
+
+    print(export(args.output, args.target, args.ops, args.dtypes, args.name))
+    return 0
+
+
 def _cache(args: argparse.Namespace) -> int:
     from .cache import default_cache
 
@@ -145,7 +158,11 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="sparsegen", description=__doc__)
     p.add_argument("--version", action="version", version=f"sparsegen {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
-    sub.add_parser("demo", help="walk through MXNet's row_sparse tutorial on generated kernels").set_defaults(run=_demo)
+    demo = sub.add_parser("demo", help="train sparse logistic regression on generated kernels")
+    demo.add_argument("--tutorial", action="store_true",
+                      help="walk through MXNet's row_sparse tutorial instead")
+    demo.add_argument("--quick", action="store_true", help="a smaller data set")
+    demo.set_defaults(run=_demo)
     info = sub.add_parser("info", help="versions, host target, GPU and nvcc presence, cache directory")
     info.add_argument("--json", action="store_true", help="print JSON")
     info.add_argument("--tuning", action="store_true",
@@ -170,6 +187,15 @@ def parser() -> argparse.ArgumentParser:
     bench.add_argument("--out", default="benchmarks/results", help="output directory")
     bench.add_argument("--quick", action="store_true", help="small sizes, few repeats")
     bench.set_defaults(run=_bench)
+    export = sub.add_parser("export", help="one shared library + C header + manifest for C/C++")
+    export.add_argument("--target", default="cpu", help="cpu (default), cuda, or a target JSON dict")
+    export.add_argument("--ops", nargs="+", help="kernel names (default: all)")
+    export.add_argument("--dtypes", nargs="+", default=["float32"],
+                        help="element dtypes (default: float32)")
+    export.add_argument("--name", default="sparsegen_kernels",
+                        help="base name of lib<name>.so and <name>.h (default: sparsegen_kernels)")
+    export.add_argument("-o", "--output", required=True, help="directory to write")
+    export.set_defaults(run=_export)
     cache = sub.add_parser("cache", help="inspect or clear the kernel cache")
     cache.add_argument("action", choices=("info", "clear"))
     cache.add_argument("-v", "--verbose", action="store_true", help="list every entry")

@@ -8,8 +8,8 @@ import sys
 from sparsegen.cli import main
 
 
-def test_demo_walks_the_tutorial(capsys):
-    assert main(["demo"]) == 0
+def test_demo_tutorial_walks_the_tutorial(capsys):
+    assert main(["demo", "--tutorial"]) == 0
     out = capsys.readouterr().out
     assert "kernel library ready" in out
     for section in ("Row Sparse Format", "Array Creation", "Storage Type Conversion", "Copies",

@@ -1,0 +1,29 @@
+"""The training demo, at a reduced size: it runs end to end and its loss decreases."""
+
+import numpy as np
+
+from sparsegen import demo
+
+
+def test_reduced_demo_trains():
+    cfg = demo.DemoConfig(features=50_000, train_rows=3_000, test_rows=500, nnz_per_row=30,
+                          batch=250, epochs=3, learning_rate=0.01)
+    lines = []
+    sparse, dense = demo.run(cfg, progress=False, echo=lines.append)
+    for history in (sparse, dense):
+        assert len(history.loss) == 3 and all(np.isfinite(history.loss))
+        assert history.loss[-1] < history.loss[0] < np.log(2) + 0.01  # starts near chance, falls
+        assert history.accuracy[-1] > 0.55  # better than chance on held-out rows
+        assert all(rate > 0 for rate in history.samples_per_s)
+    assert lines[-1].strip().startswith("summary: row_sparse gradients trained at")
+    assert any("epoch 3: loss" in line for line in lines)
+
+
+def test_data_set_shape():
+    cfg = demo.DemoConfig(features=10_000, train_rows=400, test_rows=100, nnz_per_row=20)
+    x_train, y_train, x_test, y_test = demo.make_data(cfg)
+    assert x_train.shape == (400, 10_000) and x_test.shape == (100, 10_000)
+    assert set(np.unique(y_train)) <= {0.0, 1.0} and y_test.shape == (100,)
+    per_row = np.diff(x_train.indptr.asnumpy())
+    assert 10 <= per_row.mean() <= 20
+    x_train.check_format()
