@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import platform
 import time
 from pathlib import Path
@@ -13,9 +14,16 @@ from tqdm import tqdm
 
 from . import harness, stream
 
+# PyTorch's OpenMP threads spin after each op and starve TVM's pool when the two interleave
+# (one torch call measured 170 ms instead of 0.4 ms); passive waiting keeps the comparison fair.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 WORKLOADS: dict[str, str] = {
     "W1": "sparsegen.bench.workloads_storage:w1_retain",
+    "W2": "sparsegen.bench.workloads_optim:w2_sgd",
+    "W3": "sparsegen.bench.workloads_optim:w3_adam",
     "W7": "sparsegen.bench.workloads_storage:w7_cast",
+    "W8": "sparsegen.bench.workloads_optim:w8_tiny",
 }
 """Workload id -> ``module:factory``; a factory takes ``quick`` and returns a harness Workload."""
 

@@ -14,19 +14,21 @@ from ..context import Context
 from ..errors import SparsegenError
 from ..registry import op_rule
 from . import formats
-from .formats import CSR, RowSparse
 from .ndarray import STYPES, NDArray, deep_copy
+
+
+_CLASSES: dict[type, type[NDArray]] = {}
+"""Storage format class -> the NDArray class that holds it (filled in by ndarray/sparse.py)."""
+
+
+def register(storage_class: type, array_class: type[NDArray]) -> None:
+    """Make ``wrap`` hold ``storage_class`` formats in ``array_class`` arrays."""
+    _CLASSES[storage_class] = array_class
 
 
 def wrap(storage: Any, ctx: Context) -> NDArray:
     """The array class that holds ``storage`` (numpy buffer, ``RowSparse`` or ``CSR``)."""
-    from .sparse import CSRNDArray, RowSparseNDArray
-
-    if isinstance(storage, RowSparse):
-        return RowSparseNDArray(storage, ctx)
-    if isinstance(storage, CSR):
-        return CSRNDArray(storage, ctx)
-    return NDArray(storage, ctx)
+    return _CLASSES.get(type(storage), NDArray)(storage, ctx)
 
 
 def convert(storage: Any, src_stype: str, stype: str) -> Any:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import tvm
 from tqdm import tqdm
 
@@ -63,7 +64,7 @@ class _Timer:
         dev = tvm.cpu(0)
         self.calls = [
             (module, definition.symbol(key.dtypes, fname),
-             [tvm.runtime.tensor(a, dev) for a in args])
+             [tvm.runtime.tensor(a, dev) if isinstance(a, np.ndarray) else a for a in args])
             for fname, args in work.calls
         ]
 

@@ -85,7 +85,41 @@ def _retain(dtype: str, n: int, rng: np.random.Generator) -> Calls:
                         np.empty((req.size, COLS), dtype)))]
 
 
+def _optimizer(states: int, hyper: tuple[float, ...]) -> Callable[[str, int, np.random.Generator], Calls]:
+    """A lazy update of ``n // 8`` random rows of an ``n``-row weight with ``states`` states."""
+
+    def make(dtype: str, n: int, rng: np.random.Generator) -> Calls:
+        ids = np.sort(rng.choice(n, max(1, n // 8), replace=False)).astype(np.int64)
+        arrays = [_values(rng, (n, COLS), dtype) for _ in range(1 + states)]
+        grad = _values(rng, (ids.size, COLS), dtype)
+        return [("lazy", (arrays[0], grad, ids, *arrays[1:], *hyper))]
+
+    return make
+
+
+def _dot_csr_dense(dtype: str, n: int, rng: np.random.Generator) -> Calls:
+    inner, per_row = 16 * n, 64
+    indices = np.sort(rng.integers(0, inner, (n, per_row)), axis=1).astype(np.int64).ravel()
+    indptr = np.arange(0, n * per_row + 1, per_row, dtype=np.int64)
+    return [("matmul", (_values(rng, (indices.size,), dtype), indices, indptr,
+                        _values(rng, (inner, COLS), dtype), np.empty((n, COLS), dtype)))]
+
+
+def _ew_rsp_add(dtype: str, n: int, rng: np.random.Generator) -> Calls:
+    k = max(1, n // 2)
+    src = np.sort(rng.choice(n, k, replace=False)).astype(np.int64)
+    return [("fill_add", (_values(rng, (n, COLS), dtype), _values(rng, (n, COLS), dtype), src, src,
+                          np.empty((k, COLS), dtype)))]
+
+
 MAKERS: dict[str, Callable[[str, int, np.random.Generator], Calls]] = {
+    "optim_sgd": _optimizer(0, (0.1, 1e-4, 1.0, -1.0)),
+    "optim_sgd_mom": _optimizer(1, (0.1, 0.9, 1e-4, 1.0, -1.0)),
+    "optim_adam": _optimizer(2, (0.01, 0.9, 0.999, 1e-8, 1e-4, 1.0, -1.0)),
+    "optim_adagrad": _optimizer(1, (0.1, 1e-7, 0.0, 1.0, -1.0)),
+    "optim_ftrl": _optimizer(2, (0.1, 0.01, 1.0, 1e-4, 1.0, -1.0)),
+    "dot_csr_dense": _dot_csr_dense,
+    "ew_rsp": _ew_rsp_add,
     "cast_dense_rsp": _cast_dense_rsp,
     "cast_rsp_dense": _cast_rsp_dense,
     "cast_dense_csr": _cast_dense_csr,
