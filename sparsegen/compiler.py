@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import tvm
@@ -32,3 +33,21 @@ def build(kernel: KernelDef, dtypes: tuple[str, ...], target: Target, config: Co
     tvm_target = target.to_tvm()
     with tvm_target:
         return tvm.compile(lower(kernel, dtypes, target, config), target=tvm_target)
+
+
+def build_many(
+    parts: Sequence[tuple[KernelDef, tuple[str, ...], Config]], target: Target
+) -> tuple[Any, Any]:
+    """Compile several kernels into one module (one library for ``sparsegen export``).
+
+    Returns the scheduled ``IRModule``, whose function parameters describe the library, and the
+    executable.
+    """
+    mod = tvm.IRModule({
+        gvar.name_hint: func
+        for kernel, dtypes, config in parts
+        for gvar, func in lower(kernel, dtypes, target, config).functions.items()
+    })
+    tvm_target = target.to_tvm()
+    with tvm_target:
+        return mod, tvm.compile(mod, target=tvm_target)

@@ -64,7 +64,228 @@ def _resolve(ref: str) -> Any:
     return getattr(importlib.import_module(module), attr)
 
 
-_CPU_ROWS = (("llvm", "sparsegen.schedules.cpu:ROWS"),)
+_CPU_ROWS = (("llvm", "sparsegen.schedules.cpu:ROWS"), ("cuda", "sparsegen.schedules.cuda:ROWS"))
+"""Row-parallel schedules: chunks on the CPU thread pool (llvm), a GPU thread per row (cuda)."""
+
+
+def _optim_kernel(name: str, states: tuple[str, ...], hyper: str, doc: str,
+                  functions: tuple[str, ...] = ("lazy", "std", "dense")) -> KernelDef:
+    """An in-place optimizer family of sparsegen.templates.optim (states are (n, d) arrays)."""
+    written = "".join(f", {s}[n,d] dtype WRITTEN" for s in states)
+    rows = {
+        "lazy": "grad_data[k,d] dtype, grad_indices[k] int64",
+        "std": "grad_data[k,d] dtype, grad_indices[k] int64",
+        "dense": "grad[n,d] dtype",
+    }
+    return KernelDef(
+        f"optim_{name}",
+        f"sparsegen.templates.optim:{name}",
+        (("llvm", "sparsegen.schedules.cpu:ROWS_PREFETCH"),
+         ("cuda", "sparsegen.schedules.cuda:ROWS")),
+        ("dtype",),
+        tuple((f, f"(weight[n,d] dtype WRITTEN, {rows[f]}{written}, {hyper} float32)")
+              for f in functions),
+        doc,
+    )
+
+
+_OPTIM_KERNELS = (
+    _optim_kernel("sgd", (), "lr, wd, rescale_grad, clip_gradient",
+                  "sgd_update: lazy over gradient rows, std over every row, or dense"),
+    _optim_kernel("sgd_mom", ("mom",), "lr, momentum, wd, rescale_grad, clip_gradient",
+                  "sgd_mom_update: momentum and weight in one pass"),
+    _optim_kernel("adam", ("mean", "var"),
+                  "lr, beta1, beta2, epsilon, wd, rescale_grad, clip_gradient",
+                  "adam_update: mean, var and weight in one pass (bias correction in lr)"),
+    _optim_kernel("adagrad", ("history",), "lr, epsilon, wd, rescale_grad, clip_gradient",
+                  "adagrad_update: history and weight in one pass", ("lazy", "dense")),
+    _optim_kernel("ftrl", ("z", "n_acc"), "lr, lamda1, beta, wd, rescale_grad, clip_gradient",
+                  "ftrl_update: z, n and weight in one pass"),
+)
+"""Optimizer updates, in place (sparsegen/ops/optim.py runs them)."""
+
+_CPU_GATHER = (("llvm", "sparsegen.schedules.cpu:ROWS_PREFETCH"),
+               ("cuda", "sparsegen.schedules.cuda:ROWS"))
+"""Row-parallel schedules for templates that gather rhs rows at random ids (prefetch knob)."""
+
+_SORT_BY_COLUMN = (
+    ("sort_dense", "(indices[nnz] int64, indptr[n+1] int64, keys[nnz] int64 WRITTEN, "
+                   "src[nnz] int64 WRITTEN, erow[nnz] int64 WRITTEN)"),
+    ("sort_rest", "(keys[u] int64 WRITTEN, src[u] int64 WRITTEN, keys_tmp[u] int64 WRITTEN, "
+                  "src_tmp[u] int64 WRITTEN, columns int64)"),
+    ("unique", "(keys[u] int64, uidx[u] int64 WRITTEN, seg[u+1] int64 WRITTEN, "
+               "count[1] int64 WRITTEN)"),
+)
+_CSR_ARGS = "data[nnz] dtype, indices[nnz] int64, indptr[n+1] int64"
+
+_DOT_KERNELS = (
+    KernelDef(
+        "dot_csr_dense",
+        "sparsegen.templates.dot:csr_dense",
+        _CPU_GATHER,
+        ("dtype",),
+        (("matmul", f"({_CSR_ARGS}, rhs[k,d] dtype, out[n,d] dtype WRITTEN)"),),
+        "csr · dense -> dense: each csr row accumulates its rhs rows (prefetched) in place",
+    ),
+    KernelDef(
+        "dot_csr_rsp",
+        "sparsegen.templates.dot:csr_row_sparse",
+        _CPU_ROWS,
+        ("dtype",),
+        (("matmul", f"({_CSR_ARGS}, rdata[k,d] dtype, rindices[k] int64, "
+                    "out[n,d] dtype WRITTEN)"),),
+        "csr · row_sparse -> dense: rhs rows found by binary search among the stored ids",
+    ),
+    KernelDef(
+        "dot_csrT",
+        "sparsegen.templates.dot:csr_t",
+        _CPU_GATHER,
+        ("dtype",),
+        (
+            *_SORT_BY_COLUMN[:1],
+            ("sort_rsp", "(indices[nnz] int64, indptr[n+1] int64, rindices[k] int64, "
+                         "keys[u] int64 WRITTEN, src[u] int64 WRITTEN, erow[nnz] int64 WRITTEN)"),
+            *_SORT_BY_COLUMN[1:],
+            ("values", "(data[nnz] dtype, src[u] int64, erow[nnz] int64, seg[s+1] int64, "
+                       "rhs[k,d] dtype, out[s,d] dtype WRITTEN)"),
+        ),
+        "csrᵀ · dense/row_sparse -> row_sparse: radix sort entries by column, list the distinct "
+        "columns, then each output row sums its column's entries",
+    ),
+    KernelDef(
+        "dot_dense_csr",
+        "sparsegen.templates.dot:dense_csr",
+        _CPU_ROWS,
+        ("dtype",),
+        (
+            ("matmul", "(lhs[m,k] dtype, data[nnz] dtype, indices[nnz] int64, "
+                       "indptr[k+1] int64, out[m,n] dtype WRITTEN)"),
+            *_SORT_BY_COLUMN,
+            ("rank", "(seg[s+1] int64, src[nnz] int64, ranks[nnz] int64 WRITTEN)"),
+            ("values", "(lhs[m,k] dtype, data[nnz] dtype, indptr[k+1] int64, ranks[nnz] int64, "
+                       "columns[s] int64, out_data[m,s] dtype WRITTEN, "
+                       "out_indices[m,s] int64 WRITTEN, out_indptr[m+1] int64 WRITTEN)"),
+        ),
+        "dense · csr -> dense, or -> csr over the csr's distinct columns (sorted, ranked)",
+    ),
+    KernelDef(
+        "dot_dense_csrT",
+        "sparsegen.templates.dot:dense_csr_t",
+        _CPU_ROWS,
+        ("dtype",),
+        (("matmul", "(lhs[m,k] dtype, data[nnz] dtype, indices[nnz] int64, indptr[n+1] int64, "
+                    "out[m,n] dtype WRITTEN)"),),
+        "dense · csrᵀ -> dense: each output element gathers one csr row",
+    ),
+    KernelDef(
+        "dot_dense",
+        "sparsegen.templates.dot:dense_dense",
+        _CPU_ROWS,
+        ("dtype",),
+        (
+            ("nn", "(lhs[m,k] dtype, rhs[k,n] dtype, out[m,n] dtype WRITTEN)"),
+            ("tn", "(lhs[k,m] dtype, rhs[k,n] dtype, out[m,n] dtype WRITTEN)"),
+            ("nt", "(lhs[m,k] dtype, rhs[n,k] dtype, out[m,n] dtype WRITTEN)"),
+            ("tt", "(lhs[k,m] dtype, rhs[n,k] dtype, out[m,n] dtype WRITTEN)"),
+        ),
+        "dense · dense -> dense with either operand transposed; output rows in parallel",
+    ),
+)
+"""dot (sparsegen/ops/dot.py runs them)."""
+
+ELEMWISE_UNARY_SPARSE = (
+    "abs", "sign", "sqrt", "square", "negative", "relu", "sin", "sinh", "tan", "tanh", "arcsin",
+    "arcsinh", "arctan", "arctanh", "floor", "ceil", "round", "rint", "fix", "trunc", "expm1",
+    "log1p", "cbrt", "degrees", "radians",
+)
+"""Unary ops that map zero to zero: row_sparse and csr keep their storage (stored values only)."""
+
+ELEMWISE_UNARY_DENSE = (
+    "exp", "log", "log10", "log2", "rsqrt", "cos", "cosh", "arccos", "arccosh", "sigmoid",
+)
+"""Unary ops that map zero elsewhere: a dense kernel only (sparse inputs fall back to it)."""
+
+ELEMWISE_SCALAR_OPS = ("add_scalar", "sub_scalar", "rsub_scalar", "mul_scalar", "div_scalar",
+                       "rdiv_scalar")
+"""``x <op> s`` and the reflected ``s - x``, ``s / x``: functions of kernel ``ew_dense``."""
+
+_FLAT_MAP = "(x[n] dtype, out[n] dtype WRITTEN)"
+_RSP_ARGS = "a[ka,d] dtype, b[kb,d] dtype, src_a[k] int64, src_b[k] int64, out[k,d] dtype WRITTEN"
+_CSR_PAIR = ("a_indptr[n+1] int64, a_indices[na] int64, a_data[na] dtype, b_indptr[n+1] int64, "
+             "b_indices[nb] int64, b_data[nb] dtype, indptr[n+1] int64, "
+             "indices[nnz] int64 WRITTEN, data[nnz] dtype WRITTEN")
+_MERGE = ("(a[ka] int64, b[kb] int64, indices[m] int64 WRITTEN, src_a[m] int64 WRITTEN, "
+          "src_b[m] int64 WRITTEN, count[1] int64 WRITTEN)")
+_COUNT = ("(a_indptr[n+1] int64, a_indices[na] int64, b_indptr[n+1] int64, b_indices[nb] int64, "
+          "indptr[n+1] int64 WRITTEN)")
+
+_ELEMWISE_KERNELS = (
+    KernelDef(
+        "ew_dense",
+        "sparsegen.templates.elemwise:dense",
+        _CPU_ROWS,
+        ("dtype",),
+        (
+            *((fn, "(a[n] dtype, b[n] dtype, out[n] dtype WRITTEN)")
+              for fn in ("add", "sub", "mul", "div")),
+            *((fn, "(x[n] dtype, s float64|int64, out[n] dtype WRITTEN)")
+              for fn in ELEMWISE_SCALAR_OPS),
+            ("clip", "(x[n] dtype, lo float64|int64, hi float64|int64, out[n] dtype WRITTEN)"),
+        ),
+        "elementwise maps over flat buffers (dense arrays or stored values): a <op> b, "
+        "x <op> scalar, clip",
+    ),
+    KernelDef(
+        "ew_unary",
+        "sparsegen.templates.elemwise:unary_maps",
+        _CPU_ROWS,
+        ("dtype",),
+        tuple((fn, _FLAT_MAP) for fn in ELEMWISE_UNARY_SPARSE + ELEMWISE_UNARY_DENSE),
+        "unary math over flat buffers, one function per op",
+    ),
+    KernelDef(
+        "ew_index",
+        "sparsegen.templates.elemwise:index_sets",
+        _CPU_ROWS,
+        (),
+        (
+            ("rsp_union", _MERGE),
+            ("rsp_intersect", _MERGE),
+            ("csr_union_count", _COUNT),
+            ("csr_intersect_count", _COUNT),
+        ),
+        "phase 1 of sparse (op) sparse: merged row ids with source positions, or csr row sizes",
+    ),
+    KernelDef(
+        "ew_rsp",
+        "sparsegen.templates.elemwise:row_sparse",
+        _CPU_ROWS,
+        ("dtype",),
+        (
+            *((f"fill_{fn}", f"({_RSP_ARGS})") for fn in ("add", "sub", "mul")),
+            *((f"update_{fn}", "(dense[n,d] dtype WRITTEN, data[k,d] dtype, indices[k] int64)")
+              for fn in ("add", "sub")),
+            ("gather_mul", "(dense[n,d] dtype, data[k,d] dtype, indices[k] int64, "
+                           "out[k,d] dtype WRITTEN)"),
+        ),
+        "phase 2 of row_sparse (op) row_sparse, and row_sparse with dense, parallel over rows",
+    ),
+    KernelDef(
+        "ew_csr",
+        "sparsegen.templates.elemwise:csr",
+        _CPU_ROWS,
+        ("dtype",),
+        (
+            *((f"fill_{fn}", f"({_CSR_PAIR})") for fn in ("add", "sub", "mul")),
+            *((f"update_{fn}", "(dense[n,m] dtype WRITTEN, data[nnz] dtype, indices[nnz] int64, "
+                               "indptr[n+1] int64)") for fn in ("add", "sub")),
+            ("gather_mul", "(dense[n,m] dtype, data[nnz] dtype, indices[nnz] int64, "
+                           "indptr[n+1] int64, out[nnz] dtype WRITTEN)"),
+        ),
+        "phase 2 of csr (op) csr, and csr with dense, parallel over rows",
+    ),
+)
+"""Elementwise ops (sparsegen/ops/elemwise.py runs them)."""
 
 KERNELS: dict[str, KernelDef] = {
     k.name: k
@@ -119,7 +340,7 @@ KERNELS: dict[str, KernelDef] = {
                         "out[m,d] dtype WRITTEN)"),),
             "retain: rows of a row_sparse array by requested id, zero rows where not stored",
         ),
-    )
+    ) + _OPTIM_KERNELS + _DOT_KERNELS + _ELEMWISE_KERNELS
 }
 """Every kernel family sparsegen generates."""
 
@@ -144,7 +365,39 @@ class OpRule:
         return _resolve(self.implementation)(*args, **kwargs)
 
 
+_EW = "sparsegen.ops.elemwise:"
+_STYPES = ("default", "row_sparse", "csr")
+_ELEMWISE_BINARY = (  # input stypes, (output stype, implementation) of add / sub, of mul
+    (("default", "default"), ("default", "dense_binary"), ("default", "dense_binary")),
+    (("row_sparse", "row_sparse"), ("row_sparse", "rsp_rsp"), ("row_sparse", "rsp_rsp")),
+    (("csr", "csr"), ("csr", "csr_csr"), ("csr", "csr_csr")),
+    (("default", "row_sparse"), ("default", "dense_sparse"), ("row_sparse", "dense_sparse_mul")),
+    (("row_sparse", "default"), ("default", "sparse_dense"), ("row_sparse", "sparse_dense_mul")),
+    (("default", "csr"), ("default", "dense_sparse"), ("csr", "dense_sparse_mul")),
+    (("csr", "default"), ("default", "sparse_dense"), ("csr", "sparse_dense_mul")),
+)
+_ELEMWISE_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
+    **{(op, stypes): OpRule(out, _EW + impl)
+       for op in ("elemwise_add", "elemwise_sub")
+       for stypes, (out, impl), _ in _ELEMWISE_BINARY},
+    **{("elemwise_mul", stypes): OpRule(out, _EW + impl)
+       for stypes, _, (out, impl) in _ELEMWISE_BINARY},
+    ("elemwise_div", ("default", "default")): OpRule("default", _EW + "dense_binary"),
+    **{(f"_inplace_{fn}", ("default", stype)): OpRule("default", _EW + "update_dense")
+       for fn in ("add", "sub") for stype in ("row_sparse", "csr")},
+    **{(f"_{fn}", (stype,)): OpRule(stype, _EW + "scalar")
+       for fn in ELEMWISE_SCALAR_OPS for stype in _STYPES if fn != "rdiv_scalar"},
+    ("_rdiv_scalar", ("default",)): OpRule("default", _EW + "scalar"),
+    **{(op, (stype,)): OpRule(stype, _EW + "unary")
+       for op in ELEMWISE_UNARY_SPARSE for stype in _STYPES},
+    **{(op, ("default",)): OpRule("default", _EW + "unary") for op in ELEMWISE_UNARY_DENSE},
+    **{("clip", (stype,)): OpRule(stype, _EW + "clip") for stype in _STYPES},
+}
+"""Elementwise storage rules. A scalar op, or clip, whose parameters map zero elsewhere runs on
+the dense form (the front end converts first): its result is dense whatever the input."""
+
 OP_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
+    **_ELEMWISE_RULES,
     ("cast_storage->row_sparse", ("default",)):
         OpRule("row_sparse", "sparsegen.ops.cast:dense_to_row_sparse"),
     ("cast_storage->default", ("row_sparse",)):
@@ -152,6 +405,45 @@ OP_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
     ("cast_storage->csr", ("default",)): OpRule("csr", "sparsegen.ops.cast:dense_to_csr"),
     ("cast_storage->default", ("csr",)): OpRule("default", "sparsegen.ops.cast:csr_to_dense"),
     ("retain", ("row_sparse",)): OpRule("row_sparse", "sparsegen.ops.retain:retain"),
+    # dot: the op name carries the transpose flags and forward_stype ("->stype"); these are
+    # MXNet's sparse kernels on CPU (plus dense·csrᵀ -> csr, a fallback there); any other
+    # combination runs the dense rule below with a StorageFallbackWarning.
+    ("dot", ("csr", "default")): OpRule("default", "sparsegen.ops.dot:csr_dense"),
+    ("dot->default", ("csr", "default")): OpRule("default", "sparsegen.ops.dot:csr_dense"),
+    ("dot_transpose_a", ("csr", "default")):
+        OpRule("row_sparse", "sparsegen.ops.dot:csr_t_dense"),
+    ("dot_transpose_a->row_sparse", ("csr", "default")):
+        OpRule("row_sparse", "sparsegen.ops.dot:csr_t_dense"),
+    ("dot_transpose_a->default", ("csr", "default")):
+        OpRule("default", "sparsegen.ops.dot:csr_t_dense_to_dense"),
+    ("dot", ("csr", "row_sparse")): OpRule("default", "sparsegen.ops.dot:csr_row_sparse"),
+    ("dot->default", ("csr", "row_sparse")):
+        OpRule("default", "sparsegen.ops.dot:csr_row_sparse"),
+    ("dot_transpose_a", ("csr", "row_sparse")):
+        OpRule("row_sparse", "sparsegen.ops.dot:csr_t_row_sparse"),
+    ("dot_transpose_a->row_sparse", ("csr", "row_sparse")):
+        OpRule("row_sparse", "sparsegen.ops.dot:csr_t_row_sparse"),
+    ("dot_transpose_a->default", ("csr", "row_sparse")):
+        OpRule("default", "sparsegen.ops.dot:csr_t_row_sparse_to_dense"),
+    ("dot", ("default", "csr")): OpRule("csr", "sparsegen.ops.dot:dense_csr_to_csr"),
+    ("dot->csr", ("default", "csr")): OpRule("csr", "sparsegen.ops.dot:dense_csr_to_csr"),
+    ("dot->default", ("default", "csr")): OpRule("default", "sparsegen.ops.dot:dense_csr"),
+    ("dot_transpose_b", ("default", "csr")):
+        OpRule("csr", "sparsegen.ops.dot:dense_csr_t_to_csr"),
+    ("dot_transpose_b->csr", ("default", "csr")):
+        OpRule("csr", "sparsegen.ops.dot:dense_csr_t_to_csr"),
+    ("dot_transpose_b->default", ("default", "csr")):
+        OpRule("default", "sparsegen.ops.dot:dense_csr_t"),
+    **{
+        (f"dot{flags}{forward}", ("default", "default")): OpRule(stype, f"sparsegen.ops.dot:{impl}")
+        for flags in ("", "_transpose_a", "_transpose_b", "_transpose_a_transpose_b")
+        for forward, stype, impl in (
+            ("", "default", "dense_dense"),
+            ("->default", "default", "dense_dense"),
+            ("->row_sparse", "row_sparse", "dense_dense_to_row_sparse"),
+            ("->csr", "csr", "dense_dense_to_csr"),
+        )
+    },
 }
 """(op, input storage types) -> output storage type and implementation: storage inference as data."""
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import importlib.util
 import os
+import sys
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
@@ -12,11 +13,18 @@ from typing import Any
 
 import numpy as np
 
-# tvm_ffi imports torch (about 1.5 s) and may JIT-build a DLPack extension for it at import
-# time; kernels take torch tensors through the standard DLPack protocol without that.
+# tvm_ffi imports torch (about 2 s) whenever it is installed, and may JIT-build a DLPack
+# extension for it, at import time; kernels take torch tensors through the standard DLPack
+# protocol without either, so torch is hidden while tvm_ffi loads (unless already imported).
 os.environ.setdefault("TVM_FFI_DISABLE_TORCH_C_DLPACK", "1")
-
-import tvm_ffi  # noqa: E402
+_HIDE_TORCH = "torch" not in sys.modules
+if _HIDE_TORCH:
+    sys.modules["torch"] = None  # type: ignore[assignment]  # `import torch` raises ImportError
+try:
+    import tvm_ffi  # noqa: E402
+finally:
+    if _HIDE_TORCH:
+        del sys.modules["torch"]
 
 from .config import num_threads  # noqa: E402
 

@@ -9,6 +9,9 @@ import numpy as np
 from ..context import Context
 from ..context import resolve as resolve_context
 from . import sparse
+from .dot import dot
+from . import elemwise
+from .elemwise import *  # noqa: F403 - elemwise.__all__, which includes abs and round
 from .formats import check_dtype, check_shape
 from .ndarray import NDArray
 from .sparse import BaseSparseNDArray, CSRNDArray, RowSparseNDArray
@@ -68,6 +71,7 @@ def waitall() -> None:
 
 
 __all__ = [
-    "CSRNDArray", "NDArray", "RowSparseNDArray", "array", "cast_storage", "empty", "full",
+    "CSRNDArray", "NDArray", "RowSparseNDArray", "array", "cast_storage", "dot", "empty", "full",
     "ones", "ones_like", "sparse", "waitall", "zeros", "zeros_like",
 ]
+__all__ += elemwise.__all__

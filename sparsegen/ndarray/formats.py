@@ -60,6 +60,8 @@ def check_indices(indices: Any, what: str, upper: int | None, sorted_unique: boo
         if not np.issubdtype(arr.dtype, np.floating) or not np.all(np.floor(arr) == arr):
             raise SparsegenError(f"{what} must hold integers, got {_preview(arr)} ({arr.dtype})")
     arr = np.ascontiguousarray(arr, dtype=INDEX_DTYPE) if arr.size else np.empty(0, INDEX_DTYPE)
+    if not arr.flags.writeable:  # numpy will not hand read-only arrays to the kernels (DLPack)
+        arr = arr.copy()
     if arr.size:
         bad = np.flatnonzero((arr < 0) | (arr >= upper)) if upper is not None else np.flatnonzero(arr < 0)
         if bad.size:

@@ -163,6 +163,72 @@ class NDArray:
     def wait_to_write(self) -> None:
         """Block until pending reads and writes finish (returns at once, as above)."""
 
+    # -- arithmetic (sparsegen/ndarray/elemwise.py; storage rules as MXNet's) -------------------
+    def __add__(self, other: Any) -> "NDArray":
+        from .elemwise import add
+
+        return add(self, other)
+
+    def __radd__(self, other: Any) -> "NDArray":
+        from .elemwise import add
+
+        return add(other, self)
+
+    def __sub__(self, other: Any) -> "NDArray":
+        from .elemwise import subtract
+
+        return subtract(self, other)
+
+    def __rsub__(self, other: Any) -> "NDArray":
+        from .elemwise import subtract
+
+        return subtract(other, self)
+
+    def __mul__(self, other: Any) -> "NDArray":
+        from .elemwise import multiply
+
+        return multiply(self, other)
+
+    def __rmul__(self, other: Any) -> "NDArray":
+        from .elemwise import multiply
+
+        return multiply(other, self)
+
+    def __truediv__(self, other: Any) -> "NDArray":
+        from .elemwise import divide
+
+        return divide(self, other)
+
+    def __rtruediv__(self, other: Any) -> "NDArray":
+        from .elemwise import divide
+
+        return divide(other, self)
+
+    def __neg__(self) -> "NDArray":
+        from .elemwise import UNARY_OPS
+
+        return UNARY_OPS["negative"](self)
+
+    def __iadd__(self, other: Any) -> "NDArray":
+        from .elemwise import inplace
+
+        return inplace("add", self, other)
+
+    def __isub__(self, other: Any) -> "NDArray":
+        from .elemwise import inplace
+
+        return inplace("sub", self, other)
+
+    def __imul__(self, other: Any) -> "NDArray":
+        from .elemwise import inplace
+
+        return inplace("mul", self, other)
+
+    def __itruediv__(self, other: Any) -> "NDArray":
+        from .elemwise import inplace
+
+        return inplace("div", self, other)
+
 
 def deep_copy(storage: Any) -> Any:
     """A copy of a storage object (numpy array or format dataclass) that shares no buffer."""

@@ -12,8 +12,11 @@ from ..errors import SparsegenError
 from ..registry import op_rule
 from . import formats
 from .formats import CSR, INDEX_DTYPE, RowSparse
+from .dot import dot
+from . import elemwise
+from .elemwise import *  # noqa: F403 - elemwise.__all__, which includes abs and round
 from .ndarray import NDArray, _shape_text, is_full_slice
-from .storage import cast_storage, convert, wrap
+from .storage import cast_storage, convert, register, wrap
 
 DEFAULT_DTYPE = np.dtype("float32")
 
@@ -69,6 +72,12 @@ class BaseSparseNDArray(NDArray):
         """The int64 indices (row ids for row_sparse, column ids for csr), read-only."""
         return self._part(self._storage.indices, writable=False)
 
+    # -- interop (sparsegen/interop.py) -----------------------------------------------------
+    def to_torch(self) -> Any:
+        """A torch sparse tensor sharing this array's memory: COO for row_sparse, CSR for csr."""
+        from ..interop import to_torch
+
+        return to_torch(self)
 
 
 class RowSparseNDArray(BaseSparseNDArray):
@@ -143,14 +152,23 @@ class CSRNDArray(BaseSparseNDArray):
         )
 
 
+register(RowSparse, RowSparseNDArray)
+register(CSR, CSRNDArray)
+
+
 # -- creation ---------------------------------------------------------------------------------
 def _values(source: Any, dtype: Any, what: str) -> np.ndarray:
-    """``source`` (NDArray, numpy or nested lists) as a fresh numpy array.
+    """``source`` (NDArray, numpy, a torch or other DLPack array, nested lists) as a fresh numpy
+    array.
 
-    dtype: the one asked for, else the source's own for numpy and NDArray, else float32 (as MXNet).
+    dtype: the one asked for, else the source's own for arrays, else float32 (as MXNet).
     """
     if isinstance(source, NDArray):
         source = source.asnumpy()
+    elif not isinstance(source, np.ndarray) and hasattr(source, "__dlpack__"):
+        from ..interop import as_numpy
+
+        source = as_numpy(source, what)
     if dtype is None:
         dtype = source.dtype if isinstance(source, np.ndarray) else DEFAULT_DTYPE
     dtype = formats.check_dtype(dtype, f"{what} dtype")
@@ -331,5 +349,6 @@ def retain(data: RowSparseNDArray, indices: Any) -> RowSparseNDArray:
 
 __all__ = [
     "BaseSparseNDArray", "CSRNDArray", "RowSparseNDArray", "array", "cast_storage", "csr_matrix",
-    "empty", "retain", "row_sparse_array", "zeros",
+    "dot", "empty", "retain", "row_sparse_array", "zeros",
 ]
+__all__ += elemwise.__all__

@@ -44,3 +44,15 @@ ROWS = ScheduleSpace(
     apply=_apply_rows,
 )
 """The schedule for templates whose work is independent per row."""
+
+ROWS_PREFETCH = ScheduleSpace(
+    name="cpu.rows_prefetch",
+    knobs=(
+        *ROWS.knobs,
+        Knob("prefetch", (0, 4, 8, 16), 8,
+             "rows ahead whose scattered target rows the template prefetches (0: none)"),
+    ),
+    apply=_apply_rows,
+)
+"""ROWS for templates that update rows at random ids (lazy optimizer updates); the template
+realises ``prefetch`` itself, as it does ``lanes``."""

@@ -1,9 +1,11 @@
 """Optimizer updates (MXNet 1.9.1's sgd, sgd_mom, adam, adagrad, ftrl operators), in place.
 
-Every family has the same three functions over a weight of ``n`` rows of ``d`` elements:
+Each family has up to three functions over a weight of ``n`` rows of ``d`` elements
+(AdaGrad has no ``std``: with a row_sparse gradient MXNet's AdaGrad is always lazy):
 
 - ``lazy``: only the rows in ``grad_indices``, parallel over gradient rows (they are unique,
-  so no two tasks write one row).
+  so no two tasks write one row). The rows ``prefetch`` gradient rows ahead are prefetched: they
+  sit at random ids, where the hardware prefetcher cannot guess them.
 - ``std``: every weight row, the gradient rows merged in by one sorted walk (a row without a
   gradient row updates with ``g = 0``, so weight decay and momentum reach it), parallel over
   spans of ``MERGE_SPAN`` weight rows that each find their first gradient row by binary search.
@@ -43,22 +45,39 @@ def _clip(x: Any, bound: Any) -> Any:
     return T.Select(x > bound, bound, T.Select(x < -bound, -bound, x))
 
 
+def _prefetch(element: Any, write: int) -> Any:
+    """LLVM's prefetch of the cache line holding ``element`` (kept in every cache level)."""
+    return T.call_llvm_intrin("void", "llvm.prefetch.p0", T.address_of(element), write, 3, 1)
+
+
 def _sign(x: Any, ct: str) -> Any:
     """MXNet's ``sign::Map``: 1, -1, or 0."""
     one = tvm.tirx.const(1, ct)
     return T.Select(x > 0, one, T.Select(x < 0, -one, tvm.tirx.const(0, ct)))
 
 
-def _loops(dtype: str, lanes: int, step: Any) -> tuple[Any, Any, Any]:
+def _loops(dtype: str, lanes: int, prefetch: int, step: Any) -> tuple[Any, Any, Any]:
     """The ``lazy``, ``std`` and ``dense`` row loops around an element update.
 
     ``step(arrays, h, r, j, g)`` updates element ``(r, j)`` of the weight and states ``arrays``
-    with hyperparameters ``h`` and gradient value ``g`` (already in the compute type). Column
-    loops are ``d // lanes`` vector steps plus a scalar tail (see schedules/cpu.py).
+    (one to three buffers) with hyperparameters ``h`` and gradient value ``g`` (already in the
+    compute type). Column loops are ``d // lanes`` vector steps plus a scalar tail (see
+    schedules/cpu.py); ``lazy`` prefetches the rows of the gradient row ``prefetch`` ahead.
     """
     ct = _compute_type(dtype)
     zero = tvm.tirx.const(0, ct)
     span = MERGE_SPAN
+    per_line = max(1, 64 // tvm.DataType(dtype).itemsize)
+
+    @T.macro
+    def fetch_rows(arrays, gbuf, row, grow, width):
+        for q in T.serial((width + per_line - 1) // per_line):
+            T.evaluate(_prefetch(arrays[0][row, q * per_line], 1))
+            if len(arrays) > 1:
+                T.evaluate(_prefetch(arrays[1][row, q * per_line], 1))
+            if len(arrays) > 2:
+                T.evaluate(_prefetch(arrays[2][row, q * per_line], 1))
+            T.evaluate(_prefetch(gbuf[grow, q * per_line], 0))
 
     @T.macro
     def grad_cols(arrays, hyper, row, gbuf, grow, width):
@@ -82,8 +101,12 @@ def _loops(dtype: str, lanes: int, step: Any) -> tuple[Any, Any, Any]:
         for i in T.serial(kk):
             with T.sblock("rows"):
                 vi = T.axis.spatial(kk, i)
-                T.reads(gbuf[vi, 0:width], ibuf[vi], *[a[ibuf[vi], 0:width] for a in arrays])
+                T.reads(gbuf[vi, 0:width], ibuf[vi : vi + prefetch + 1],
+                        *[a[ibuf[vi], 0:width] for a in arrays])
                 T.writes(*[a[ibuf[vi], 0:width] for a in arrays])
+                if prefetch > 0:
+                    if vi + prefetch < kk:
+                        fetch_rows(arrays, gbuf, ibuf[vi + prefetch], vi + prefetch, width)
                 grad_cols(arrays, hyper, ibuf[vi], gbuf, vi, width)
 
     @T.macro
@@ -127,7 +150,7 @@ def _loops(dtype: str, lanes: int, step: Any) -> tuple[Any, Any, Any]:
     return lazy_rows, merged_rows, dense_rows
 
 
-def sgd(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
+def sgd(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.PrimFunc]:
     """``weight = (1 - lr*wd) * weight - lr * clip(rescale_grad * grad)`` (MXNet's sgd_update)."""
     ct = _compute_type(dtype)
 
@@ -139,7 +162,7 @@ def sgd(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
         a[0][r, j] = T.Cast(dtype, (up(1) - h.lr * h.wd) * up(a[0][r, j])
                             - h.lr * _clip(h.rescale_grad * g, h.clip_gradient))
 
-    lazy_rows, merged_rows, dense_rows = _loops(dtype, lanes, step)
+    lazy_rows, merged_rows, dense_rows = _loops(dtype, lanes, prefetch, step)
 
     @T.prim_func(s_tir=True)
     def lazy(weight: T.handle, grad_data: T.handle, grad_indices: T.handle, lr: T.float32,
@@ -174,7 +197,7 @@ def sgd(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
     return {"lazy": lazy, "std": std, "dense": dense}
 
 
-def sgd_mom(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
+def sgd_mom(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.PrimFunc]:
     """``mom = momentum*mom - lr*wd*weight - lr*clip(rescale_grad*grad); weight += mom``
     (MXNet's sgd_mom_update: the momentum state holds the negative step)."""
     ct = _compute_type(dtype)
@@ -188,7 +211,7 @@ def sgd_mom(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
                             - h.lr * _clip(h.rescale_grad * g, h.clip_gradient))
         a[0][r, j] = T.Cast(dtype, up(a[0][r, j]) + up(a[1][r, j]))
 
-    lazy_rows, merged_rows, dense_rows = _loops(dtype, lanes, step)
+    lazy_rows, merged_rows, dense_rows = _loops(dtype, lanes, prefetch, step)
 
     @T.prim_func(s_tir=True)
     def lazy(weight: T.handle, grad_data: T.handle, grad_indices: T.handle, mom: T.handle,
@@ -231,7 +254,7 @@ def sgd_mom(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
     return {"lazy": lazy, "std": std, "dense": dense}
 
 
-def adam(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
+def adam(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.PrimFunc]:
     """``g = clip(rescale_grad*grad + wd*weight); mean = beta1*mean + (1-beta1)*g;
     var = beta2*var + (1-beta2)*g*g; weight -= lr * mean / (sqrt(var) + epsilon)``
     (MXNet's adam_update; the caller folds bias correction into ``lr``)."""
@@ -253,7 +276,7 @@ def adam(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
         a[0][r, j] = T.Cast(dtype, up(a[0][r, j])
                             - h.lr * up(a[1][r, j]) / (T.sqrt(up(a[2][r, j])) + h.epsilon))
 
-    lazy_rows, merged_rows, dense_rows = _loops(dtype, lanes, step)
+    lazy_rows, merged_rows, dense_rows = _loops(dtype, lanes, prefetch, step)
 
     @T.prim_func(s_tir=True)
     def lazy(weight: T.handle, grad_data: T.handle, grad_indices: T.handle, mean: T.handle,
@@ -301,7 +324,7 @@ def adam(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
     return {"lazy": lazy, "std": std, "dense": dense}
 
 
-def adagrad(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
+def adagrad(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.PrimFunc]:
     """``g = clip(rescale_grad*grad); history += g*g;
     weight -= lr * (g / sqrt(history + epsilon) + wd*weight)`` (MXNet's AdaGrad; its sparse
     operator takes no ``wd``, so a row_sparse gradient always runs ``lazy`` with ``wd = 0``)."""
@@ -318,7 +341,7 @@ def adagrad(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
             _clip(g * h.rescale_grad, h.clip_gradient) / T.sqrt(up(a[1][r, j]) + h.epsilon)
             + h.wd * up(a[0][r, j])))
 
-    lazy_rows, _, dense_rows = _loops(dtype, lanes, step)
+    lazy_rows, _, dense_rows = _loops(dtype, lanes, prefetch, step)
 
     @T.prim_func(s_tir=True)
     def lazy(weight: T.handle, grad_data: T.handle, grad_indices: T.handle, history: T.handle,
@@ -348,7 +371,7 @@ def adagrad(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
     return {"lazy": lazy, "dense": dense}
 
 
-def ftrl(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
+def ftrl(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.PrimFunc]:
     """``g = clip(rescale_grad*grad); z += g - (sqrt(n + g*g) - sqrt(n)) * weight / lr;
     n += g*g; weight = (sign(z)*lamda1 - z) / ((beta + sqrt(n)) / lr + wd) * (|z| > lamda1)``
     (MXNet's ftrl_update)."""
@@ -362,15 +385,15 @@ def ftrl(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
 
     @T.macro
     def step(a, h, r, j, g):
-        a[1][r, j] = T.Cast(dtype, up(a[1][r, j]) + cg(h, g)
-                            - (T.sqrt(up(a[2][r, j]) + cg(h, g) * cg(h, g))
-                               - T.sqrt(up(a[2][r, j]))) * up(a[0][r, j]) / h.lr)
+        a[1][r, j] = T.Cast(dtype, up(a[1][r, j]) + (
+            cg(h, g) - (T.sqrt(up(a[2][r, j]) + cg(h, g) * cg(h, g)) - T.sqrt(up(a[2][r, j])))
+            * up(a[0][r, j]) / h.lr))
         a[2][r, j] = T.Cast(dtype, up(a[2][r, j]) + cg(h, g) * cg(h, g))
         a[0][r, j] = T.Cast(dtype, (_sign(up(a[1][r, j]), ct) * h.lamda1 - up(a[1][r, j]))
                             / ((h.beta + T.sqrt(up(a[2][r, j]))) / h.lr + h.wd)
                             * T.Cast(ct, T.abs(up(a[1][r, j])) > h.lamda1))
 
-    lazy_rows, merged_rows, dense_rows = _loops(dtype, lanes, step)
+    lazy_rows, merged_rows, dense_rows = _loops(dtype, lanes, prefetch, step)
 
     @T.prim_func(s_tir=True)
     def lazy(weight: T.handle, grad_data: T.handle, grad_indices: T.handle, z: T.handle,

@@ -1,0 +1,133 @@
+"""W4 (csr · dense -> dense) and W5 (csrᵀ · dense -> row_sparse) from WORKLOADS.md.
+
+scipy and torch read the same numpy buffers (torch through ``from_numpy``); sparsegen reads its
+own copies made in ``prepare`` (``mx.nd.array`` copies). All of them are numpy allocations, with
+transparent huge pages where numpy asks for them (4 MB and more). Each implementation allocates
+its output on every call, as a user's call would.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse
+
+import sparsegen as mx
+
+from .harness import Workload
+from .peers import torch
+
+INDEX_BYTES = 8
+
+
+def _csr(rows: int, cols: int, per_row: int, seed: int) -> scipy.sparse.csr_matrix:
+    """``rows`` x ``cols`` float32 csr, ``per_row`` distinct uniform columns per row (sorted)."""
+    rng = np.random.default_rng(seed)
+    # per_row draws with rejection of duplicates: uniform, distinct, vectorised
+    picks = np.sort(rng.integers(0, cols, size=(rows, per_row * 2)), axis=1)
+    keep = np.ones_like(picks, bool)
+    keep[:, 1:] = picks[:, 1:] != picks[:, :-1]
+    indices = np.concatenate([row[k][:per_row] for row, k in zip(picks, keep)]).astype(np.int64)
+    indptr = np.arange(rows + 1, dtype=np.int64) * per_row
+    data = rng.random(indices.size, dtype=np.float32) + 0.5
+    return scipy.sparse.csr_matrix((data, indices, indptr), shape=(rows, cols))
+
+
+def _dense(result: Any) -> np.ndarray:
+    if isinstance(result, mx.nd.NDArray):
+        return result.asnumpy()
+    return result.numpy() if hasattr(result, "numpy") else np.asarray(result)
+
+
+def _rows(result: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(row ids, rows) of a row_sparse NDArray or an (ids, rows) pair of numpy/torch arrays."""
+    if isinstance(result, mx.nd.NDArray):
+        return result.indices.asnumpy(), result.data.asnumpy()
+    return _dense(result[0]), _dense(result[1])
+
+
+def _check_dense(expected: Any, got: Any) -> None:
+    np.testing.assert_allclose(_dense(got), _dense(expected), rtol=1e-4, atol=1e-4)
+
+
+def _check_rows(expected: Any, got: Any) -> None:
+    (ids_e, rows_e), (ids_g, rows_g) = _rows(expected), _rows(got)
+    np.testing.assert_array_equal(ids_g, ids_e)
+    np.testing.assert_allclose(rows_g, rows_e, rtol=1e-4, atol=1e-4)
+
+
+def _sizes(quick: bool) -> tuple[int, int, int, int]:
+    return (512, 100_000, 16, 128) if quick else (4_096, 1_000_000, 64, 128)
+
+
+def w4_dot(quick: bool = False) -> Workload:
+    """W4: csr (4,096 x 1,000,000, 64 uniform entries per row) · dense (1,000,000 x 128)."""
+    rows, cols, per_row, d = _sizes(quick)
+    a = _csr(rows, cols, per_row, seed=4)
+    b = np.random.default_rng(40).random((cols, d), dtype=np.float32)
+
+    def sparsegen_impl():
+        lhs = mx.nd.sparse.csr_matrix((a.data, a.indices, a.indptr), shape=a.shape)
+        rhs = mx.nd.array(b)
+        return lambda: mx.nd.dot(lhs, rhs)
+
+    def scipy_impl():
+        return lambda: a @ b
+
+    impls = {"sparsegen": sparsegen_impl, "scipy": scipy_impl}
+    th = torch()
+    if th is not None:
+        def torch_impl():
+            lhs = th.sparse_csr_tensor(th.from_numpy(a.indptr), th.from_numpy(a.indices),
+                                       th.from_numpy(a.data), size=a.shape)
+            rhs = th.from_numpy(b)
+            return lambda: lhs @ rhs
+        impls["torch"] = torch_impl
+    moved = a.nnz * (d * 4 + 4 + INDEX_BYTES) + (rows + 1) * INDEX_BYTES + rows * d * 4
+    return Workload("W4", f"csr ({rows:,} x {cols:,}, {per_row} per row) · dense ({cols:,} x {d})",
+                    moved, impls, _check_dense,
+                    ["bytes: every gathered rhs row, the csr arrays and the output once"])
+
+
+def w5_dot_t(quick: bool = False) -> Workload:
+    """W5: the W4 csr, transposed, · dense (4,096 x 128) -> row_sparse (its distinct columns)."""
+    rows, cols, per_row, d = _sizes(quick)
+    a = _csr(rows, cols, per_row, seed=4)
+    b = np.random.default_rng(50).random((rows, d), dtype=np.float32)
+    stored = np.unique(a.indices).size
+
+    def sparsegen_impl():
+        lhs = mx.nd.sparse.csr_matrix((a.data, a.indices, a.indptr), shape=a.shape)
+        rhs = mx.nd.array(b)
+        return lambda: mx.nd.sparse.dot(lhs, rhs, transpose_a=True)
+
+    def scipy_impl():
+        def run():  # compacted: product over the distinct columns only, not a 1M-row dense result
+            ids, inverse = np.unique(a.indices, return_inverse=True)
+            compact = scipy.sparse.csr_matrix((a.data, inverse, a.indptr), shape=(rows, ids.size))
+            return ids, compact.T @ b
+        return run
+
+    impls = {"sparsegen": sparsegen_impl, "scipy": scipy_impl}
+    th = torch()
+    if th is not None:
+        def torch_impl():
+            indices, data = th.from_numpy(a.indices), th.from_numpy(a.data)
+            row_of = th.from_numpy(np.repeat(np.arange(rows), np.diff(a.indptr)))
+            rhs = th.from_numpy(b)
+
+            def run():  # compacted the same way: (distinct columns x rows) COO times dense
+                ids, inverse = th.unique(indices, return_inverse=True)
+                lhs_t = th.sparse_coo_tensor(th.stack([inverse, row_of]), data,
+                                             size=(ids.numel(), rows))
+                return ids, th.sparse.mm(lhs_t, rhs)
+            return run
+        impls["torch"] = torch_impl
+    moved = (a.nnz * (4 + INDEX_BYTES) + (rows + 1) * INDEX_BYTES + b.nbytes
+             + stored * (d * 4 + INDEX_BYTES))
+    return Workload("W5", f"csrᵀ ({cols:,} x {rows:,}) · dense ({rows:,} x {d}) -> row_sparse "
+                    f"({stored:,} rows)", moved, impls, _check_rows,
+                    ["bytes: the csr and rhs read once, the stored rows and ids written once",
+                     "scipy and torch compute over the distinct columns (np/torch.unique + remap), "
+                     "never a 1M-row dense product"])

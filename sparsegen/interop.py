@@ -1,0 +1,187 @@
+"""Sparse arrays to and from (values, indices) pairs, scipy.sparse and PyTorch, through DLPack.
+
+Conversions share memory wherever the layouts agree (sparsegen's indices are int64, as torch's
+are; scipy's are usually int32, so those are converted; read-only numpy arrays are copied, as
+kernels cannot take them), and validate what comes in exactly as ``mx.nd.sparse`` constructors
+do. A result that shares memory with its source sees later writes
+to the values. The index arrays must not be changed afterwards: they were validated once and the
+kernels trust them (sparsegen exposes its own indices read-only for that reason).
+
+PyTorch is optional: only the torch functions import it.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .context import Context
+from .context import resolve as resolve_context
+from .errors import SparsegenError
+from .ndarray import formats
+from .ndarray.ndarray import NDArray
+from .ndarray.sparse import BaseSparseNDArray, CSRNDArray, RowSparseNDArray, _from_scipy
+
+_DLPACK_CPU = 1
+
+
+def as_numpy(array: Any, what: str = "array") -> np.ndarray:
+    """``array`` (numpy, a dense NDArray, a torch tensor or any CPU DLPack array) as numpy,
+    sharing its memory."""
+    if isinstance(array, np.ndarray):
+        return array
+    if isinstance(array, BaseSparseNDArray):
+        raise SparsegenError(f"{what} must be dense, got a {array.stype} array")
+    if isinstance(array, NDArray):
+        return array._storage
+    if not hasattr(array, "__dlpack__"):
+        return np.asarray(array)
+    if getattr(array, "requires_grad", False):
+        array = array.detach()  # a torch tensor in an autograd graph: share its data, not the graph
+    device = array.__dlpack_device__() if hasattr(array, "__dlpack_device__") else (_DLPACK_CPU, 0)
+    if int(device[0]) != _DLPACK_CPU:
+        raise SparsegenError(
+            f"{what} lives on DLPack device {tuple(int(d) for d in device)}, not the CPU; "
+            "sparsegen arrays are CPU arrays: move it first (tensor.cpu())"
+        )
+    try:
+        return np.from_dlpack(array)
+    except (BufferError, TypeError, ValueError, RuntimeError) as err:
+        raise SparsegenError(f"{what} cannot be shared through DLPack: {err}") from None
+
+
+def _kernel_ready(values: np.ndarray) -> np.ndarray:
+    """``values``, or a copy when read-only: numpy does not pass read-only arrays to kernels."""
+    return values if values.flags.writeable else values.copy()
+
+
+# -- (values, indices) pairs and scipy.sparse ------------------------------------------------------
+def from_pair(values: Any, indices: Any, shape: Any = None,
+              ctx: Context | None = None) -> RowSparseNDArray:
+    """A ``RowSparseNDArray`` over ``values`` (k, ...) stored at row ids ``indices`` (k,), sharing
+    their memory when they are C-contiguous and the ids int64 (``shape`` inferred if omitted)."""
+    storage = formats.row_sparse(_kernel_ready(as_numpy(values, "values")),
+                                 as_numpy(indices, "indices"),
+                                 None if shape is None else formats.check_shape(shape))
+    return RowSparseNDArray(storage, resolve_context(ctx))
+
+
+def to_pair(array: RowSparseNDArray) -> tuple[np.ndarray, np.ndarray]:
+    """The stored rows and their int64 ids as numpy arrays sharing memory (ids read-only)."""
+    if not isinstance(array, RowSparseNDArray):
+        raise SparsegenError(f"to_pair needs a row_sparse array, got {_kind(array)}")
+    ids = array._storage.indices.view()
+    ids.flags.writeable = False
+    return array._storage.data, ids
+
+
+def to_scipy(array: CSRNDArray) -> Any:
+    """A ``scipy.sparse.csr_matrix`` sharing the csr array's memory (index arrays read-only).
+
+    ``CSRNDArray.asscipy()`` is MXNet's copying version."""
+    import scipy.sparse
+
+    if not isinstance(array, CSRNDArray):
+        raise SparsegenError(f"to_scipy needs a csr array, got {_kind(array)}")
+    s = array._storage
+    if s.dtype == np.float16:
+        raise SparsegenError("scipy.sparse does not support float16: use x.astype('float32')")
+    matrix = scipy.sparse.csr_matrix(s.shape, dtype=s.dtype)
+    indices, indptr = s.indices.view(), s.indptr.view()
+    indices.flags.writeable = indptr.flags.writeable = False
+    matrix.data, matrix.indices, matrix.indptr = s.data, indices, indptr
+    matrix.has_sorted_indices = True  # validated: sorted and unique in each row
+    matrix.has_canonical_format = True
+    return matrix
+
+
+def from_scipy(matrix: Any, ctx: Context | None = None) -> CSRNDArray:
+    """A ``CSRNDArray`` from any scipy sparse matrix or array; a canonical int64 csr shares its
+    buffers, anything else (int32 ids, duplicates, other formats) is converted into new ones."""
+    import scipy.sparse
+
+    if not scipy.sparse.issparse(matrix):
+        raise SparsegenError(f"from_scipy needs a scipy.sparse matrix, got {type(matrix).__name__}")
+    if matrix.format == "csr" and matrix.has_canonical_format:
+        storage = formats.csr(_kernel_ready(matrix.data), matrix.indices, matrix.indptr,
+                              matrix.shape)
+    else:
+        storage = _from_scipy(matrix, None)
+    return CSRNDArray(storage, resolve_context(ctx))
+
+
+# -- PyTorch ---------------------------------------------------------------------------------------
+def _torch() -> Any:
+    try:
+        import torch
+    except ImportError:
+        raise SparsegenError("PyTorch is not installed (pip install torch)") from None
+    return torch
+
+
+def to_torch(array: NDArray) -> Any:
+    """The array as a torch tensor sharing its memory: dense -> strided, row_sparse -> sparse COO
+    (one sparse dimension, rows stored whole), csr -> sparse CSR."""
+    torch = _torch()
+    if isinstance(array, RowSparseNDArray):
+        s = array._storage
+        ids = torch.from_dlpack(s.indices).reshape(1, -1)
+        return torch.sparse_coo_tensor(ids, torch.from_dlpack(s.data), size=s.shape,
+                                       is_coalesced=True, check_invariants=False)
+    if isinstance(array, CSRNDArray):
+        s = array._storage
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "Sparse CSR tensor support is in beta", UserWarning)
+            return torch.sparse_csr_tensor(
+                torch.from_dlpack(s.indptr), torch.from_dlpack(s.indices),
+                torch.from_dlpack(s.data), size=s.shape, check_invariants=False,
+            )
+    if isinstance(array, NDArray):
+        return torch.from_dlpack(array._storage)
+    raise SparsegenError(f"to_torch needs a sparsegen NDArray, got {_kind(array)}")
+
+
+def from_torch(tensor: Any, ctx: Context | None = None) -> NDArray:
+    """A sparsegen array from a CPU torch tensor, sharing memory where the layout allows.
+
+    strided -> ``NDArray``; sparse COO with one sparse dimension -> ``RowSparseNDArray``
+    (coalesced first if it is not); other 2-D COO and sparse CSR -> ``CSRNDArray`` (int32 ids
+    become int64 copies).
+    """
+    torch = _torch()
+    if not isinstance(tensor, torch.Tensor):
+        raise SparsegenError(f"from_torch needs a torch.Tensor, got {type(tensor).__name__}")
+    if tensor.device.type != "cpu":
+        raise SparsegenError(f"the tensor is on {tensor.device}; move it to the CPU first (.cpu())")
+    tensor = tensor.detach()
+    if tensor.layout == torch.strided:
+        values = as_numpy(tensor, "tensor")
+        formats.check_dtype(values.dtype, "tensor")
+        return NDArray(values, resolve_context(ctx))
+    if tensor.layout == torch.sparse_coo:
+        coalesced = tensor if tensor.is_coalesced() else tensor.coalesce()
+        if coalesced.sparse_dim() == 1:
+            return from_pair(coalesced.values(), coalesced.indices()[0], tuple(coalesced.shape),
+                             ctx)
+        if coalesced.dim() != 2:
+            raise SparsegenError(
+                f"a sparse COO tensor converts to row_sparse (one sparse dimension) or csr (2-D); "
+                f"got {coalesced.sparse_dim()} sparse dimensions of shape {tuple(coalesced.shape)}"
+            )
+        tensor = coalesced.to_sparse_csr()
+    if tensor.layout != torch.sparse_csr:
+        raise SparsegenError(f"unsupported torch layout {tensor.layout}; convert to strided, "
+                             "sparse COO or sparse CSR first")
+    storage = formats.csr(as_numpy(tensor.values(), "values"),
+                          as_numpy(tensor.col_indices(), "col_indices"),
+                          as_numpy(tensor.crow_indices(), "crow_indices"), tuple(tensor.shape))
+    return CSRNDArray(storage, resolve_context(ctx))
+
+
+def _kind(array: Any) -> str:
+    return f"a {array.stype} array" if isinstance(array, NDArray) else type(array).__name__
+
+
+__all__ = ["as_numpy", "from_pair", "from_scipy", "from_torch", "to_pair", "to_scipy", "to_torch"]

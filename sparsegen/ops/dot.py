@@ -1,0 +1,209 @@
+"""dot on csr, row_sparse and dense storage, on the generated ``dot_*`` kernels.
+
+The registry's op rules pick one function here per (op, input storage types), the op name
+carrying the transpose flags and ``forward_stype``; every function is called with the flags as
+keywords, and only ``dense_dense`` (which serves all four orientations) reads them. Operands
+arrive validated: dtypes equal, shapes agreeing (see ``output_shape``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..cache import Kernel, get_kernel
+from ..errors import SparsegenError
+from ..ndarray.formats import CSR, INDEX_DTYPE, RowSparse
+from .cast import dense_to_csr, dense_to_row_sparse, row_sparse_to_dense
+from .layout import as_rows
+
+_DENSE_FUNCTION = {
+    (False, False): "nn", (True, False): "tn", (False, True): "nt", (True, True): "tt",
+}
+
+
+def output_shape(lhs: tuple[int, ...], rhs: tuple[int, ...], transpose_a: bool,
+                 transpose_b: bool) -> tuple[int, ...]:
+    """The shape of ``dot(lhs, rhs)`` as MXNet defines it, or an error naming both shapes.
+
+    The reduced axis is the first of a transposed lhs, else its last; the last of a transposed
+    rhs, else its first. Two vectors give shape ``(1,)`` and cannot be transposed.
+    """
+    flags = f"transpose_a={transpose_a}, transpose_b={transpose_b}"
+    if not lhs or not rhs:
+        raise SparsegenError(
+            f"dot needs arrays of at least 1 dimension, got shapes {lhs} and {rhs}"
+        )
+    if len(lhs) == 1 and len(rhs) == 1 and (transpose_a or transpose_b):
+        raise SparsegenError(f"dot cannot transpose vectors: shapes {lhs} and {rhs} with {flags}")
+    lhs_k, lhs_rest = (lhs[0], lhs[1:]) if transpose_a else (lhs[-1], lhs[:-1])
+    rhs_k, rhs_rest = (rhs[-1], rhs[:-1]) if transpose_b else (rhs[0], rhs[1:])
+    if lhs_k != rhs_k:
+        raise SparsegenError(
+            f"dot shape mismatch: lhs {lhs} and rhs {rhs} with {flags}: the lhs reduces "
+            f"{lhs_k} elements, the rhs {rhs_k}"
+        )
+    return (*lhs_rest, *rhs_rest) or (1,)
+
+
+# -- dense · dense ------------------------------------------------------------------------------
+def dense_dense(lhs: np.ndarray, rhs: np.ndarray, transpose_a: bool = False,
+                transpose_b: bool = False) -> np.ndarray:
+    """``dot`` of dense arrays of any rank (kernel ``dot_dense``), as ``mxnet.nd.dot``."""
+    shape = output_shape(lhs.shape, rhs.shape, transpose_a, transpose_b)
+    k = lhs.shape[0] if transpose_a else lhs.shape[-1]
+    m = math.prod(lhs.shape[1:] if transpose_a else lhs.shape[:-1])
+    n = math.prod(rhs.shape[:-1] if transpose_b else rhs.shape[1:])
+    a = np.ascontiguousarray(lhs).reshape((k, m) if transpose_a else (m, k))
+    b = np.ascontiguousarray(rhs).reshape((n, k) if transpose_b else (k, n))
+    out = np.empty((m, n), lhs.dtype)
+    kernel = get_kernel("dot_dense", (lhs.dtype.name,), size=m * n + k * (m + n))
+    getattr(kernel, _DENSE_FUNCTION[(transpose_a, transpose_b)])(a, b, out)
+    return out.reshape(shape)
+
+
+def dense_dense_to_row_sparse(lhs: np.ndarray, rhs: np.ndarray, transpose_a: bool = False,
+                              transpose_b: bool = False) -> RowSparse:
+    """``dense_dense`` stored as row_sparse (``forward_stype='row_sparse'``)."""
+    return dense_to_row_sparse(dense_dense(lhs, rhs, transpose_a, transpose_b))
+
+
+def dense_dense_to_csr(lhs: np.ndarray, rhs: np.ndarray, transpose_a: bool = False,
+                       transpose_b: bool = False) -> CSR:
+    """``dense_dense`` stored as csr (``forward_stype='csr'``)."""
+    return dense_to_csr(dense_dense(lhs, rhs, transpose_a, transpose_b))
+
+
+# -- csr · x ------------------------------------------------------------------------------------
+def csr_dense(lhs: CSR, rhs: np.ndarray, **flags: bool) -> np.ndarray:
+    """``csr · dense`` -> dense (kernel ``dot_csr_dense``)."""
+    b = as_rows(rhs)
+    out = np.empty((lhs.shape[0], b.shape[1]), lhs.dtype)
+    size = out.size + lhs.indices.size * b.shape[1]
+    get_kernel("dot_csr_dense", (lhs.dtype.name,), size=size).matmul(
+        lhs.data, lhs.indices, lhs.indptr, b, out
+    )
+    return out
+
+
+def csr_row_sparse(lhs: CSR, rhs: RowSparse, **flags: bool) -> np.ndarray:
+    """``csr · row_sparse`` -> dense (kernel ``dot_csr_rsp``); row ids of any size."""
+    b = as_rows(rhs.data)
+    out = np.empty((lhs.shape[0], b.shape[1]), lhs.dtype)
+    size = out.size + lhs.indices.size * b.shape[1]
+    get_kernel("dot_csr_rsp", (lhs.dtype.name,), size=size).matmul(
+        lhs.data, lhs.indices, lhs.indptr, b, rhs.indices, out
+    )
+    return out
+
+
+# -- csrᵀ · x -----------------------------------------------------------------------------------
+def _scratch(*sizes: int) -> list[np.ndarray]:
+    """int64 work arrays of ``sizes``, cut from one allocation: large scratch then gets huge
+    pages (numpy asks for them from 4 MB) instead of a page fault per 4 KB on first touch."""
+    block = np.empty(sum(sizes), INDEX_DTYPE)
+    bounds = np.cumsum((0, *sizes))
+    return [block[start:stop] for start, stop in zip(bounds[:-1], bounds[1:])]
+
+
+def _sorted_columns(
+    kernel: Kernel, sort: str, args: tuple[np.ndarray, ...], used: int, entries: int, columns: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Run ``sort`` (``sort_dense`` / ``sort_rsp``) on ``args`` then the remaining radix passes
+    and ``unique``. Returns the entry positions by column (``src``), each entry's rhs row
+    (``erow``), the distinct column ids (a copy) and where each one's run starts in ``src``."""
+    keys, src, keys_tmp, src_tmp, ids, starts, erow, count = _scratch(
+        used, used, used, used, used, used + 1, entries, 1
+    )
+    getattr(kernel, sort)(*args, keys, src, erow)
+    kernel.sort_rest(keys, src, keys_tmp, src_tmp, columns)
+    kernel.unique(keys, ids, starts, count)
+    distinct = int(count[0])
+    return src, erow, ids[:distinct].copy(), starts[: distinct + 1]
+
+
+def _csr_t(lhs: CSR, rhs_rows: np.ndarray, rhs_ids: np.ndarray | None) -> RowSparse:
+    """``csrᵀ · rhs`` as row_sparse over the columns holding an entry that meets a rhs row:
+    every csr row for a dense rhs (``rhs_ids`` None), else the rows ``rhs_ids`` stored."""
+    kernel = get_kernel("dot_csrT", (lhs.dtype.name,), size=lhs.indices.size * rhs_rows.shape[1])
+    entries = lhs.indices.size
+    if rhs_ids is None:
+        sort, args, used = "sort_dense", (lhs.indices, lhs.indptr), entries
+    else:
+        sort, args = "sort_rsp", (lhs.indices, lhs.indptr, rhs_ids)
+        used = int((lhs.indptr[rhs_ids + 1] - lhs.indptr[rhs_ids]).sum())
+    src, erow, ids, starts = _sorted_columns(kernel, sort, args, used, entries, lhs.shape[1])
+    out = np.empty((ids.size, rhs_rows.shape[1]), lhs.dtype)
+    kernel.values(lhs.data, src, erow, starts, rhs_rows, out)
+    return RowSparse(out, ids, (lhs.shape[1], rhs_rows.shape[1]))
+
+
+def csr_t_dense(lhs: CSR, rhs: np.ndarray, **flags: bool) -> RowSparse:
+    """``csrᵀ · dense`` -> row_sparse over the columns that hold an entry (explicit zeros
+    included, as MXNet), in two phases: index set (sort by column), then values."""
+    return _csr_t(lhs, as_rows(rhs), None)
+
+
+def csr_t_dense_to_dense(lhs: CSR, rhs: np.ndarray, **flags: bool) -> np.ndarray:
+    """``csrᵀ · dense`` -> dense (``forward_stype='default'``)."""
+    return row_sparse_to_dense(csr_t_dense(lhs, rhs))
+
+
+def csr_t_row_sparse(lhs: CSR, rhs: RowSparse, **flags: bool) -> RowSparse:
+    """``csrᵀ · row_sparse`` -> row_sparse over the columns that hold an entry in a csr row
+    the rhs stores (as MXNet)."""
+    return _csr_t(lhs, as_rows(rhs.data), rhs.indices)
+
+
+def csr_t_row_sparse_to_dense(lhs: CSR, rhs: RowSparse, **flags: bool) -> np.ndarray:
+    """``csrᵀ · row_sparse`` -> dense (``forward_stype='default'``)."""
+    return row_sparse_to_dense(csr_t_row_sparse(lhs, rhs))
+
+
+# -- dense · csr --------------------------------------------------------------------------------
+def dense_csr(lhs: np.ndarray, rhs: CSR, **flags: bool) -> np.ndarray:
+    """``dense · csr`` -> dense (kernel ``dot_dense_csr``, ``forward_stype='default'``)."""
+    a = np.ascontiguousarray(lhs)
+    out = np.empty((a.shape[0], rhs.shape[1]), lhs.dtype)
+    size = out.size + rhs.indices.size * a.shape[0]
+    get_kernel("dot_dense_csr", (lhs.dtype.name,), size=size).matmul(
+        a, rhs.data, rhs.indices, rhs.indptr, out
+    )
+    return out
+
+
+def dense_csr_to_csr(lhs: np.ndarray, rhs: CSR, **flags: bool) -> CSR:
+    """``dense · csr`` -> csr as MXNet on CPU: every output row stores every column that holds
+    an entry of the csr, zeros included."""
+    a = np.ascontiguousarray(lhs)
+    size = a.shape[0] * (rhs.indices.size + 1)
+    kernel = get_kernel("dot_dense_csr", (lhs.dtype.name,), size=size)
+    nnz = rhs.indices.size
+    src, _, columns, starts = _sorted_columns(
+        kernel, "sort_dense", (rhs.indices, rhs.indptr), nnz, nnz, rhs.shape[1]
+    )
+    ranks = np.empty(nnz, INDEX_DTYPE)
+    kernel.rank(starts, src, ranks)
+    m = a.shape[0]
+    data = np.empty((m, columns.size), lhs.dtype)
+    indices = np.empty((m, columns.size), INDEX_DTYPE)
+    indptr = np.empty(m + 1, INDEX_DTYPE)
+    kernel.values(a, rhs.data, rhs.indptr, ranks, columns, data, indices, indptr)
+    return CSR(data.reshape(-1), indices.reshape(-1), indptr, (m, rhs.shape[1]))
+
+
+def dense_csr_t(lhs: np.ndarray, rhs: CSR, **flags: bool) -> np.ndarray:
+    """``dense · csrᵀ`` -> dense (kernel ``dot_dense_csrT``)."""
+    a = np.ascontiguousarray(lhs)
+    out = np.empty((a.shape[0], rhs.shape[0]), lhs.dtype)
+    size = out.size + rhs.indices.size * a.shape[0]
+    get_kernel("dot_dense_csrT", (lhs.dtype.name,), size=size).matmul(
+        a, rhs.data, rhs.indices, rhs.indptr, out
+    )
+    return out
+
+
+def dense_csr_t_to_csr(lhs: np.ndarray, rhs: CSR, **flags: bool) -> CSR:
+    """``dense · csrᵀ`` -> csr: MXNet on CPU gives csr here (its dense fallback, cast back)."""
+    return dense_to_csr(dense_csr_t(lhs, rhs))

@@ -1,0 +1,164 @@
+"""Elementwise ops on dense buffers and the row_sparse / csr formats, on generated kernels.
+
+Ops whose output size depends on the data run in two phases: the index set (kernel ``ew_index``:
+a merge of the sorted ids), then the values (``ew_rsp`` / ``ew_csr``: parallel over rows).
+Every result is freshly allocated and shares no buffer with an input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..cache import get_kernel
+from ..ndarray.formats import CSR, INDEX_DTYPE, RowSparse
+from ..registry import DATA_DTYPES
+from .layout import as_rows
+
+Storage = np.ndarray | RowSparse | CSR
+
+UNION_OPS = ("add", "sub")
+"""Binary ops whose sparse result stores the union of both operands' positions (the others,
+``mul``, store the intersection)."""
+
+
+_NAMES = {np.dtype(name): name for name in DATA_DTYPES}  # numpy's dtype.name costs ~3 us
+
+
+def _name(values: np.ndarray) -> str:
+    return _NAMES[values.dtype]
+
+
+def _flat(x: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(x).reshape(-1)
+
+
+def _dense_kernel(values: np.ndarray) -> Any:
+    return get_kernel("ew_dense", (_name(values),), size=values.size)
+
+
+def _with_data(storage: RowSparse | CSR, data: np.ndarray) -> RowSparse | CSR:
+    """``storage`` with new stored values; its index arrays are copied, never shared."""
+    if isinstance(storage, RowSparse):
+        return RowSparse(data, storage.indices.copy(), storage.shape)
+    return CSR(data, storage.indices.copy(), storage.indptr.copy(), storage.shape)
+
+
+def _map_values(x: Storage, run: Callable[[np.ndarray, np.ndarray], Any]) -> Storage:
+    """``run(values, out)`` over the flat values of a dense array or the stored values of a
+    sparse one; a sparse result keeps the input's indices."""
+    values = x if isinstance(x, np.ndarray) else x.data
+    out = np.empty(values.shape, values.dtype)
+    run(_flat(values), out.reshape(-1))
+    return out if isinstance(x, np.ndarray) else _with_data(x, out)
+
+
+# -- maps: every storage type -------------------------------------------------------------------
+def unary(x: Storage, fn: str) -> Storage:
+    """The unary op ``fn`` (an MXNet name such as ``sqrt``) on every value (kernel ``ew_unary``);
+    on sparse storage only the stored values, which is exact for ops that map zero to zero."""
+    return _map_values(
+        x, lambda v, out: getattr(get_kernel("ew_unary", (_name(v),), size=v.size), fn)(v, out)
+    )
+
+
+def scalar(x: Storage, fn: str, scalar: Any) -> Storage:
+    """``x <op> scalar`` (or the reflected ``rsub_scalar`` / ``rdiv_scalar``) with ``scalar``
+    already in the dtype of ``x`` (kernel ``ew_dense``)."""
+    return _map_values(
+        x, lambda v, out: getattr(_dense_kernel(v), fn)(v, scalar, out)
+    )
+
+
+def clip(x: Storage, a_min: Any, a_max: Any) -> Storage:
+    """MXNet's clip of every value into ``[a_min, a_max]`` (bounds already in ``x``'s dtype)."""
+    return _map_values(
+        x, lambda v, out: _dense_kernel(v).clip(v, a_min, a_max, out)
+    )
+
+
+# -- binary ops ---------------------------------------------------------------------------------
+def dense_binary(a: np.ndarray, b: np.ndarray, fn: str) -> np.ndarray:
+    """``a <fn> b`` for two dense arrays of one shape and dtype (kernel ``ew_dense``)."""
+    out = np.empty(a.shape, a.dtype)
+    getattr(_dense_kernel(a), fn)(_flat(a), _flat(b), out.reshape(-1))
+    return out
+
+
+def rsp_rsp(a: RowSparse, b: RowSparse, fn: str) -> RowSparse:
+    """``a <fn> b`` for two row_sparse arrays: union of rows for add / sub, intersection for mul."""
+    union = fn in UNION_OPS
+    size = a.indices.size + b.indices.size if union else min(a.indices.size, b.indices.size)
+    indices, src_a, src_b = (np.empty(size, INDEX_DTYPE) for _ in range(3))
+    count = np.empty(1, INDEX_DTYPE)
+    index = get_kernel("ew_index", (), size=size)
+    (index.rsp_union if union else index.rsp_intersect)(a.indices, b.indices, indices, src_a,
+                                                        src_b, count)
+    k = int(count[0])
+    data = np.empty((k, *a.shape[1:]), a.dtype)
+    getattr(get_kernel("ew_rsp", (_name(a),), size=data.size), f"fill_{fn}")(
+        as_rows(a.data), as_rows(b.data), src_a[:k], src_b[:k], as_rows(data, written=True)
+    )
+    return RowSparse(data, indices[:k].copy(), a.shape)
+
+
+def csr_csr(a: CSR, b: CSR, fn: str) -> CSR:
+    """``a <fn> b`` for two csr matrices, row by row: union of columns for add / sub,
+    intersection for mul."""
+    index = get_kernel("ew_index", (), size=a.indices.size + b.indices.size)
+    count = index.csr_union_count if fn in UNION_OPS else index.csr_intersect_count
+    indptr = np.empty(a.shape[0] + 1, INDEX_DTYPE)
+    count(a.indptr, a.indices, b.indptr, b.indices, indptr)
+    nnz = int(indptr[-1])
+    indices = np.empty(nnz, INDEX_DTYPE)
+    data = np.empty(nnz, a.dtype)
+    getattr(get_kernel("ew_csr", (_name(a),), size=nnz), f"fill_{fn}")(
+        a.indptr, a.indices, a.data, b.indptr, b.indices, b.data, indptr, indices, data
+    )
+    return CSR(data, indices, indptr, a.shape)
+
+
+def update_dense(dense: np.ndarray, sparse: RowSparse | CSR, fn: str) -> np.ndarray:
+    """``dense <fn>= sparse`` in place at the stored positions (add / sub); returns ``dense``."""
+    if isinstance(sparse, RowSparse):
+        getattr(get_kernel("ew_rsp", (_name(dense),), size=sparse.data.size), f"update_{fn}")(
+            as_rows(dense, written=True), as_rows(sparse.data), sparse.indices
+        )
+    else:
+        getattr(get_kernel("ew_csr", (_name(dense),), size=sparse.data.size), f"update_{fn}")(
+            as_rows(dense, written=True), sparse.data, sparse.indices, sparse.indptr
+        )
+    return dense
+
+
+def dense_sparse(dense: np.ndarray, sparse: RowSparse | CSR, fn: str) -> np.ndarray:
+    """``dense <fn> sparse`` (add / sub) -> dense: a copy of ``dense`` updated where stored."""
+    return update_dense(np.array(dense, order="C", copy=True), sparse, fn)
+
+
+def sparse_dense(sparse: RowSparse | CSR, dense: np.ndarray, fn: str) -> np.ndarray:
+    """``sparse <fn> dense`` (add / sub) -> dense; ``s - d`` runs as ``(0 - d) + s``, which is
+    the same value in IEEE and integer arithmetic."""
+    if fn == "add":
+        return dense_sparse(dense, sparse, fn)
+    return update_dense(scalar(dense, "rsub_scalar", 0), sparse, "add")
+
+
+def sparse_dense_mul(sparse: RowSparse | CSR, dense: np.ndarray, fn: str) -> RowSparse | CSR:
+    """``sparse * dense`` -> the storage of ``sparse``: stored values times the dense values at
+    their positions (zeros elsewhere, as MXNet, whatever the dense side holds there)."""
+    family = "ew_rsp" if isinstance(sparse, RowSparse) else "ew_csr"
+    kernel = getattr(get_kernel(family, (_name(dense),), size=sparse.data.size), f"gather_{fn}")
+    out = np.empty(sparse.data.shape, sparse.dtype)
+    if isinstance(sparse, RowSparse):
+        kernel(as_rows(dense), as_rows(sparse.data), sparse.indices, as_rows(out, written=True))
+    else:
+        kernel(np.ascontiguousarray(dense), sparse.data, sparse.indices, sparse.indptr, out)
+    return _with_data(sparse, out)
+
+
+def dense_sparse_mul(dense: np.ndarray, sparse: RowSparse | CSR, fn: str) -> RowSparse | CSR:
+    """``dense * sparse`` -> the storage of ``sparse`` (multiplication commutes exactly)."""
+    return sparse_dense_mul(sparse, dense, fn)

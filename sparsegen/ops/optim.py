@@ -1,0 +1,40 @@
+"""Optimizer updates on numpy buffers and row_sparse gradients (generated ``optim_*`` kernels)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..cache import get_kernel
+from ..ndarray.formats import RowSparse
+from .layout import as_rows
+
+_NAMES = {np.dtype(name): name for name in ("float16", "float32", "float64")}
+"""Weight dtype -> kernel dtype name (``dtype.name`` costs microseconds per call)."""
+
+
+def update(
+    family: str,
+    weight: np.ndarray,
+    grad: RowSparse | np.ndarray,
+    states: Sequence[np.ndarray],
+    hyper: Sequence[float],
+    lazy: bool,
+) -> None:
+    """Update ``weight`` (n rows) and its ``states`` in place with kernel ``optim_<family>``.
+
+    A dense ``grad`` updates every row; a row_sparse one updates only its rows when ``lazy``,
+    else every row (rows without a gradient see ``g = 0``). ``hyper`` are the kernel's float
+    parameters in signature order. Callers validate first: shapes and dtypes agree, the
+    gradient's row ids are sorted, unique and in range, and no two buffers overlap.
+    """
+    sparse = isinstance(grad, RowSparse)
+    touched = grad.data.size if sparse and lazy else weight.size
+    kernel = get_kernel(f"optim_{family}", (_NAMES[weight.dtype],), size=touched)
+    rows = [as_rows(a, written=True) for a in (weight, *states)]
+    if sparse:
+        function = kernel.lazy if lazy else kernel.std
+        function(rows[0], as_rows(grad.data), grad.indices, *rows[1:], *hyper)
+    else:
+        kernel.dense(rows[0], as_rows(grad), *rows[1:], *hyper)

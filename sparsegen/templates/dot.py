@@ -1,0 +1,492 @@
+"""dot: products of csr, row_sparse and dense matrices, and the index phases of sparse outputs.
+
+Every value kernel accumulates whole output rows in place, in ``T.vectorized(lanes)`` steps (see
+templates/__init__.py). Kernels that gather rhs rows at random ids prefetch the row of the entry
+``prefetch`` entries ahead (a knob of ``cpu.rows_prefetch``; 0, the default elsewhere, emits no
+prefetch, so CUDA builds carry no LLVM intrinsic).
+
+Outputs whose index set depends on the data (csrᵀ·x -> row_sparse, dense·csr -> csr) are
+sorted by column with a stable LSD radix sort (``RADIX_BITS`` per pass, serial), then the
+distinct columns are listed (``unique``), then the values are computed in parallel, each output
+row owned by one task, so no two tasks write one row and no array scales with the number of
+columns (ids up to 2**63 work).
+
+Buffers declare element alignment (``align=``) rather than TVM's default 64 bytes: numpy arrays
+are 16-byte aligned at best, and the 64-byte promise lets LLVM emit aligned moves that fault.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import tvm
+from tvm.script import tirx as T
+
+RADIX_BITS = 11
+"""Key bits sorted per radix pass: a 2,048-bucket histogram stays in L1."""
+
+_LINE_BYTES = 64  # cache line: prefetch one address per line of a row
+
+
+def _row_macros(dtype: str, lanes: int):
+    """TIR macros of the value kernels: ``out[i] += alpha * rhs[r]``, zero a row, prefetch a row.
+
+    Column loops are ``d // lanes`` vector steps plus a scalar tail (templates/__init__.py)."""
+    zero = tvm.tirx.const(0, dtype)
+    line = max(1, _LINE_BYTES // np.dtype(dtype).itemsize)
+
+    @T.macro
+    def axpy(out, i, alpha, rhs, r, d):
+        for jo in T.serial(d // lanes):
+            for jv in T.vectorized(lanes):
+                out[i, jo * lanes + jv] = out[i, jo * lanes + jv] + alpha * rhs[r, jo * lanes + jv]
+        for jt in T.serial(d % lanes):
+            out[i, d - d % lanes + jt] = (
+                out[i, d - d % lanes + jt] + alpha * rhs[r, d - d % lanes + jt]
+            )
+
+    @T.macro
+    def zero_row(out, i, d):
+        for jo in T.serial(d // lanes):
+            for jv in T.vectorized(lanes):
+                out[i, jo * lanes + jv] = zero
+        for jt in T.serial(d % lanes):
+            out[i, d - d % lanes + jt] = zero
+
+    @T.macro
+    def prefetch_row(rhs, r, d):
+        for jq in T.serial((d + line - 1) // line):
+            T.evaluate(T.call_llvm_intrin(
+                "void", "llvm.prefetch.p0", T.address_of(rhs[r, jq * line]),
+                T.int32(0), T.int32(3), T.int32(1),
+            ))
+
+    return axpy, zero_row, prefetch_row
+
+
+def csr_dense(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.PrimFunc]:
+    """``matmul``: ``out = csr · rhs`` (dense), one output row per csr row, rows in parallel."""
+    elem = np.dtype(dtype).itemsize
+    axpy, zero_row, prefetch_row = _row_macros(dtype, lanes)
+
+    @T.prim_func(s_tir=True)
+    def matmul(data: T.handle, indices: T.handle, indptr: T.handle, rhs: T.handle, out: T.handle):
+        T.func_attr({"tir.noalias": True})
+        n = T.int64()
+        k = T.int64()
+        d = T.int64()
+        nnz = T.int64()
+        Data = T.match_buffer(data, (nnz,), dtype, align=elem)
+        Idx = T.match_buffer(indices, (nnz,), "int64", align=8)
+        P = T.match_buffer(indptr, (n + 1,), "int64", align=8)
+        B = T.match_buffer(rhs, (k, d), dtype, align=elem)
+        Out = T.match_buffer(out, (n, d), dtype, align=elem)
+        for i in T.serial(n):
+            with T.sblock("rows"):
+                vi = T.axis.spatial(n, i)
+                T.reads(Data[P[vi] : P[vi + 1]], Idx[0:nnz], P[vi : vi + 2], B[0:k, 0:d])
+                T.writes(Out[vi, 0:d])
+                zero_row(Out, vi, d)
+                for p in T.serial(P[vi + 1] - P[vi]):
+                    if prefetch > 0:
+                        prefetch_row(B, Idx[T.min(P[vi] + p + prefetch, nnz - 1)], d)
+                    axpy(Out, vi, Data[P[vi] + p], B, Idx[P[vi] + p], d)
+
+    return {"matmul": matmul}
+
+
+def csr_row_sparse(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
+    """``matmul``: ``out = csr · rsp`` (dense); each column id is looked up among the rsp's
+    stored row ids by binary search, so row ids of any size work."""
+    elem = np.dtype(dtype).itemsize
+    axpy, zero_row, _ = _row_macros(dtype, lanes)
+
+    @T.prim_func(s_tir=True)
+    def matmul(data: T.handle, indices: T.handle, indptr: T.handle, rdata: T.handle,
+               rindices: T.handle, out: T.handle):
+        T.func_attr({"tir.noalias": True})
+        n = T.int64()
+        k = T.int64()
+        d = T.int64()
+        nnz = T.int64()
+        Data = T.match_buffer(data, (nnz,), dtype, align=elem)
+        Idx = T.match_buffer(indices, (nnz,), "int64", align=8)
+        P = T.match_buffer(indptr, (n + 1,), "int64", align=8)
+        R = T.match_buffer(rdata, (k, d), dtype, align=elem)
+        RIdx = T.match_buffer(rindices, (k,), "int64", align=8)
+        Out = T.match_buffer(out, (n, d), dtype, align=elem)
+        for i in T.serial(n):
+            with T.sblock("rows"):
+                vi = T.axis.spatial(n, i)
+                T.reads(Data[P[vi] : P[vi + 1]], Idx[P[vi] : P[vi + 1]], P[vi : vi + 2],
+                        R[0:k, 0:d], RIdx[0:k])
+                T.writes(Out[vi, 0:d])
+                # bounds[0] only grows along the row: its column ids are sorted
+                bounds = T.alloc_buffer((2,), "int64", scope="local")
+                bounds[0] = T.int64(0)
+                zero_row(Out, vi, d)
+                for p in T.serial(P[vi + 1] - P[vi]):
+                    bounds[1] = k
+                    while bounds[0] < bounds[1]:
+                        if RIdx[(bounds[0] + bounds[1]) // 2] < Idx[P[vi] + p]:
+                            bounds[0] = (bounds[0] + bounds[1]) // 2 + 1
+                        else:
+                            bounds[1] = (bounds[0] + bounds[1]) // 2
+                    if bounds[0] < k:
+                        if RIdx[bounds[0]] == Idx[P[vi] + p]:
+                            axpy(Out, vi, Data[P[vi] + p], R, bounds[0], d)
+
+    return {"matmul": matmul}
+
+
+def _index_phases() -> dict[str, tvm.tirx.PrimFunc]:
+    """Index phases of data-dependent outputs (the same for every element dtype).
+
+    ``sort_dense`` / ``sort_rsp``: the first radix pass over the csr entries (all rows, or the
+    rows stored in a row_sparse rhs): ``keys``/``src`` are column ids and entry positions
+    sorted by the lowest digit, ``erow[p]`` the rhs row of entry ``p``. ``sort_rest``: the
+    further passes (stable) that ids below ``columns`` need, ping-ponging through the ``_tmp``
+    buffers; the result ends in ``keys``/``src``. ``unique``: the distinct sorted keys, where
+    each one's run starts (``seg``) and their number (``count[0]``). ``rank``: ``rank[src[q]]``
+    = the position of entry ``src[q]``'s key among the distinct keys.
+
+    Every statement sits in a block: serial blocks run as one thread under the CUDA schedule.
+    """
+    buckets = 1 << RADIX_BITS
+    mask = T.int64(buckets - 1)
+    extra_passes = (63 + RADIX_BITS - 1) // RADIX_BITS - 1  # keys are int64 >= 0: 63 bits
+
+    @T.prim_func(s_tir=True)
+    def sort_dense(indices: T.handle, indptr: T.handle, keys: T.handle, src: T.handle,
+                   erow: T.handle):
+        T.func_attr({"tir.noalias": True})
+        rows = T.int64()  # indptr entries: n + 1
+        nnz = T.int64()
+        Idx = T.match_buffer(indices, (nnz,), "int64", align=8)
+        P = T.match_buffer(indptr, (rows,), "int64", align=8)
+        Keys = T.match_buffer(keys, (nnz,), "int64", align=8)
+        Src = T.match_buffer(src, (nnz,), "int64", align=8)
+        Erow = T.match_buffer(erow, (nnz,), "int64", align=8)
+        hist = T.alloc_buffer((buckets + 1,), "int64")
+        with T.sblock("init"):
+            for b in T.serial(buckets + 1):
+                hist[b] = T.int64(0)
+        with T.sblock("sort"):
+            for p in T.serial(nnz):
+                hist[(Idx[p] & mask) + 1] = hist[(Idx[p] & mask) + 1] + T.int64(1)
+            for b in T.serial(buckets):
+                hist[b + 1] = hist[b + 1] + hist[b]
+            for r in T.serial(rows - 1):
+                for p in T.serial(P[r + 1] - P[r]):
+                    Keys[hist[Idx[P[r] + p] & mask]] = Idx[P[r] + p]
+                    Src[hist[Idx[P[r] + p] & mask]] = P[r] + p
+                    hist[Idx[P[r] + p] & mask] = hist[Idx[P[r] + p] & mask] + T.int64(1)
+                    Erow[P[r] + p] = r
+
+    @T.prim_func(s_tir=True)
+    def sort_rsp(indices: T.handle, indptr: T.handle, rindices: T.handle, keys: T.handle,
+                 src: T.handle, erow: T.handle):
+        T.func_attr({"tir.noalias": True})
+        rows = T.int64()  # indptr entries: n + 1
+        nnz = T.int64()
+        k = T.int64()
+        u = T.int64()
+        Idx = T.match_buffer(indices, (nnz,), "int64", align=8)
+        P = T.match_buffer(indptr, (rows,), "int64", align=8)
+        RIdx = T.match_buffer(rindices, (k,), "int64", align=8)
+        Keys = T.match_buffer(keys, (u,), "int64", align=8)
+        Src = T.match_buffer(src, (u,), "int64", align=8)
+        Erow = T.match_buffer(erow, (nnz,), "int64", align=8)
+        hist = T.alloc_buffer((buckets + 1,), "int64")
+        with T.sblock("init"):
+            for b in T.serial(buckets + 1):
+                hist[b] = T.int64(0)
+        with T.sblock("sort"):
+            for s in T.serial(k):
+                for p in T.serial(P[RIdx[s] + 1] - P[RIdx[s]]):
+                    hist[(Idx[P[RIdx[s]] + p] & mask) + 1] = (
+                        hist[(Idx[P[RIdx[s]] + p] & mask) + 1] + T.int64(1)
+                    )
+            for b in T.serial(buckets):
+                hist[b + 1] = hist[b + 1] + hist[b]
+            for s in T.serial(k):
+                for p in T.serial(P[RIdx[s] + 1] - P[RIdx[s]]):
+                    Keys[hist[Idx[P[RIdx[s]] + p] & mask]] = Idx[P[RIdx[s]] + p]
+                    Src[hist[Idx[P[RIdx[s]] + p] & mask]] = P[RIdx[s]] + p
+                    hist[Idx[P[RIdx[s]] + p] & mask] = hist[Idx[P[RIdx[s]] + p] & mask] + T.int64(1)
+                    Erow[P[RIdx[s]] + p] = s
+
+    @T.macro
+    def radix_step(keys_in, src_in, keys_out, src_out, hist, shift, u):
+        # one stable counting-sort pass on the digit at ``shift``
+        for b in T.serial(buckets + 1):
+            hist[b] = T.int64(0)
+        for q in T.serial(u):
+            hist[((keys_in[q] >> shift) & mask) + 1] = (
+                hist[((keys_in[q] >> shift) & mask) + 1] + T.int64(1)
+            )
+        for b in T.serial(buckets):
+            hist[b + 1] = hist[b + 1] + hist[b]
+        for q in T.serial(u):
+            keys_out[hist[(keys_in[q] >> shift) & mask]] = keys_in[q]
+            src_out[hist[(keys_in[q] >> shift) & mask]] = src_in[q]
+            hist[(keys_in[q] >> shift) & mask] = hist[(keys_in[q] >> shift) & mask] + T.int64(1)
+
+    @T.prim_func(s_tir=True)
+    def sort_rest(keys: T.handle, src: T.handle, keys_tmp: T.handle, src_tmp: T.handle,
+                  columns: T.int64):
+        T.func_attr({"tir.noalias": True})
+        u = T.int64()
+        Keys = T.match_buffer(keys, (u,), "int64", align=8)
+        Src = T.match_buffer(src, (u,), "int64", align=8)
+        KeysTmp = T.match_buffer(keys_tmp, (u,), "int64", align=8)
+        SrcTmp = T.match_buffer(src_tmp, (u,), "int64", align=8)
+        hist = T.alloc_buffer((buckets + 1,), "int64")
+        passes = T.alloc_buffer((1,), "int64")
+        with T.sblock("init"):
+            passes[0] = T.int64(0)
+        with T.sblock("sort"):
+            for t in T.serial(extra_passes):
+                if ((columns - 1) >> ((t + 1) * RADIX_BITS)) > 0:
+                    passes[0] = passes[0] + T.int64(1)
+                    if t % 2 == 0:
+                        radix_step(Keys, Src, KeysTmp, SrcTmp, hist, (t + 1) * RADIX_BITS, u)
+                    else:
+                        radix_step(KeysTmp, SrcTmp, Keys, Src, hist, (t + 1) * RADIX_BITS, u)
+            if passes[0] % 2 == 1:
+                for q in T.serial(u):
+                    Keys[q] = KeysTmp[q]
+                    Src[q] = SrcTmp[q]
+
+    @T.prim_func(s_tir=True)
+    def unique(keys: T.handle, uidx: T.handle, seg: T.handle, count: T.handle):
+        T.func_attr({"tir.noalias": True})
+        u = T.int64()
+        Keys = T.match_buffer(keys, (u,), "int64", align=8)
+        Uidx = T.match_buffer(uidx, (u,), "int64", align=8)
+        Seg = T.match_buffer(seg, (u + 1,), "int64", align=8)
+        Count = T.match_buffer(count, (1,), "int64", align=8)
+        with T.sblock("init"):
+            Count[0] = T.int64(0)
+        with T.sblock("scan"):
+            for q in T.serial(u):
+                if q == 0 or Keys[q] != Keys[T.max(q, T.int64(1)) - 1]:
+                    Uidx[Count[0]] = Keys[q]
+                    Seg[Count[0]] = q
+                    Count[0] = Count[0] + T.int64(1)
+            Seg[Count[0]] = u
+
+    @T.prim_func(s_tir=True)
+    def rank(seg: T.handle, src: T.handle, ranks: T.handle):
+        T.func_attr({"tir.noalias": True})
+        bounds = T.int64()  # run starts: distinct keys + 1
+        u = T.int64()
+        nnz = T.int64()
+        Seg = T.match_buffer(seg, (bounds,), "int64", align=8)
+        Src = T.match_buffer(src, (u,), "int64", align=8)
+        Rank = T.match_buffer(ranks, (nnz,), "int64", align=8)
+        for c in T.serial(bounds - 1):
+            with T.sblock("rows"):
+                vc = T.axis.spatial(bounds - 1, c)
+                T.reads(Seg[vc : vc + 2], Src[Seg[vc] : Seg[vc + 1]])
+                T.writes(Rank[0:nnz])
+                for q in T.serial(Seg[vc + 1] - Seg[vc]):
+                    Rank[Src[Seg[vc] + q]] = vc
+
+    return {"sort_dense": sort_dense, "sort_rsp": sort_rsp, "sort_rest": sort_rest,
+            "unique": unique, "rank": rank}
+
+
+def csr_t(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.PrimFunc]:
+    """``out = csrᵀ · rhs`` compacted to the distinct columns (row_sparse): the index phases sort
+    the entries by column, then ``values`` computes row ``c`` from the entries
+    ``src[seg[c]:seg[c+1]]`` of its column, each output row written by one task."""
+    elem = np.dtype(dtype).itemsize
+    axpy, zero_row, prefetch_row = _row_macros(dtype, lanes)
+
+    @T.prim_func(s_tir=True)
+    def values(data: T.handle, src: T.handle, erow: T.handle, seg: T.handle, rhs: T.handle,
+               out: T.handle):
+        T.func_attr({"tir.noalias": True})
+        nnz = T.int64()
+        u = T.int64()
+        s = T.int64()
+        k = T.int64()
+        d = T.int64()
+        Data = T.match_buffer(data, (nnz,), dtype, align=elem)
+        Src = T.match_buffer(src, (u,), "int64", align=8)
+        Erow = T.match_buffer(erow, (nnz,), "int64", align=8)
+        Seg = T.match_buffer(seg, (s + 1,), "int64", align=8)
+        B = T.match_buffer(rhs, (k, d), dtype, align=elem)
+        Out = T.match_buffer(out, (s, d), dtype, align=elem)
+        for c in T.serial(s):
+            with T.sblock("rows"):
+                vc = T.axis.spatial(s, c)
+                T.reads(Data[0:nnz], Src[Seg[vc] : Seg[vc + 1]], Erow[0:nnz], Seg[vc : vc + 2],
+                        B[0:k, 0:d])
+                T.writes(Out[vc, 0:d])
+                zero_row(Out, vc, d)
+                for q in T.serial(Seg[vc + 1] - Seg[vc]):
+                    if prefetch > 0:
+                        prefetch_row(B, Erow[Src[T.min(Seg[vc] + q + prefetch, u - 1)]], d)
+                    axpy(Out, vc, Data[Src[Seg[vc] + q]], B, Erow[Src[Seg[vc] + q]], d)
+
+    phases = _index_phases()
+    return {**{name: phases[name] for name in ("sort_dense", "sort_rsp", "sort_rest", "unique")},
+            "values": values}
+
+
+def dense_csr(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
+    """``matmul``: ``out = lhs · csr`` (dense). For csr output the index phases sort the csr's
+    entries by column and ``rank`` maps each entry to its column's position among the distinct
+    columns; ``values`` then stores the product over those columns, every output row storing
+    all of them (explicit zeros included), as MXNet's dense·csr -> csr does."""
+    elem = np.dtype(dtype).itemsize
+    _, zero_row, _ = _row_macros(dtype, lanes)
+
+    @T.prim_func(s_tir=True)
+    def matmul(lhs: T.handle, data: T.handle, indices: T.handle, indptr: T.handle, out: T.handle):
+        T.func_attr({"tir.noalias": True})
+        m = T.int64()
+        k = T.int64()
+        n = T.int64()
+        nnz = T.int64()
+        A = T.match_buffer(lhs, (m, k), dtype, align=elem)
+        Data = T.match_buffer(data, (nnz,), dtype, align=elem)
+        Idx = T.match_buffer(indices, (nnz,), "int64", align=8)
+        P = T.match_buffer(indptr, (k + 1,), "int64", align=8)
+        Out = T.match_buffer(out, (m, n), dtype, align=elem)
+        for i in T.serial(m):
+            with T.sblock("rows"):
+                vi = T.axis.spatial(m, i)
+                T.reads(A[vi, 0:k], Data[0:nnz], Idx[0:nnz], P[0 : k + 1])
+                T.writes(Out[vi, 0:n])
+                zero_row(Out, vi, n)
+                for kk in T.serial(k):
+                    for p in T.serial(P[kk + 1] - P[kk]):
+                        Out[vi, Idx[P[kk] + p]] = (
+                            Out[vi, Idx[P[kk] + p]] + A[vi, kk] * Data[P[kk] + p]
+                        )
+
+    @T.prim_func(s_tir=True)
+    def values(lhs: T.handle, data: T.handle, indptr: T.handle, ranks: T.handle,
+               columns: T.handle, out_data: T.handle, out_indices: T.handle, out_indptr: T.handle):
+        T.func_attr({"tir.noalias": True})
+        m = T.int64()
+        k = T.int64()
+        s = T.int64()
+        nnz = T.int64()
+        A = T.match_buffer(lhs, (m, k), dtype, align=elem)
+        Data = T.match_buffer(data, (nnz,), dtype, align=elem)
+        P = T.match_buffer(indptr, (k + 1,), "int64", align=8)
+        Rank = T.match_buffer(ranks, (nnz,), "int64", align=8)
+        Cols = T.match_buffer(columns, (s,), "int64", align=8)
+        OutData = T.match_buffer(out_data, (m, s), dtype, align=elem)
+        OutIdx = T.match_buffer(out_indices, (m, s), "int64", align=8)
+        OutPtr = T.match_buffer(out_indptr, (m + 1,), "int64", align=8)
+        with T.sblock("init"):
+            OutPtr[0] = T.int64(0)
+        for i in T.serial(m):
+            with T.sblock("rows"):
+                vi = T.axis.spatial(m, i)
+                T.reads(A[vi, 0:k], Data[0:nnz], P[0 : k + 1], Rank[0:nnz], Cols[0:s])
+                T.writes(OutData[vi, 0:s], OutIdx[vi, 0:s], OutPtr[vi + 1])
+                OutPtr[vi + 1] = (vi + 1) * s
+                zero_row(OutData, vi, s)
+                for j in T.serial(s):
+                    OutIdx[vi, j] = Cols[j]
+                for kk in T.serial(k):
+                    for p in T.serial(P[kk + 1] - P[kk]):
+                        OutData[vi, Rank[P[kk] + p]] = (
+                            OutData[vi, Rank[P[kk] + p]] + A[vi, kk] * Data[P[kk] + p]
+                        )
+
+    phases = _index_phases()
+    return {"matmul": matmul,
+            **{name: phases[name] for name in ("sort_dense", "sort_rest", "unique", "rank")},
+            "values": values}
+
+
+def dense_csr_t(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+    """``matmul``: ``out = lhs · csrᵀ`` (dense): each output element gathers one csr row."""
+    elem = np.dtype(dtype).itemsize
+    zero = tvm.tirx.const(0, dtype)
+
+    @T.prim_func(s_tir=True)
+    def matmul(lhs: T.handle, data: T.handle, indices: T.handle, indptr: T.handle, out: T.handle):
+        T.func_attr({"tir.noalias": True})
+        m = T.int64()
+        k = T.int64()
+        n = T.int64()
+        nnz = T.int64()
+        A = T.match_buffer(lhs, (m, k), dtype, align=elem)
+        Data = T.match_buffer(data, (nnz,), dtype, align=elem)
+        Idx = T.match_buffer(indices, (nnz,), "int64", align=8)
+        P = T.match_buffer(indptr, (n + 1,), "int64", align=8)
+        Out = T.match_buffer(out, (m, n), dtype, align=elem)
+        for i in T.serial(m):
+            with T.sblock("rows"):
+                vi = T.axis.spatial(m, i)
+                T.reads(A[vi, 0:k], Data[0:nnz], Idx[0:nnz], P[0 : n + 1])
+                T.writes(Out[vi, 0:n])
+                for j in T.serial(n):
+                    Out[vi, j] = zero
+                    for p in T.serial(P[j + 1] - P[j]):
+                        Out[vi, j] = Out[vi, j] + A[vi, Idx[P[j] + p]] * Data[P[j] + p]
+
+    return {"matmul": matmul}
+
+
+def dense_dense(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
+    """``nn``, ``tn``, ``nt``, ``tt``: ``out = op(lhs) · op(rhs)`` with ``t`` = transposed
+    operand; output rows in parallel (a plain generated kernel, not a tuned GEMM)."""
+    elem = np.dtype(dtype).itemsize
+    axpy, zero_row, _ = _row_macros(dtype, lanes)
+    zero = tvm.tirx.const(0, dtype)
+
+    def axpy_form(trans_a: bool):
+        @T.prim_func(s_tir=True)
+        def kernel(lhs: T.handle, rhs: T.handle, out: T.handle):
+            T.func_attr({"tir.noalias": True})
+            m = T.int64()
+            k = T.int64()
+            n = T.int64()
+            A = T.match_buffer(lhs, (k, m) if trans_a else (m, k), dtype, align=elem)
+            B = T.match_buffer(rhs, (k, n), dtype, align=elem)
+            Out = T.match_buffer(out, (m, n), dtype, align=elem)
+            for i in T.serial(m):
+                with T.sblock("rows"):
+                    vi = T.axis.spatial(m, i)
+                    T.reads(A[0:k, vi] if trans_a else A[vi, 0:k], B[0:k, 0:n])
+                    T.writes(Out[vi, 0:n])
+                    zero_row(Out, vi, n)
+                    for kk in T.serial(k):
+                        axpy(Out, vi, A[kk, vi] if trans_a else A[vi, kk], B, kk, n)
+
+        return kernel
+
+    def dot_form(trans_a: bool):
+        @T.prim_func(s_tir=True)
+        def kernel(lhs: T.handle, rhs: T.handle, out: T.handle):
+            T.func_attr({"tir.noalias": True})
+            m = T.int64()
+            k = T.int64()
+            n = T.int64()
+            A = T.match_buffer(lhs, (k, m) if trans_a else (m, k), dtype, align=elem)
+            B = T.match_buffer(rhs, (n, k), dtype, align=elem)
+            Out = T.match_buffer(out, (m, n), dtype, align=elem)
+            for i in T.serial(m):
+                with T.sblock("rows"):
+                    vi = T.axis.spatial(m, i)
+                    T.reads(A[0:k, vi] if trans_a else A[vi, 0:k], B[0:n, 0:k])
+                    T.writes(Out[vi, 0:n])
+                    for j in T.serial(n):
+                        Out[vi, j] = zero
+                        for kk in T.serial(k):
+                            Out[vi, j] = (
+                                Out[vi, j] + (A[kk, vi] if trans_a else A[vi, kk]) * B[j, kk]
+                            )
+
+        return kernel
+
+    return {"nn": axpy_form(False), "tn": axpy_form(True), "nt": dot_form(False),
+            "tt": dot_form(True)}

@@ -1,0 +1,670 @@
+"""Elementwise kernels: flat maps, unary maps, and the row_sparse / csr merges (index set, values).
+
+Arithmetic follows MXNet 1.9.1: every op computes in the element dtype (float16 through float32,
+rounded once), integer division truncates toward zero, and unary math on integer dtypes computes
+in float64 and converts back (saturating to int64, then wrapping to the dtype, never undefined).
+
+Buffers are declared with the element size as their alignment: TVM otherwise assumes 64-byte
+aligned data and emits aligned vector loads, which fault on numpy buffers (16-byte aligned).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import tvm
+from tvm import tirx
+from tvm.script import tirx as T
+
+Expr = tvm.ir.Expr
+
+UNION_OPS = ("add", "sub")
+"""Binary ops whose sparse result stores the union of the operands' positions."""
+
+
+def _is_float(dtype: str) -> bool:
+    return dtype.startswith("float")
+
+
+def _is_unsigned(dtype: str) -> bool:
+    return dtype.startswith("uint")
+
+
+def _align(dtype: str) -> int:
+    return tvm.runtime.DataType(dtype).bits // 8
+
+
+def _const(value: float | int, dtype: str) -> Expr:
+    return tirx.const(value, dtype)
+
+
+def _in_compute_type(dtype: str, build: Callable[..., Expr], *args: Expr) -> Expr:
+    """``build(*args)`` evaluated in float32 for float16 (MXNet's half_t arithmetic), else as is."""
+    if dtype != "float16":
+        return build(*args)
+    return T.Cast("float16", build(*(T.Cast("float32", a) for a in args)))
+
+
+def _int_div(dtype: str, a: Expr, b: Expr) -> Expr:
+    """``a / b`` truncated toward zero; 0 for ``b == 0`` and wrapping ``-a`` for ``b == -1``, so the
+    kernel never traps (the front end refuses integer division by zero before calling it)."""
+    zero, one = _const(0, dtype), _const(1, dtype)
+    if _is_unsigned(dtype):
+        return T.Select(b == zero, zero, tirx.truncdiv(a, T.Select(b == zero, one, b)))
+    minus_one = _const(-1, dtype)
+    safe = T.Select((b == zero) | (b == minus_one), one, b)
+    return T.Select(b == zero, zero, T.Select(b == minus_one, zero - a, tirx.truncdiv(a, safe)))
+
+
+def binary(fn: str, dtype: str, a: Expr, b: Expr) -> Expr:
+    """``a <fn> b`` for fn in add, sub, mul, div, in ``dtype``."""
+    if fn == "div" and not _is_float(dtype):
+        return _int_div(dtype, a, b)
+    ops = {
+        "add": lambda x, y: x + y,
+        "sub": lambda x, y: x - y,
+        "mul": lambda x, y: x * y,
+        "div": lambda x, y: x / y,
+    }
+    return _in_compute_type(dtype, ops[fn], a, b)
+
+
+def _libm(name: str) -> Callable[[Expr, str], Expr]:
+    """A C math library function (float32 ``namef`` or float64 ``name``): used where TVM's own
+    lowering is inaccurate (tanh, atanh near 0) or missing (expm1, cbrt)."""
+
+    def call(x: Expr, dt: str) -> Expr:
+        return tirx.call_pure_extern(dt, name + ("f" if dt == "float32" else ""), x)
+
+    return call
+
+
+def _round_half_away(x: Expr, dt: str) -> Expr:
+    """C ``round`` (MXNet's ``round``): halves go away from zero; ``x - trunc(x)`` is exact."""
+    t = tirx.trunc(x)
+    return T.Select(tirx.abs(x - t) >= _const(0.5, dt), t + tirx.copysign(_const(1, dt), x), t)
+
+
+def _sign(x: Expr, dt: str) -> Expr:
+    zero, one = _const(0, dt), _const(1, dt)
+    if _is_unsigned(dt):
+        return T.Select(x > zero, one, zero)
+    # x itself for zeros (keeps -0.0) and nan (numpy's sign(nan) is nan)
+    return T.Select(x > zero, one, T.Select(x < zero, _const(-1, dt), x))
+
+
+def _relu(x: Expr, dt: str) -> Expr:
+    if _is_unsigned(dt):
+        return x
+    return T.Select(x < _const(0, dt), _const(0, dt), x)  # keeps nan, as MXNet
+
+
+def _abs(x: Expr, dt: str) -> Expr:
+    return x if _is_unsigned(dt) else tirx.abs(x)
+
+
+def _intrinsic(f: Callable[[Expr], Expr]) -> Callable[[Expr, str], Expr]:
+    return lambda x, dt: f(x)
+
+
+FLOAT_UNARY: dict[str, Callable[[Expr, str], Expr]] = {
+    "abs": _abs,
+    "sign": _sign,
+    "sqrt": _intrinsic(tirx.sqrt),
+    "square": lambda x, dt: x * x,
+    "negative": lambda x, dt: _const(0, dt) - x if not _is_float(dt) else -x,
+    "relu": _relu,
+    "sin": _intrinsic(tirx.sin),
+    "sinh": _intrinsic(tirx.sinh),
+    "tan": _intrinsic(tirx.tan),
+    "tanh": _libm("tanh"),
+    "arcsin": _intrinsic(tirx.asin),
+    "arcsinh": _intrinsic(tirx.asinh),
+    "arctan": _intrinsic(tirx.atan),
+    "arctanh": _libm("atanh"),
+    "floor": _intrinsic(tirx.floor),
+    "ceil": _intrinsic(tirx.ceil),
+    "round": _round_half_away,
+    "rint": _intrinsic(tirx.nearbyint),
+    "fix": _intrinsic(tirx.trunc),
+    "trunc": _intrinsic(tirx.trunc),
+    "expm1": _libm("expm1"),
+    "log1p": _intrinsic(tirx.log1p),
+    "cbrt": _libm("cbrt"),
+    "degrees": lambda x, dt: x * _const(180.0 / math.pi, dt),
+    "radians": lambda x, dt: x * _const(math.pi / 180.0, dt),
+    "exp": _intrinsic(tirx.exp),
+    "log": _intrinsic(tirx.log),
+    "log10": _intrinsic(tirx.log10),
+    "log2": _intrinsic(tirx.log2),
+    "rsqrt": _intrinsic(tirx.rsqrt),
+    "cos": _intrinsic(tirx.cos),
+    "cosh": _intrinsic(tirx.cosh),
+    "arccos": _intrinsic(tirx.acos),
+    "arccosh": _intrinsic(tirx.acosh),
+    "sigmoid": lambda x, dt: _const(1, dt) / (_const(1, dt) + tirx.exp(-x)),
+}
+"""Unary ops by MXNet name: ``(x, compute dtype) -> expression`` (float16 computes in float32)."""
+
+_INTEGER_OPS = {"abs", "sign", "square", "negative", "relu"}
+"""Unary ops that stay in integer arithmetic on integer dtypes (wrapping, as MXNet)."""
+
+_ROUNDING = {"floor", "ceil", "round", "rint", "fix", "trunc"}
+"""Rounding ops: the identity on integer dtypes."""
+
+_INT64_LIMIT = 9.2233720368547758e18  # 2**63 as float64
+
+
+def _float_to_int(y: Expr, dtype: str) -> Expr:
+    """float64 -> ``dtype``: nan -> 0, saturate to int64, then wrap (C's integer narrowing)."""
+    limit = _const(_INT64_LIMIT, "float64")
+    as_int64 = T.Select(
+        tirx.isnan(y),
+        _const(0, "int64"),
+        T.Select(
+            y >= limit,
+            _const(2**63 - 1, "int64"),
+            T.Select(y <= -limit, _const(-(2**63), "int64"), T.Cast("int64", y)),
+        ),
+    )
+    return as_int64 if dtype == "int64" else T.Cast(dtype, as_int64)
+
+
+def unary(fn: str, dtype: str, x: Expr) -> Expr:
+    """The unary op ``fn`` applied to ``x`` of ``dtype``, result in ``dtype``."""
+    build = FLOAT_UNARY[fn]
+    if dtype == "float16":
+        return T.Cast("float16", build(T.Cast("float32", x), "float32"))
+    if _is_float(dtype) or fn in _INTEGER_OPS:
+        return build(x, dtype)
+    if fn in _ROUNDING:
+        return x
+    return _float_to_int(build(T.Cast("float64", x), "float64"), dtype)
+
+
+def clip(dtype: str, x: Expr, lo: Expr, hi: Expr) -> Expr:
+    """MXNet's clip: ``hi`` if ``x > hi``, else ``lo`` if ``x < lo``, else ``x`` (nan stays nan)."""
+    return _in_compute_type(
+        dtype, lambda v, a, b: T.Select(v > b, b, T.Select(v < a, a, v)), x, lo, hi
+    )
+
+
+def _scalar_type(dtype: str) -> Callable[..., Expr]:
+    """Scalars cross the FFI as float64 or int64 and are cast to the element dtype in the kernel
+    (the front end has already rounded or wrapped them into the dtype, so the cast is exact)."""
+    return T.float64 if _is_float(dtype) else T.int64
+
+
+SCALAR_OPS: dict[str, Callable[[str, Expr, Expr], Expr]] = {
+    "add_scalar": lambda dt, x, s: binary("add", dt, x, s),
+    "sub_scalar": lambda dt, x, s: binary("sub", dt, x, s),
+    "rsub_scalar": lambda dt, x, s: binary("sub", dt, s, x),
+    "mul_scalar": lambda dt, x, s: binary("mul", dt, x, s),
+    "div_scalar": lambda dt, x, s: binary("div", dt, x, s),
+    "rdiv_scalar": lambda dt, x, s: binary("div", dt, s, x),
+}
+"""``x <op> s`` and the reflected ``s <op> x``."""
+
+
+# -- maps over flat buffers ---------------------------------------------------------------------
+BLOCK = 512
+"""Elements per ``rows`` block of a flat map: a constant inner loop that LLVM vectorizes (the
+schedule parallelizes the blocks); the last ``n % BLOCK`` elements run in a serial tail."""
+
+
+def _binary_map(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
+    align = _align(dtype)
+
+    @T.prim_func(s_tir=True)
+    def func(a: T.handle, b: T.handle, out: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        n = T.int64()
+        A = T.match_buffer(a, (n,), dtype, align=align)
+        B = T.match_buffer(b, (n,), dtype, align=align)
+        Out = T.match_buffer(out, (n,), dtype, align=align)
+        for i in T.serial(n // BLOCK):
+            with T.sblock("rows"):
+                vi = T.axis.spatial(n // BLOCK, i)
+                for j in T.serial(BLOCK):
+                    Out[vi * BLOCK + j] = binary(fn, dtype, A[vi * BLOCK + j], B[vi * BLOCK + j])
+        for t in T.serial(n % BLOCK):
+            with T.sblock("tail"):
+                vt = T.axis.spatial(n % BLOCK, t)
+                Out[n - n % BLOCK + vt] = binary(fn, dtype, A[n - n % BLOCK + vt],
+                                                 B[n - n % BLOCK + vt])
+
+    return func
+
+
+def _scalar_map(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
+    align = _align(dtype)
+    scalar_t = _scalar_type(dtype)
+    build = SCALAR_OPS[fn]
+
+    @T.prim_func(s_tir=True)
+    def func(x: T.handle, s: scalar_t, out: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        n = T.int64()
+        X = T.match_buffer(x, (n,), dtype, align=align)
+        Out = T.match_buffer(out, (n,), dtype, align=align)
+        for i in T.serial(n // BLOCK):
+            with T.sblock("rows"):
+                vi = T.axis.spatial(n // BLOCK, i)
+                for j in T.serial(BLOCK):
+                    Out[vi * BLOCK + j] = build(dtype, X[vi * BLOCK + j], T.Cast(dtype, s))
+        for t in T.serial(n % BLOCK):
+            with T.sblock("tail"):
+                vt = T.axis.spatial(n % BLOCK, t)
+                Out[n - n % BLOCK + vt] = build(dtype, X[n - n % BLOCK + vt], T.Cast(dtype, s))
+
+    return func
+
+
+def _clip_map(dtype: str) -> tvm.tirx.PrimFunc:
+    align = _align(dtype)
+    scalar_t = _scalar_type(dtype)
+
+    @T.prim_func(s_tir=True)
+    def func(x: T.handle, lo: scalar_t, hi: scalar_t, out: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        n = T.int64()
+        X = T.match_buffer(x, (n,), dtype, align=align)
+        Out = T.match_buffer(out, (n,), dtype, align=align)
+        for i in T.serial(n // BLOCK):
+            with T.sblock("rows"):
+                vi = T.axis.spatial(n // BLOCK, i)
+                for j in T.serial(BLOCK):
+                    Out[vi * BLOCK + j] = clip(dtype, X[vi * BLOCK + j], T.Cast(dtype, lo),
+                                               T.Cast(dtype, hi))
+        for t in T.serial(n % BLOCK):
+            with T.sblock("tail"):
+                vt = T.axis.spatial(n % BLOCK, t)
+                Out[n - n % BLOCK + vt] = clip(dtype, X[n - n % BLOCK + vt], T.Cast(dtype, lo),
+                                               T.Cast(dtype, hi))
+
+    return func
+
+
+def dense(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+    """Flat maps ``out[i] = f(...)``: the binary ops ``(a, b, out)``, the scalar ops
+    ``(x, s, out)`` and ``clip (x, lo, hi, out)``; used on dense buffers and on stored values."""
+    funcs = {fn: _binary_map(fn, dtype) for fn in ("add", "sub", "mul", "div")}
+    funcs.update({fn: _scalar_map(fn, dtype) for fn in SCALAR_OPS})
+    funcs["clip"] = _clip_map(dtype)
+    return funcs
+
+
+def _unary_map(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
+    align = _align(dtype)
+
+    @T.prim_func(s_tir=True)
+    def func(x: T.handle, out: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        n = T.int64()
+        X = T.match_buffer(x, (n,), dtype, align=align)
+        Out = T.match_buffer(out, (n,), dtype, align=align)
+        for i in T.serial(n // BLOCK):
+            with T.sblock("rows"):
+                vi = T.axis.spatial(n // BLOCK, i)
+                for j in T.serial(BLOCK):
+                    Out[vi * BLOCK + j] = unary(fn, dtype, X[vi * BLOCK + j])
+        for t in T.serial(n % BLOCK):
+            with T.sblock("tail"):
+                vt = T.axis.spatial(n % BLOCK, t)
+                Out[n - n % BLOCK + vt] = unary(fn, dtype, X[n - n % BLOCK + vt])
+
+    return func
+
+
+def unary_maps(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+    """One flat map ``(x, out)`` per unary op of ``FLOAT_UNARY``."""
+    return {fn: _unary_map(fn, dtype) for fn in FLOAT_UNARY}
+
+
+# -- index sets (dtype-free) ------------------------------------------------------------------
+def _rsp_merge(keep_unmatched: bool) -> tvm.tirx.PrimFunc:
+    """Serial merge of two sorted row-id lists: the output ids, and for each the position of the
+    row in ``a`` and in ``b`` (-1 where absent); ``count[0]`` is the number written."""
+
+    @T.prim_func(s_tir=True)
+    def func(a: T.handle, b: T.handle, idx: T.handle, src_a: T.handle, src_b: T.handle,
+             count: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        ka = T.int64()
+        kb = T.int64()
+        m = T.int64()
+        A = T.match_buffer(a, (ka,), "int64", align=8)
+        B = T.match_buffer(b, (kb,), "int64", align=8)
+        Idx = T.match_buffer(idx, (m,), "int64", align=8)
+        SA = T.match_buffer(src_a, (m,), "int64", align=8)
+        SB = T.match_buffer(src_b, (m,), "int64", align=8)
+        C = T.match_buffer(count, (1,), "int64", align=8)
+        with T.sblock("root"):
+            with T.sblock("merge"):
+                T.reads(A[0:ka], B[0:kb])
+                T.writes(Idx[0:m], SA[0:m], SB[0:m], C[0])
+                p = T.alloc_buffer((3,), "int64", scope="local")  # position in a, in b, in output
+                p[0] = T.int64(0)
+                p[1] = T.int64(0)
+                p[2] = T.int64(0)
+                while p[0] < ka and p[1] < kb:
+                    if A[p[0]] == B[p[1]]:
+                        Idx[p[2]] = A[p[0]]
+                        SA[p[2]] = p[0]
+                        SB[p[2]] = p[1]
+                        p[0] = p[0] + T.int64(1)
+                        p[1] = p[1] + T.int64(1)
+                        p[2] = p[2] + T.int64(1)
+                    elif A[p[0]] < B[p[1]]:
+                        if keep_unmatched:
+                            Idx[p[2]] = A[p[0]]
+                            SA[p[2]] = p[0]
+                            SB[p[2]] = T.int64(-1)
+                            p[2] = p[2] + T.int64(1)
+                        p[0] = p[0] + T.int64(1)
+                    else:
+                        if keep_unmatched:
+                            Idx[p[2]] = B[p[1]]
+                            SA[p[2]] = T.int64(-1)
+                            SB[p[2]] = p[1]
+                            p[2] = p[2] + T.int64(1)
+                        p[1] = p[1] + T.int64(1)
+                if keep_unmatched:
+                    while p[0] < ka:
+                        Idx[p[2]] = A[p[0]]
+                        SA[p[2]] = p[0]
+                        SB[p[2]] = T.int64(-1)
+                        p[0] = p[0] + T.int64(1)
+                        p[2] = p[2] + T.int64(1)
+                    while p[1] < kb:
+                        Idx[p[2]] = B[p[1]]
+                        SA[p[2]] = T.int64(-1)
+                        SB[p[2]] = p[1]
+                        p[1] = p[1] + T.int64(1)
+                        p[2] = p[2] + T.int64(1)
+                C[0] = p[2]
+
+    return func
+
+
+def _csr_count(keep_unmatched: bool) -> tvm.tirx.PrimFunc:
+    """Per row (in parallel): the size of the union or intersection of the two rows' column ids;
+    then ``indptr`` as their prefix sum."""
+
+    @T.prim_func(s_tir=True)
+    def func(a_ptr: T.handle, a_idx: T.handle, b_ptr: T.handle, b_idx: T.handle, indptr: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        n1 = T.int64()  # rows + 1: no buffer has the row count itself
+        na = T.int64()
+        nb = T.int64()
+        AP = T.match_buffer(a_ptr, (n1,), "int64", align=8)
+        AI = T.match_buffer(a_idx, (na,), "int64", align=8)
+        BP = T.match_buffer(b_ptr, (n1,), "int64", align=8)
+        BI = T.match_buffer(b_idx, (nb,), "int64", align=8)
+        P = T.match_buffer(indptr, (n1,), "int64", align=8)
+        for i in T.serial(n1 - 1):
+            with T.sblock("rows"):
+                vi = T.axis.spatial(n1 - 1, i)
+                T.reads(AP[vi : vi + 2], BP[vi : vi + 2], AI[0:na], BI[0:nb])
+                T.writes(P[vi + 1])
+                p = T.alloc_buffer((3,), "int64", scope="local")  # position in a, in b; count
+                p[0] = AP[vi]
+                p[1] = BP[vi]
+                p[2] = T.int64(0)
+                while p[0] < AP[vi + 1] and p[1] < BP[vi + 1]:
+                    if AI[p[0]] == BI[p[1]]:
+                        p[0] = p[0] + T.int64(1)
+                        p[1] = p[1] + T.int64(1)
+                        p[2] = p[2] + T.int64(1)
+                    elif AI[p[0]] < BI[p[1]]:
+                        p[0] = p[0] + T.int64(1)
+                        if keep_unmatched:
+                            p[2] = p[2] + T.int64(1)
+                    else:
+                        p[1] = p[1] + T.int64(1)
+                        if keep_unmatched:
+                            p[2] = p[2] + T.int64(1)
+                if keep_unmatched:
+                    P[vi + 1] = p[2] + (AP[vi + 1] - p[0]) + (BP[vi + 1] - p[1])
+                else:
+                    P[vi + 1] = p[2]
+        with T.sblock("scan"):
+            T.reads(P[0:n1])
+            T.writes(P[0:n1])
+            P[0] = T.int64(0)
+            for i in T.serial(n1 - 1):
+                P[i + 1] = P[i + 1] + P[i]
+
+    return func
+
+
+def index_sets() -> dict[str, tvm.tirx.PrimFunc]:
+    """Phase 1 of the data-dependent ops: row_sparse union / intersection (serial merges writing
+    the output ids and source positions) and csr union / intersection sizes per row (indptr)."""
+    return {
+        "rsp_union": _rsp_merge(True),
+        "rsp_intersect": _rsp_merge(False),
+        "csr_union_count": _csr_count(True),
+        "csr_intersect_count": _csr_count(False),
+    }
+
+
+# -- row_sparse values ------------------------------------------------------------------------
+def _rsp_fill(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
+    align = _align(dtype)
+    zero = _const(0, dtype)
+
+    @T.prim_func(s_tir=True)
+    def func(a: T.handle, b: T.handle, src_a: T.handle, src_b: T.handle, out: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        ka = T.int64()
+        kb = T.int64()
+        k = T.int64()
+        d = T.int64()
+        A = T.match_buffer(a, (ka, d), dtype, align=align)
+        B = T.match_buffer(b, (kb, d), dtype, align=align)
+        SA = T.match_buffer(src_a, (k,), "int64", align=8)
+        SB = T.match_buffer(src_b, (k,), "int64", align=8)
+        Out = T.match_buffer(out, (k, d), dtype, align=align)
+        for r in T.serial(k):
+            with T.sblock("rows"):
+                vr = T.axis.spatial(k, r)
+                T.reads(A[0:ka, 0:d], B[0:kb, 0:d], SA[vr], SB[vr])
+                T.writes(Out[vr, 0:d])
+                if SA[vr] >= T.int64(0) and SB[vr] >= T.int64(0):
+                    for j in T.serial(d):
+                        Out[vr, j] = binary(fn, dtype, A[SA[vr], j], B[SB[vr], j])
+                elif SA[vr] >= T.int64(0):
+                    for j in T.serial(d):
+                        Out[vr, j] = binary(fn, dtype, A[SA[vr], j], zero)
+                else:
+                    for j in T.serial(d):
+                        Out[vr, j] = binary(fn, dtype, zero, B[SB[vr], j])
+
+    return func
+
+
+def _rsp_update(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
+    align = _align(dtype)
+
+    @T.prim_func(s_tir=True)
+    def func(dense: T.handle, data: T.handle, indices: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        n = T.int64()
+        k = T.int64()
+        d = T.int64()
+        D = T.match_buffer(dense, (n, d), dtype, align=align)
+        Data = T.match_buffer(data, (k, d), dtype, align=align)
+        Idx = T.match_buffer(indices, (k,), "int64", align=8)
+        for r in T.serial(k):
+            with T.sblock("rows"):
+                vr = T.axis.spatial(k, r)
+                T.reads(D[Idx[vr], 0:d], Data[vr, 0:d], Idx[vr])
+                T.writes(D[Idx[vr], 0:d])
+                for j in T.serial(d):
+                    D[Idx[vr], j] = binary(fn, dtype, D[Idx[vr], j], Data[vr, j])
+
+    return func
+
+
+def _rsp_gather_mul(dtype: str) -> tvm.tirx.PrimFunc:
+    align = _align(dtype)
+
+    @T.prim_func(s_tir=True)
+    def func(dense: T.handle, data: T.handle, indices: T.handle, out: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        n = T.int64()
+        k = T.int64()
+        d = T.int64()
+        D = T.match_buffer(dense, (n, d), dtype, align=align)
+        Data = T.match_buffer(data, (k, d), dtype, align=align)
+        Idx = T.match_buffer(indices, (k,), "int64", align=8)
+        Out = T.match_buffer(out, (k, d), dtype, align=align)
+        for r in T.serial(k):
+            with T.sblock("rows"):
+                vr = T.axis.spatial(k, r)
+                T.reads(D[Idx[vr], 0:d], Data[vr, 0:d], Idx[vr])
+                T.writes(Out[vr, 0:d])
+                for j in T.serial(d):
+                    Out[vr, j] = binary("mul", dtype, Data[vr, j], D[Idx[vr], j])
+
+    return func
+
+
+def row_sparse(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+    """Phase 2 of row_sparse ops, parallel over rows: ``fill_<op>`` writes each output row from
+    its source rows (zero where absent); ``update_<op>`` applies stored rows to a dense array in
+    place; ``gather_mul`` multiplies stored rows by the dense rows of the same ids."""
+    funcs = {f"fill_{fn}": _rsp_fill(fn, dtype) for fn in (*UNION_OPS, "mul")}
+    funcs.update({f"update_{fn}": _rsp_update(fn, dtype) for fn in UNION_OPS})
+    funcs["gather_mul"] = _rsp_gather_mul(dtype)
+    return funcs
+
+
+# -- csr values -------------------------------------------------------------------------------
+def _csr_fill(fn: str, dtype: str, keep_unmatched: bool) -> tvm.tirx.PrimFunc:
+    align = _align(dtype)
+    zero = _const(0, dtype)
+
+    @T.prim_func(s_tir=True)
+    def func(a_ptr: T.handle, a_idx: T.handle, a_data: T.handle, b_ptr: T.handle,
+             b_idx: T.handle, b_data: T.handle, indptr: T.handle, indices: T.handle,
+             data: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        n1 = T.int64()  # rows + 1: no buffer has the row count itself
+        na = T.int64()
+        nb = T.int64()
+        nnz = T.int64()
+        AP = T.match_buffer(a_ptr, (n1,), "int64", align=8)
+        AI = T.match_buffer(a_idx, (na,), "int64", align=8)
+        AD = T.match_buffer(a_data, (na,), dtype, align=align)
+        BP = T.match_buffer(b_ptr, (n1,), "int64", align=8)
+        BI = T.match_buffer(b_idx, (nb,), "int64", align=8)
+        BD = T.match_buffer(b_data, (nb,), dtype, align=align)
+        P = T.match_buffer(indptr, (n1,), "int64", align=8)
+        I = T.match_buffer(indices, (nnz,), "int64", align=8)
+        D = T.match_buffer(data, (nnz,), dtype, align=align)
+        for i in T.serial(n1 - 1):
+            with T.sblock("rows"):
+                vi = T.axis.spatial(n1 - 1, i)
+                T.reads(AP[vi : vi + 2], BP[vi : vi + 2], AI[0:na], BI[0:nb], AD[0:na],
+                        BD[0:nb], P[vi])
+                T.writes(I[P[vi] : P[vi + 1]], D[P[vi] : P[vi + 1]])
+                p = T.alloc_buffer((3,), "int64", scope="local")  # position in a, in b, in out
+                p[0] = AP[vi]
+                p[1] = BP[vi]
+                p[2] = P[vi]
+                while p[0] < AP[vi + 1] and p[1] < BP[vi + 1]:
+                    if AI[p[0]] == BI[p[1]]:
+                        I[p[2]] = AI[p[0]]
+                        D[p[2]] = binary(fn, dtype, AD[p[0]], BD[p[1]])
+                        p[0] = p[0] + T.int64(1)
+                        p[1] = p[1] + T.int64(1)
+                        p[2] = p[2] + T.int64(1)
+                    elif AI[p[0]] < BI[p[1]]:
+                        if keep_unmatched:
+                            I[p[2]] = AI[p[0]]
+                            D[p[2]] = binary(fn, dtype, AD[p[0]], zero)
+                            p[2] = p[2] + T.int64(1)
+                        p[0] = p[0] + T.int64(1)
+                    else:
+                        if keep_unmatched:
+                            I[p[2]] = BI[p[1]]
+                            D[p[2]] = binary(fn, dtype, zero, BD[p[1]])
+                            p[2] = p[2] + T.int64(1)
+                        p[1] = p[1] + T.int64(1)
+                if keep_unmatched:
+                    while p[0] < AP[vi + 1]:
+                        I[p[2]] = AI[p[0]]
+                        D[p[2]] = binary(fn, dtype, AD[p[0]], zero)
+                        p[0] = p[0] + T.int64(1)
+                        p[2] = p[2] + T.int64(1)
+                    while p[1] < BP[vi + 1]:
+                        I[p[2]] = BI[p[1]]
+                        D[p[2]] = binary(fn, dtype, zero, BD[p[1]])
+                        p[1] = p[1] + T.int64(1)
+                        p[2] = p[2] + T.int64(1)
+
+    return func
+
+
+def _csr_update(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
+    align = _align(dtype)
+
+    @T.prim_func(s_tir=True)
+    def func(dense: T.handle, data: T.handle, indices: T.handle, indptr: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        n = T.int64()
+        m = T.int64()
+        nnz = T.int64()
+        Dn = T.match_buffer(dense, (n, m), dtype, align=align)
+        D = T.match_buffer(data, (nnz,), dtype, align=align)
+        I = T.match_buffer(indices, (nnz,), "int64", align=8)
+        P = T.match_buffer(indptr, (n + 1,), "int64", align=8)
+        for i in T.serial(n):
+            with T.sblock("rows"):
+                vi = T.axis.spatial(n, i)
+                T.reads(Dn[vi, 0:m], D[P[vi] : P[vi + 1]], I[P[vi] : P[vi + 1]], P[vi : vi + 2])
+                T.writes(Dn[vi, 0:m])
+                for q in T.serial(P[vi + 1] - P[vi]):
+                    Dn[vi, I[P[vi] + q]] = binary(fn, dtype, Dn[vi, I[P[vi] + q]], D[P[vi] + q])
+
+    return func
+
+
+def _csr_gather_mul(dtype: str) -> tvm.tirx.PrimFunc:
+    align = _align(dtype)
+
+    @T.prim_func(s_tir=True)
+    def func(dense: T.handle, data: T.handle, indices: T.handle, indptr: T.handle, out: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        n = T.int64()
+        m = T.int64()
+        nnz = T.int64()
+        Dn = T.match_buffer(dense, (n, m), dtype, align=align)
+        D = T.match_buffer(data, (nnz,), dtype, align=align)
+        I = T.match_buffer(indices, (nnz,), "int64", align=8)
+        P = T.match_buffer(indptr, (n + 1,), "int64", align=8)
+        Out = T.match_buffer(out, (nnz,), dtype, align=align)
+        for i in T.serial(n):
+            with T.sblock("rows"):
+                vi = T.axis.spatial(n, i)
+                T.reads(Dn[vi, 0:m], D[P[vi] : P[vi + 1]], I[P[vi] : P[vi + 1]], P[vi : vi + 2])
+                T.writes(Out[P[vi] : P[vi + 1]])
+                for q in T.serial(P[vi + 1] - P[vi]):
+                    Out[P[vi] + q] = binary("mul", dtype, D[P[vi] + q], Dn[vi, I[P[vi] + q]])
+
+    return func
+
+
+def csr(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+    """Phase 2 of csr ops, parallel over rows: ``fill_<op>`` merges each row's column ids and
+    values into the positions ``indptr`` gives; ``update_<op>`` applies stored values to a dense
+    matrix in place; ``gather_mul`` multiplies stored values by the dense values at their
+    positions."""
+    funcs = {f"fill_{fn}": _csr_fill(fn, dtype, True) for fn in UNION_OPS}
+    funcs["fill_mul"] = _csr_fill("mul", dtype, False)
+    funcs.update({f"update_{fn}": _csr_update(fn, dtype) for fn in UNION_OPS})
+    funcs["gather_mul"] = _csr_gather_mul(dtype)
+    return funcs
