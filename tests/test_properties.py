@@ -111,3 +111,14 @@ def test_empty_and_single_column_edges():
     assert zero.shape == (0, 3) and zero.data.shape == (0, 3)
     kept = mx.nd.sparse.retain(mx.nd.sparse.zeros("row_sparse", (4, 3)), [1, 2])
     np.testing.assert_array_equal(kept.asnumpy(), np.zeros((4, 3)))
+
+
+def test_nan_and_negative_zero_follow_mxnet():
+    x = np.array([[-0.0, np.nan, 0.0], [0.0, 0.0, 0.0], [0.0, -0.0, 2.0]], np.float32)
+    rsp = mx.nd.array(x).tostype("row_sparse")
+    np.testing.assert_array_equal(rsp.indices.asnumpy(), [0, 2])  # nan is stored, -0.0 is not
+    np.testing.assert_array_equal(rsp.asnumpy(), x)
+    csr = mx.nd.array(x).tostype("csr")
+    np.testing.assert_array_equal(csr.indices.asnumpy(), [1, 2])
+    np.testing.assert_array_equal(csr.indptr.asnumpy(), [0, 1, 1, 2])
+    np.testing.assert_array_equal(csr.asnumpy(), x)

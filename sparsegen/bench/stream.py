@@ -16,7 +16,7 @@ def _kernels(lanes: int = 16) -> Any:
 
     @T.prim_func(s_tir=True)
     def copy(a: T.handle, b: T.handle):
-        T.func_attr({"tir.noalias": True, "global_symbol": "copy"})
+        T.func_attr({"tirx.noalias": True, "global_symbol": "copy"})
         n = T.int64()
         A = T.match_buffer(a, (n,), "float32")
         B = T.match_buffer(b, (n,), "float32")
@@ -26,7 +26,7 @@ def _kernels(lanes: int = 16) -> Any:
 
     @T.prim_func(s_tir=True)
     def triad(a: T.handle, b: T.handle, c: T.handle, s: T.float32):
-        T.func_attr({"tir.noalias": True, "global_symbol": "triad"})
+        T.func_attr({"tirx.noalias": True, "global_symbol": "triad"})
         n = T.int64()
         A = T.match_buffer(a, (n,), "float32")
         B = T.match_buffer(b, (n,), "float32")
@@ -37,7 +37,7 @@ def _kernels(lanes: int = 16) -> Any:
 
     @T.prim_func(s_tir=True)
     def rmw(a: T.handle, b: T.handle, s: T.float32):
-        T.func_attr({"tir.noalias": True, "global_symbol": "rmw"})
+        T.func_attr({"tirx.noalias": True, "global_symbol": "rmw"})
         n = T.int64()
         A = T.match_buffer(a, (n,), "float32")
         B = T.match_buffer(b, (n,), "float32")

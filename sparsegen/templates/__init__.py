@@ -9,3 +9,14 @@ Conventions every template follows, so that any schedule can be applied without 
   with ``lanes`` a keyword parameter that the compiler fills from the schedule config (LLVM does
   not vectorize these loops on its own; see schedules/cpu.py).
 """
+
+import numpy as np
+
+
+def element_bytes(dtype: str) -> int:
+    """The alignment buffers declare (``align=``): one element, not TVM's default 64 bytes.
+
+    numpy guarantees 16-byte alignment at best, and on a 64-byte promise LLVM vectorizes with
+    aligned moves that fault on numpy buffers.
+    """
+    return np.dtype(dtype).itemsize

@@ -9,19 +9,31 @@ from __future__ import annotations
 import tvm
 from tvm.script import tirx as T
 
+from . import element_bytes
+
+
+def _nonzero(value: tvm.tirx.PrimExpr, dtype: str) -> tvm.tirx.PrimExpr:
+    """``value != 0`` that holds for nan too, as MXNet stores nan (TVM's ``!=`` on floats is an
+    ordered compare, false for nan)."""
+    zero = tvm.tirx.const(0, dtype)
+    if dtype.startswith("float"):
+        return tvm.tirx.Or(value != zero, tvm.tirx.isnan(value))
+    return value != zero
+
 
 def dense_to_row_sparse(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
     """Phase ``mark``: ``pos[i+1] - pos[i]`` is 1 where row i has a non-zero, as a prefix sum.
     Phase ``fill``: copy each marked row to ``data[pos[i]]`` and write ``indices[pos[i]] = i``."""
     zero = tvm.tirx.const(0, dtype)
+    itemsize = element_bytes(dtype)
 
     @T.prim_func(s_tir=True)
     def mark(x: T.handle, pos: T.handle):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         n = T.int64()
         d = T.int64()
-        X = T.match_buffer(x, (n, d), dtype)
-        P = T.match_buffer(pos, (n + 1,), "int64")
+        X = T.match_buffer(x, (n, d), dtype, align=itemsize)
+        P = T.match_buffer(pos, (n + 1,), "int64", align=8)
         for i in T.serial(n):
             with T.sblock("rows"):
                 vi = T.axis.spatial(n, i)
@@ -32,9 +44,9 @@ def dense_to_row_sparse(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimF
                     acc[ji] = 0
                 for jo in T.serial(d // lanes):
                     for ji in T.vectorized(lanes):
-                        acc[ji] = acc[ji] | T.Cast("int32", X[vi, jo * lanes + ji] != zero)
+                        acc[ji] = acc[ji] | T.Cast("int32", _nonzero(X[vi, jo * lanes + ji], dtype))
                 for jt in T.serial(d % lanes):
-                    acc[0] = acc[0] | T.Cast("int32", X[vi, d - d % lanes + jt] != zero)
+                    acc[0] = acc[0] | T.Cast("int32", _nonzero(X[vi, d - d % lanes + jt], dtype))
                 for ji in T.serial(1, lanes):
                     acc[0] = acc[0] | acc[ji]
                 P[vi + 1] = T.Cast("int64", acc[0])
@@ -47,14 +59,14 @@ def dense_to_row_sparse(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimF
 
     @T.prim_func(s_tir=True)
     def fill(x: T.handle, pos: T.handle, data: T.handle, indices: T.handle):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         n = T.int64()
         d = T.int64()
         k = T.int64()
-        X = T.match_buffer(x, (n, d), dtype)
-        P = T.match_buffer(pos, (n + 1,), "int64")
-        Data = T.match_buffer(data, (k, d), dtype)
-        Idx = T.match_buffer(indices, (k,), "int64")
+        X = T.match_buffer(x, (n, d), dtype, align=itemsize)
+        P = T.match_buffer(pos, (n + 1,), "int64", align=8)
+        Data = T.match_buffer(data, (k, d), dtype, align=itemsize)
+        Idx = T.match_buffer(indices, (k,), "int64", align=8)
         for i in T.serial(n):
             with T.sblock("rows"):
                 vi = T.axis.spatial(n, i)
@@ -74,16 +86,17 @@ def dense_to_row_sparse(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimF
 def row_sparse_to_dense(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
     """``scatter``: ``out`` becomes zeros with ``out[indices[r]] = data[r]``."""
     zero = tvm.tirx.const(0, dtype)
+    itemsize = element_bytes(dtype)
 
     @T.prim_func(s_tir=True)
     def scatter(data: T.handle, indices: T.handle, out: T.handle):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         n = T.int64()
         d = T.int64()
         k = T.int64()
-        Data = T.match_buffer(data, (k, d), dtype)
-        Idx = T.match_buffer(indices, (k,), "int64")
-        Out = T.match_buffer(out, (n, d), dtype)
+        Data = T.match_buffer(data, (k, d), dtype, align=itemsize)
+        Idx = T.match_buffer(indices, (k,), "int64", align=8)
+        Out = T.match_buffer(out, (n, d), dtype, align=itemsize)
         for i in T.serial(n):
             with T.sblock("rows_zero"):
                 vi = T.axis.spatial(n, i)
@@ -112,14 +125,15 @@ def dense_to_csr(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
     """Phase ``count``: ``indptr`` as the prefix sum of each row's non-zero count.
     Phase ``fill``: each row's non-zeros and their column ids, in column order."""
     zero = tvm.tirx.const(0, dtype)
+    itemsize = element_bytes(dtype)
 
     @T.prim_func(s_tir=True)
     def count(x: T.handle, indptr: T.handle):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         n = T.int64()
         d = T.int64()
-        X = T.match_buffer(x, (n, d), dtype)
-        P = T.match_buffer(indptr, (n + 1,), "int64")
+        X = T.match_buffer(x, (n, d), dtype, align=itemsize)
+        P = T.match_buffer(indptr, (n + 1,), "int64", align=8)
         for i in T.serial(n):
             with T.sblock("rows"):
                 vi = T.axis.spatial(n, i)
@@ -130,9 +144,9 @@ def dense_to_csr(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
                     acc[ji] = T.int64(0)
                 for jo in T.serial(d // lanes):
                     for ji in T.vectorized(lanes):
-                        acc[ji] = acc[ji] + T.Cast("int64", X[vi, jo * lanes + ji] != zero)
+                        acc[ji] = acc[ji] + T.Cast("int64", _nonzero(X[vi, jo * lanes + ji], dtype))
                 for jt in T.serial(d % lanes):
-                    acc[0] = acc[0] + T.Cast("int64", X[vi, d - d % lanes + jt] != zero)
+                    acc[0] = acc[0] + T.Cast("int64", _nonzero(X[vi, d - d % lanes + jt], dtype))
                 for ji in T.serial(1, lanes):
                     acc[0] = acc[0] + acc[ji]
                 P[vi + 1] = acc[0]
@@ -145,14 +159,14 @@ def dense_to_csr(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
 
     @T.prim_func(s_tir=True)
     def fill(x: T.handle, indptr: T.handle, data: T.handle, indices: T.handle):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         n = T.int64()
         d = T.int64()
         nnz = T.int64()
-        X = T.match_buffer(x, (n, d), dtype)
-        P = T.match_buffer(indptr, (n + 1,), "int64")
-        Data = T.match_buffer(data, (nnz,), dtype)
-        Idx = T.match_buffer(indices, (nnz,), "int64")
+        X = T.match_buffer(x, (n, d), dtype, align=itemsize)
+        P = T.match_buffer(indptr, (n + 1,), "int64", align=8)
+        Data = T.match_buffer(data, (nnz,), dtype, align=itemsize)
+        Idx = T.match_buffer(indices, (nnz,), "int64", align=8)
         for i in T.serial(n):
             with T.sblock("rows"):
                 vi = T.axis.spatial(n, i)
@@ -161,7 +175,7 @@ def dense_to_csr(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
                 c = T.alloc_buffer((1,), "int64", scope="local")
                 c[0] = P[vi]
                 for j in T.serial(d):
-                    if X[vi, j] != zero:
+                    if _nonzero(X[vi, j], dtype):
                         Data[c[0]] = X[vi, j]
                         Idx[c[0]] = j
                         c[0] = c[0] + T.int64(1)
@@ -172,17 +186,18 @@ def dense_to_csr(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
 def csr_to_dense(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
     """``scatter``: each output row is zeroed, then receives its row's stored values."""
     zero = tvm.tirx.const(0, dtype)
+    itemsize = element_bytes(dtype)
 
     @T.prim_func(s_tir=True)
     def scatter(data: T.handle, indices: T.handle, indptr: T.handle, out: T.handle):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         n = T.int64()
         d = T.int64()
         nnz = T.int64()
-        Data = T.match_buffer(data, (nnz,), dtype)
-        Idx = T.match_buffer(indices, (nnz,), "int64")
-        P = T.match_buffer(indptr, (n + 1,), "int64")
-        Out = T.match_buffer(out, (n, d), dtype)
+        Data = T.match_buffer(data, (nnz,), dtype, align=itemsize)
+        Idx = T.match_buffer(indices, (nnz,), "int64", align=8)
+        P = T.match_buffer(indptr, (n + 1,), "int64", align=8)
+        Out = T.match_buffer(out, (n, d), dtype, align=itemsize)
         for i in T.serial(n):
             with T.sblock("rows"):
                 vi = T.axis.spatial(n, i)

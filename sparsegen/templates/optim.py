@@ -26,6 +26,8 @@ from typing import Any
 import tvm
 from tvm.script import tirx as T
 
+from . import element_bytes
+
 MERGE_SPAN = 64
 """Weight rows per task of the ``std`` functions (each task starts with one binary search)."""
 
@@ -152,6 +154,7 @@ def _loops(dtype: str, lanes: int, prefetch: int, step: Any) -> tuple[Any, Any, 
 
 def sgd(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.PrimFunc]:
     """``weight = (1 - lr*wd) * weight - lr * clip(rescale_grad * grad)`` (MXNet's sgd_update)."""
+    itemsize = element_bytes(dtype)
     ct = _compute_type(dtype)
 
     def up(x: Any) -> Any:
@@ -167,31 +170,31 @@ def sgd(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.Pr
     @T.prim_func(s_tir=True)
     def lazy(weight: T.handle, grad_data: T.handle, grad_indices: T.handle, lr: T.float32,
              wd: T.float32, rescale_grad: T.float32, clip_gradient: T.float32):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         n, d, k = T.int64(), T.int64(), T.int64()
-        W = T.match_buffer(weight, (n, d), dtype)
-        G = T.match_buffer(grad_data, (k, d), dtype)
-        I = T.match_buffer(grad_indices, (k,), "int64")
+        W = T.match_buffer(weight, (n, d), dtype, align=itemsize)
+        G = T.match_buffer(grad_data, (k, d), dtype, align=itemsize)
+        I = T.match_buffer(grad_indices, (k,), "int64", align=8)
         lazy_rows((W,), SgdHyper(up(lr), up(wd), up(rescale_grad), up(clip_gradient)), G, I, k, d)
 
     @T.prim_func(s_tir=True)
     def std(weight: T.handle, grad_data: T.handle, grad_indices: T.handle, lr: T.float32,
             wd: T.float32, rescale_grad: T.float32, clip_gradient: T.float32):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         n, d, k = T.int64(), T.int64(), T.int64()
-        W = T.match_buffer(weight, (n, d), dtype)
-        G = T.match_buffer(grad_data, (k, d), dtype)
-        I = T.match_buffer(grad_indices, (k,), "int64")
+        W = T.match_buffer(weight, (n, d), dtype, align=itemsize)
+        G = T.match_buffer(grad_data, (k, d), dtype, align=itemsize)
+        I = T.match_buffer(grad_indices, (k,), "int64", align=8)
         merged_rows((W,), SgdHyper(up(lr), up(wd), up(rescale_grad), up(clip_gradient)),
                     G, I, k, n, d)
 
     @T.prim_func(s_tir=True)
     def dense(weight: T.handle, grad: T.handle, lr: T.float32, wd: T.float32,
               rescale_grad: T.float32, clip_gradient: T.float32):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         n, d = T.int64(), T.int64()
-        W = T.match_buffer(weight, (n, d), dtype)
-        G = T.match_buffer(grad, (n, d), dtype)
+        W = T.match_buffer(weight, (n, d), dtype, align=itemsize)
+        G = T.match_buffer(grad, (n, d), dtype, align=itemsize)
         dense_rows((W,), SgdHyper(up(lr), up(wd), up(rescale_grad), up(clip_gradient)), G, n, d)
 
     return {"lazy": lazy, "std": std, "dense": dense}
@@ -200,6 +203,7 @@ def sgd(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.Pr
 def sgd_mom(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.PrimFunc]:
     """``mom = momentum*mom - lr*wd*weight - lr*clip(rescale_grad*grad); weight += mom``
     (MXNet's sgd_mom_update: the momentum state holds the negative step)."""
+    itemsize = element_bytes(dtype)
     ct = _compute_type(dtype)
 
     def up(x: Any) -> Any:
@@ -217,12 +221,12 @@ def sgd_mom(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tir
     def lazy(weight: T.handle, grad_data: T.handle, grad_indices: T.handle, mom: T.handle,
              lr: T.float32, momentum: T.float32, wd: T.float32, rescale_grad: T.float32,
              clip_gradient: T.float32):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         n, d, k = T.int64(), T.int64(), T.int64()
-        W = T.match_buffer(weight, (n, d), dtype)
-        G = T.match_buffer(grad_data, (k, d), dtype)
-        I = T.match_buffer(grad_indices, (k,), "int64")
-        M = T.match_buffer(mom, (n, d), dtype)
+        W = T.match_buffer(weight, (n, d), dtype, align=itemsize)
+        G = T.match_buffer(grad_data, (k, d), dtype, align=itemsize)
+        I = T.match_buffer(grad_indices, (k,), "int64", align=8)
+        M = T.match_buffer(mom, (n, d), dtype, align=itemsize)
         lazy_rows((W, M), SgdMomHyper(up(lr), up(momentum), up(wd), up(rescale_grad),
                                       up(clip_gradient)), G, I, k, d)
 
@@ -230,12 +234,12 @@ def sgd_mom(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tir
     def std(weight: T.handle, grad_data: T.handle, grad_indices: T.handle, mom: T.handle,
             lr: T.float32, momentum: T.float32, wd: T.float32, rescale_grad: T.float32,
             clip_gradient: T.float32):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         n, d, k = T.int64(), T.int64(), T.int64()
-        W = T.match_buffer(weight, (n, d), dtype)
-        G = T.match_buffer(grad_data, (k, d), dtype)
-        I = T.match_buffer(grad_indices, (k,), "int64")
-        M = T.match_buffer(mom, (n, d), dtype)
+        W = T.match_buffer(weight, (n, d), dtype, align=itemsize)
+        G = T.match_buffer(grad_data, (k, d), dtype, align=itemsize)
+        I = T.match_buffer(grad_indices, (k,), "int64", align=8)
+        M = T.match_buffer(mom, (n, d), dtype, align=itemsize)
         merged_rows((W, M), SgdMomHyper(up(lr), up(momentum), up(wd), up(rescale_grad),
                                         up(clip_gradient)), G, I, k, n, d)
 
@@ -243,11 +247,11 @@ def sgd_mom(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tir
     def dense(weight: T.handle, grad: T.handle, mom: T.handle, lr: T.float32,
               momentum: T.float32, wd: T.float32, rescale_grad: T.float32,
               clip_gradient: T.float32):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         n, d = T.int64(), T.int64()
-        W = T.match_buffer(weight, (n, d), dtype)
-        G = T.match_buffer(grad, (n, d), dtype)
-        M = T.match_buffer(mom, (n, d), dtype)
+        W = T.match_buffer(weight, (n, d), dtype, align=itemsize)
+        G = T.match_buffer(grad, (n, d), dtype, align=itemsize)
+        M = T.match_buffer(mom, (n, d), dtype, align=itemsize)
         dense_rows((W, M), SgdMomHyper(up(lr), up(momentum), up(wd), up(rescale_grad),
                                        up(clip_gradient)), G, n, d)
 
@@ -258,6 +262,7 @@ def adam(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.P
     """``g = clip(rescale_grad*grad + wd*weight); mean = beta1*mean + (1-beta1)*g;
     var = beta2*var + (1-beta2)*g*g; weight -= lr * mean / (sqrt(var) + epsilon)``
     (MXNet's adam_update; the caller folds bias correction into ``lr``)."""
+    itemsize = element_bytes(dtype)
     ct = _compute_type(dtype)
 
     def up(x: Any) -> Any:
@@ -283,13 +288,13 @@ def adam(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.P
              var: T.handle, lr: T.float32, beta1: T.float32, beta2: T.float32,
              epsilon: T.float32, wd: T.float32, rescale_grad: T.float32,
              clip_gradient: T.float32):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         n, d, k = T.int64(), T.int64(), T.int64()
-        W = T.match_buffer(weight, (n, d), dtype)
-        G = T.match_buffer(grad_data, (k, d), dtype)
-        I = T.match_buffer(grad_indices, (k,), "int64")
-        M = T.match_buffer(mean, (n, d), dtype)
-        V = T.match_buffer(var, (n, d), dtype)
+        W = T.match_buffer(weight, (n, d), dtype, align=itemsize)
+        G = T.match_buffer(grad_data, (k, d), dtype, align=itemsize)
+        I = T.match_buffer(grad_indices, (k,), "int64", align=8)
+        M = T.match_buffer(mean, (n, d), dtype, align=itemsize)
+        V = T.match_buffer(var, (n, d), dtype, align=itemsize)
         lazy_rows((W, M, V), AdamHyper(up(lr), up(beta1), up(beta2), up(epsilon), up(wd),
                                        up(rescale_grad), up(clip_gradient)), G, I, k, d)
 
@@ -298,13 +303,13 @@ def adam(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.P
             var: T.handle, lr: T.float32, beta1: T.float32, beta2: T.float32,
             epsilon: T.float32, wd: T.float32, rescale_grad: T.float32,
             clip_gradient: T.float32):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         n, d, k = T.int64(), T.int64(), T.int64()
-        W = T.match_buffer(weight, (n, d), dtype)
-        G = T.match_buffer(grad_data, (k, d), dtype)
-        I = T.match_buffer(grad_indices, (k,), "int64")
-        M = T.match_buffer(mean, (n, d), dtype)
-        V = T.match_buffer(var, (n, d), dtype)
+        W = T.match_buffer(weight, (n, d), dtype, align=itemsize)
+        G = T.match_buffer(grad_data, (k, d), dtype, align=itemsize)
+        I = T.match_buffer(grad_indices, (k,), "int64", align=8)
+        M = T.match_buffer(mean, (n, d), dtype, align=itemsize)
+        V = T.match_buffer(var, (n, d), dtype, align=itemsize)
         merged_rows((W, M, V), AdamHyper(up(lr), up(beta1), up(beta2), up(epsilon), up(wd),
                                          up(rescale_grad), up(clip_gradient)), G, I, k, n, d)
 
@@ -312,12 +317,12 @@ def adam(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.P
     def dense(weight: T.handle, grad: T.handle, mean: T.handle, var: T.handle,
               lr: T.float32, beta1: T.float32, beta2: T.float32, epsilon: T.float32,
               wd: T.float32, rescale_grad: T.float32, clip_gradient: T.float32):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         n, d = T.int64(), T.int64()
-        W = T.match_buffer(weight, (n, d), dtype)
-        G = T.match_buffer(grad, (n, d), dtype)
-        M = T.match_buffer(mean, (n, d), dtype)
-        V = T.match_buffer(var, (n, d), dtype)
+        W = T.match_buffer(weight, (n, d), dtype, align=itemsize)
+        G = T.match_buffer(grad, (n, d), dtype, align=itemsize)
+        M = T.match_buffer(mean, (n, d), dtype, align=itemsize)
+        V = T.match_buffer(var, (n, d), dtype, align=itemsize)
         dense_rows((W, M, V), AdamHyper(up(lr), up(beta1), up(beta2), up(epsilon), up(wd),
                                         up(rescale_grad), up(clip_gradient)), G, n, d)
 
@@ -328,6 +333,7 @@ def adagrad(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tir
     """``g = clip(rescale_grad*grad); history += g*g;
     weight -= lr * (g / sqrt(history + epsilon) + wd*weight)`` (MXNet's AdaGrad; its sparse
     operator takes no ``wd``, so a row_sparse gradient always runs ``lazy`` with ``wd = 0``)."""
+    itemsize = element_bytes(dtype)
     ct = _compute_type(dtype)
 
     def up(x: Any) -> Any:
@@ -347,12 +353,12 @@ def adagrad(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tir
     def lazy(weight: T.handle, grad_data: T.handle, grad_indices: T.handle, history: T.handle,
              lr: T.float32, epsilon: T.float32, wd: T.float32, rescale_grad: T.float32,
              clip_gradient: T.float32):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         n, d, k = T.int64(), T.int64(), T.int64()
-        W = T.match_buffer(weight, (n, d), dtype)
-        G = T.match_buffer(grad_data, (k, d), dtype)
-        I = T.match_buffer(grad_indices, (k,), "int64")
-        H = T.match_buffer(history, (n, d), dtype)
+        W = T.match_buffer(weight, (n, d), dtype, align=itemsize)
+        G = T.match_buffer(grad_data, (k, d), dtype, align=itemsize)
+        I = T.match_buffer(grad_indices, (k,), "int64", align=8)
+        H = T.match_buffer(history, (n, d), dtype, align=itemsize)
         lazy_rows((W, H), AdaGradHyper(up(lr), up(epsilon), up(wd), up(rescale_grad),
                                        up(clip_gradient)), G, I, k, d)
 
@@ -360,11 +366,11 @@ def adagrad(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tir
     def dense(weight: T.handle, grad: T.handle, history: T.handle, lr: T.float32,
               epsilon: T.float32, wd: T.float32, rescale_grad: T.float32,
               clip_gradient: T.float32):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         n, d = T.int64(), T.int64()
-        W = T.match_buffer(weight, (n, d), dtype)
-        G = T.match_buffer(grad, (n, d), dtype)
-        H = T.match_buffer(history, (n, d), dtype)
+        W = T.match_buffer(weight, (n, d), dtype, align=itemsize)
+        G = T.match_buffer(grad, (n, d), dtype, align=itemsize)
+        H = T.match_buffer(history, (n, d), dtype, align=itemsize)
         dense_rows((W, H), AdaGradHyper(up(lr), up(epsilon), up(wd), up(rescale_grad),
                                         up(clip_gradient)), G, n, d)
 
@@ -375,6 +381,7 @@ def ftrl(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.P
     """``g = clip(rescale_grad*grad); z += g - (sqrt(n + g*g) - sqrt(n)) * weight / lr;
     n += g*g; weight = (sign(z)*lamda1 - z) / ((beta + sqrt(n)) / lr + wd) * (|z| > lamda1)``
     (MXNet's ftrl_update)."""
+    itemsize = element_bytes(dtype)
     ct = _compute_type(dtype)
 
     def up(x: Any) -> Any:
@@ -399,13 +406,13 @@ def ftrl(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.P
     def lazy(weight: T.handle, grad_data: T.handle, grad_indices: T.handle, z: T.handle,
              n_acc: T.handle, lr: T.float32, lamda1: T.float32, beta: T.float32,
              wd: T.float32, rescale_grad: T.float32, clip_gradient: T.float32):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         n, d, k = T.int64(), T.int64(), T.int64()
-        W = T.match_buffer(weight, (n, d), dtype)
-        G = T.match_buffer(grad_data, (k, d), dtype)
-        I = T.match_buffer(grad_indices, (k,), "int64")
-        Z = T.match_buffer(z, (n, d), dtype)
-        N = T.match_buffer(n_acc, (n, d), dtype)
+        W = T.match_buffer(weight, (n, d), dtype, align=itemsize)
+        G = T.match_buffer(grad_data, (k, d), dtype, align=itemsize)
+        I = T.match_buffer(grad_indices, (k,), "int64", align=8)
+        Z = T.match_buffer(z, (n, d), dtype, align=itemsize)
+        N = T.match_buffer(n_acc, (n, d), dtype, align=itemsize)
         lazy_rows((W, Z, N), FtrlHyper(up(lr), up(lamda1), up(beta), up(wd), up(rescale_grad),
                                        up(clip_gradient)), G, I, k, d)
 
@@ -413,13 +420,13 @@ def ftrl(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.P
     def std(weight: T.handle, grad_data: T.handle, grad_indices: T.handle, z: T.handle,
             n_acc: T.handle, lr: T.float32, lamda1: T.float32, beta: T.float32,
             wd: T.float32, rescale_grad: T.float32, clip_gradient: T.float32):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         n, d, k = T.int64(), T.int64(), T.int64()
-        W = T.match_buffer(weight, (n, d), dtype)
-        G = T.match_buffer(grad_data, (k, d), dtype)
-        I = T.match_buffer(grad_indices, (k,), "int64")
-        Z = T.match_buffer(z, (n, d), dtype)
-        N = T.match_buffer(n_acc, (n, d), dtype)
+        W = T.match_buffer(weight, (n, d), dtype, align=itemsize)
+        G = T.match_buffer(grad_data, (k, d), dtype, align=itemsize)
+        I = T.match_buffer(grad_indices, (k,), "int64", align=8)
+        Z = T.match_buffer(z, (n, d), dtype, align=itemsize)
+        N = T.match_buffer(n_acc, (n, d), dtype, align=itemsize)
         merged_rows((W, Z, N), FtrlHyper(up(lr), up(lamda1), up(beta), up(wd), up(rescale_grad),
                                          up(clip_gradient)), G, I, k, n, d)
 
@@ -427,12 +434,12 @@ def ftrl(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.P
     def dense(weight: T.handle, grad: T.handle, z: T.handle, n_acc: T.handle, lr: T.float32,
               lamda1: T.float32, beta: T.float32, wd: T.float32, rescale_grad: T.float32,
               clip_gradient: T.float32):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         n, d = T.int64(), T.int64()
-        W = T.match_buffer(weight, (n, d), dtype)
-        G = T.match_buffer(grad, (n, d), dtype)
-        Z = T.match_buffer(z, (n, d), dtype)
-        N = T.match_buffer(n_acc, (n, d), dtype)
+        W = T.match_buffer(weight, (n, d), dtype, align=itemsize)
+        G = T.match_buffer(grad, (n, d), dtype, align=itemsize)
+        Z = T.match_buffer(z, (n, d), dtype, align=itemsize)
+        N = T.match_buffer(n_acc, (n, d), dtype, align=itemsize)
         dense_rows((W, Z, N), FtrlHyper(up(lr), up(lamda1), up(beta), up(wd), up(rescale_grad),
                                         up(clip_gradient)), G, n, d)
 

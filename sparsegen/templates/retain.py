@@ -5,21 +5,24 @@ from __future__ import annotations
 import tvm
 from tvm.script import tirx as T
 
+from . import element_bytes
+
 
 def retain(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
     """``gather``: ``out[r] = data[s]`` where ``indices[s] == req[r]``, else zeros (binary search)."""
     zero = tvm.tirx.const(0, dtype)
+    itemsize = element_bytes(dtype)
 
     @T.prim_func(s_tir=True)
     def gather(data: T.handle, indices: T.handle, req: T.handle, out: T.handle):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         k = T.int64()
         d = T.int64()
         m = T.int64()
-        Data = T.match_buffer(data, (k, d), dtype)
-        Idx = T.match_buffer(indices, (k,), "int64")
-        Req = T.match_buffer(req, (m,), "int64")
-        Out = T.match_buffer(out, (m, d), dtype)
+        Data = T.match_buffer(data, (k, d), dtype, align=itemsize)
+        Idx = T.match_buffer(indices, (k,), "int64", align=8)
+        Req = T.match_buffer(req, (m,), "int64", align=8)
+        Out = T.match_buffer(out, (m, d), dtype, align=itemsize)
         for r in T.serial(m):
             with T.sblock("rows"):
                 vr = T.axis.spatial(m, r)
