@@ -19,15 +19,16 @@ from .storage import assign, convert, wrap
 _WARNED: set[tuple[str, tuple[str, ...]]] = set()
 
 
-def _check_contexts(op: str, inputs: tuple[NDArray, ...], out: NDArray | None) -> Any:
-    arrays = [*inputs, *([out] if out is not None else [])]
-    contexts = {a.context for a in arrays}
-    if len(contexts) > 1:
+def _context(op: str, inputs: tuple[NDArray, ...], out: NDArray | None) -> Any:
+    """The one context of every array of the call; mixing contexts raises."""
+    ctx = inputs[0]._ctx
+    if any(a._ctx != ctx for a in inputs[1:]) or (out is not None and out._ctx != ctx):
+        arrays = [*inputs, *([out] if out is not None else [])]
         raise SparsegenError(
             f"{op}: all arrays must be on one context, got "
             f"{', '.join(str(a.context) for a in arrays)}"
         )
-    return arrays[0].context
+    return ctx
 
 
 def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None, **params: Any) -> NDArray:
@@ -39,8 +40,8 @@ def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None, **p
     for position, array in enumerate(inputs):
         if not isinstance(array, NDArray):
             raise SparsegenError(f"{op}: input {position} must be an NDArray, got {type(array).__name__}")
-    ctx = _check_contexts(op, inputs, out)
-    stypes = tuple(a.stype for a in inputs)
+    ctx = _context(op, inputs, out)
+    stypes = tuple([a.stype for a in inputs])
     rule = op_rule(op, stypes)
     if rule is not None:
         result = rule.run(*(a._storage for a in inputs), **params)
@@ -63,6 +64,11 @@ def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None, **p
         result_stype = dense_rule.output_stype
     if out is None:
         return wrap(result, ctx)
+    if (result_stype == out.stype != "default" and result.dtype == out._storage.dtype
+            and tuple(result.shape) == out.shape
+            and not any(result.data is getattr(a._storage, "data", None) for a in inputs)):
+        out._storage = result  # a fresh sparse result moves into out: no copy
+        return out
     if result_stype not in ("default", out.stype):
         result = convert(result, result_stype, "default")
     assign(out, wrap(result, ctx))

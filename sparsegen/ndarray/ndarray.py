@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from typing import Any
 
 import numpy as np
@@ -11,6 +12,18 @@ from ..context import Context
 from ..errors import SparsegenError
 
 STYPES = ("default", "row_sparse", "csr")
+
+
+_MODULES: dict[str, Any] = {}
+
+
+def _late(name: str) -> Any:
+    """A sibling module that builds on NDArray (conversions, operators), imported on first use:
+    importing it at the top would be circular, and a per-call ``import`` costs microseconds."""
+    module = _MODULES.get(name)
+    if module is None:
+        module = _MODULES[name] = importlib.import_module(f"{__package__}.{name}")
+    return module
 
 
 def _shape_text(shape: tuple[int, ...]) -> str:
@@ -95,17 +108,13 @@ class NDArray:
 
     def tostype(self, stype: str) -> "NDArray":
         """This array in storage ``stype`` (``default``, ``row_sparse`` or ``csr``)."""
-        from .storage import cast_storage
-
-        return cast_storage(self, stype)
+        return _late("storage").cast_storage(self, stype)
 
     def astype(self, dtype: Any, copy: bool = True) -> "NDArray":
         """This array with elements cast to ``dtype`` (same storage type)."""
-        from .storage import with_dtype
-
         if not copy and np.dtype(dtype) == self._storage.dtype:
             return self
-        return with_dtype(self, dtype)
+        return _late("storage").with_dtype(self, dtype)
 
     # -- copies -----------------------------------------------------------------------------
     def copy(self) -> "NDArray":
@@ -114,12 +123,10 @@ class NDArray:
 
     def copyto(self, other: "NDArray | Context") -> "NDArray":
         """Copy into ``other`` (it keeps its storage type) or to a new array on context ``other``."""
-        from .storage import assign, wrap
-
         if isinstance(other, Context):
             from ..context import resolve
 
-            return wrap(deep_copy(self._storage), resolve(other))
+            return _late("storage").wrap(deep_copy(self._storage), resolve(other))
         if not isinstance(other, NDArray):
             raise SparsegenError(f"copyto needs an NDArray or a Context, got {type(other).__name__}")
         if other.shape != self.shape:
@@ -127,7 +134,7 @@ class NDArray:
                 f"copyto: cannot copy an array of shape {self.shape} into one of shape {other.shape}"
             )
         if other is not self:
-            assign(other, self)
+            _late("storage").assign(other, self)
         return other
 
     def as_in_context(self, context: Context) -> "NDArray":
@@ -135,12 +142,10 @@ class NDArray:
         return self if context == self._ctx else self.copyto(context)
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        from .storage import assign
-
         if is_full_slice(key):
-            assign(self, value)
+            _late("storage").assign(self, value)
         elif not self._storage.flags.writeable:
-            assign(self, value)  # raises the read-only error
+            _late("storage").assign(self, value)  # raises the read-only error
         else:
             self._storage[key] = value.asnumpy() if isinstance(value, NDArray) else value
 
@@ -165,69 +170,43 @@ class NDArray:
 
     # -- arithmetic (sparsegen/ndarray/elemwise.py; storage rules as MXNet's) -------------------
     def __add__(self, other: Any) -> "NDArray":
-        from .elemwise import add
-
-        return add(self, other)
+        return _late("elemwise").add(self, other)
 
     def __radd__(self, other: Any) -> "NDArray":
-        from .elemwise import add
-
-        return add(other, self)
+        return _late("elemwise").add(other, self)
 
     def __sub__(self, other: Any) -> "NDArray":
-        from .elemwise import subtract
-
-        return subtract(self, other)
+        return _late("elemwise").subtract(self, other)
 
     def __rsub__(self, other: Any) -> "NDArray":
-        from .elemwise import subtract
-
-        return subtract(other, self)
+        return _late("elemwise").subtract(other, self)
 
     def __mul__(self, other: Any) -> "NDArray":
-        from .elemwise import multiply
-
-        return multiply(self, other)
+        return _late("elemwise").multiply(self, other)
 
     def __rmul__(self, other: Any) -> "NDArray":
-        from .elemwise import multiply
-
-        return multiply(other, self)
+        return _late("elemwise").multiply(other, self)
 
     def __truediv__(self, other: Any) -> "NDArray":
-        from .elemwise import divide
-
-        return divide(self, other)
+        return _late("elemwise").divide(self, other)
 
     def __rtruediv__(self, other: Any) -> "NDArray":
-        from .elemwise import divide
-
-        return divide(other, self)
+        return _late("elemwise").divide(other, self)
 
     def __neg__(self) -> "NDArray":
-        from .elemwise import UNARY_OPS
-
-        return UNARY_OPS["negative"](self)
+        return _late("elemwise").UNARY_OPS["negative"](self)
 
     def __iadd__(self, other: Any) -> "NDArray":
-        from .elemwise import inplace
-
-        return inplace("add", self, other)
+        return _late("elemwise").inplace("add", self, other)
 
     def __isub__(self, other: Any) -> "NDArray":
-        from .elemwise import inplace
-
-        return inplace("sub", self, other)
+        return _late("elemwise").inplace("sub", self, other)
 
     def __imul__(self, other: Any) -> "NDArray":
-        from .elemwise import inplace
-
-        return inplace("mul", self, other)
+        return _late("elemwise").inplace("mul", self, other)
 
     def __itruediv__(self, other: Any) -> "NDArray":
-        from .elemwise import inplace
-
-        return inplace("div", self, other)
+        return _late("elemwise").inplace("div", self, other)
 
 
 def deep_copy(storage: Any) -> Any:
@@ -239,3 +218,4 @@ def deep_copy(storage: Any) -> Any:
         for field in dataclasses.fields(storage)
         if isinstance(getattr(storage, field.name), np.ndarray)
     })
+

@@ -14,8 +14,7 @@ import numpy as np
 
 from ..cache import get_kernel
 from ..ndarray.formats import CSR, INDEX_DTYPE, RowSparse
-from ..registry import DATA_DTYPES
-from .layout import as_rows
+from .layout import as_rows, dtype_name
 
 Storage = np.ndarray | RowSparse | CSR
 
@@ -24,11 +23,8 @@ UNION_OPS = ("add", "sub")
 ``mul``, store the intersection)."""
 
 
-_NAMES = {np.dtype(name): name for name in DATA_DTYPES}  # numpy's dtype.name costs ~3 us
-
-
 def _name(values: np.ndarray) -> str:
-    return _NAMES[values.dtype]
+    return dtype_name(values.dtype)
 
 
 def _flat(x: np.ndarray) -> np.ndarray:
@@ -40,10 +36,11 @@ def _dense_kernel(values: np.ndarray) -> Any:
 
 
 def _with_data(storage: RowSparse | CSR, data: np.ndarray) -> RowSparse | CSR:
-    """``storage`` with new stored values; its index arrays are copied, never shared."""
-    if isinstance(storage, RowSparse):
-        return RowSparse(data, storage.indices.copy(), storage.shape)
-    return CSR(data, storage.indices.copy(), storage.indptr.copy(), storage.shape)
+    """``storage`` with new stored values, sharing its index arrays (nothing writes to the
+    index arrays of a format once it exists, and users see them read-only)."""
+    if type(storage) is RowSparse:
+        return RowSparse(data, storage.indices, storage.shape)
+    return CSR(data, storage.indices, storage.indptr, storage.shape)
 
 
 def _map_values(x: Storage, run: Callable[[np.ndarray, np.ndarray], Any]) -> Storage:

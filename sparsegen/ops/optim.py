@@ -8,11 +8,7 @@ import numpy as np
 
 from ..cache import get_kernel
 from ..ndarray.formats import RowSparse
-from .layout import as_rows
-
-_NAMES = {np.dtype(name): name for name in ("float16", "float32", "float64")}
-"""Weight dtype -> kernel dtype name (``dtype.name`` costs microseconds per call)."""
-
+from .layout import as_rows, dtype_name
 
 def update(
     family: str,
@@ -31,7 +27,7 @@ def update(
     """
     sparse = isinstance(grad, RowSparse)
     touched = grad.data.size if sparse and lazy else weight.size
-    kernel = get_kernel(f"optim_{family}", (_NAMES[weight.dtype],), size=touched)
+    kernel = get_kernel(f"optim_{family}", (dtype_name(weight.dtype),), size=touched)
     rows = [as_rows(a, written=True) for a in (weight, *states)]
     if sparse:
         function = kernel.lazy if lazy else kernel.std
