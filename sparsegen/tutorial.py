@@ -20,6 +20,25 @@ class Step:
 
 STEPS: tuple[Step, ...] = (
     Step(
+        "Motivation",
+        "Y = X W, and the gradient of Y with respect to W.",
+        """
+        import sparsegen as mx
+        X = mx.nd.array([[1, 0]])
+        W = mx.nd.array([[3, 4, 5], [6, 7, 8]])
+        Y = mx.nd.dot(X, W)
+        """,
+        "{'X': X, 'W': W, 'Y': Y}",
+    ),
+    Step(
+        "Motivation",
+        "grad_W = Xᵀ · ones: row 1 is all zeros because column 1 of X is.",
+        """
+        grad_W = mx.nd.dot(X, mx.nd.ones_like(Y), transpose_a=True)
+        """,
+        "grad_W",
+    ),
+    Step(
         "Row Sparse Format",
         "A RowSparseNDArray keeps the non-zero rows (`data`) and their ids (`indices`).",
         """
@@ -115,6 +134,49 @@ STEPS: tuple[Step, ...] = (
         "'rsp_retained.asnumpy()': rsp_retained.asnumpy()}",
     ),
     Step(
+        "Sparse Operators and Storage Type Inference",
+        "dot(csrᵀ, dense) infers a row_sparse output.",
+        """
+        lhs = mx.nd.sparse.csr_matrix(([7, 8, 9], [0, 2, 1], [0, 2, 2, 3]), shape=(3, 5))
+        rhs = mx.nd.ones((3, 2))
+        transpose_dot = mx.nd.sparse.dot(lhs, rhs, transpose_a=True)
+        """,
+        "{'transpose_dot': transpose_dot, 'transpose_dot.asnumpy()': transpose_dot.asnumpy()}",
+    ),
+    Step(
+        "Sparse Operators and Storage Type Inference",
+        "Zero times 2 is zero, so `a * 2` stays row_sparse; adding a dense array gives dense.",
+        """
+        a = transpose_dot.copy()
+        b = a * 2
+        c = a + mx.nd.ones((5, 2))
+        """,
+        "{'b.stype': b.stype, 'c.stype': c.stype}",
+    ),
+    Step(
+        "Sparse Operators and Storage Type Inference",
+        "An op without a sparse kernel falls back to dense with a StorageFallbackWarning; an "
+        "`out=` array keeps its storage type.",
+        """
+        e = mx.nd.sparse.zeros('row_sparse', a.shape)
+        d = mx.nd.log(a)
+        e = mx.nd.log(a, out=e)
+        """,
+        "{'a.stype': a.stype, 'd.stype': d.stype, 'e.stype': e.stype}",
+    ),
+    Step(
+        "Sparse Optimizers",
+        "SGD with momentum on a row_sparse gradient updates only the rows in grad.indices.",
+        """
+        weight = mx.nd.ones((4, 2)).tostype('row_sparse')
+        grad = mx.nd.sparse.row_sparse_array(([[1, 2], [4, 5]], [1, 2]), shape=(4, 2))
+        sgd = mx.optimizer.SGD(learning_rate=0.01, momentum=0.01)
+        momentum = sgd.create_state(0, weight)
+        sgd.update(0, weight, grad, momentum)
+        """,
+        "{'weight.asnumpy()': weight.asnumpy(), 'momentum.asnumpy()': momentum.asnumpy()}",
+    ),
+    Step(
         "CSRNDArray",
         "The CSR counterpart: (data, indices, indptr), scipy interop and row slices.",
         """
@@ -140,7 +202,11 @@ STEPS: tuple[Step, ...] = (
 
 
 def run(steps: tuple[Step, ...] = STEPS) -> list[tuple[Step, str]]:
-    """Run every step in one namespace; returns each step with the text its expression prints."""
+    """Run every step in one namespace; returns each step with the text its expression prints.
+
+    Storage fallback warnings go to stderr, as MXNet's log lines do; they are not part of what
+    a step shows.
+    """
     namespace: dict[str, object] = {}
     shown = []
     for step in steps:

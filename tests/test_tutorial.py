@@ -1,5 +1,6 @@
 """Every operation of MXNet's row_sparse tutorial, against hand-computed values."""
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -7,6 +8,50 @@ import pytest
 
 import sparsegen as mx
 from sparsegen import tutorial
+
+
+def test_motivation_dot_and_its_gradient():
+    X = mx.nd.array([[1, 0]])
+    W = mx.nd.array([[3, 4, 5], [6, 7, 8]])
+    Y = mx.nd.dot(X, W)
+    np.testing.assert_array_equal(Y.asnumpy(), [[3, 4, 5]])
+    grad_W = mx.nd.dot(X, mx.nd.ones_like(Y), transpose_a=True)
+    np.testing.assert_array_equal(grad_W.asnumpy(), [[1, 1, 1], [0, 0, 0]])
+
+
+def test_storage_type_inference_and_fallback():
+    lhs = mx.nd.sparse.csr_matrix(([7, 8, 9], [0, 2, 1], [0, 2, 2, 3]), shape=(3, 5))
+    transpose_dot = mx.nd.sparse.dot(lhs, mx.nd.ones((3, 2)), transpose_a=True)
+    assert transpose_dot.stype == "row_sparse"
+    np.testing.assert_array_equal(transpose_dot.indices.asnumpy(), [0, 1, 2])
+    np.testing.assert_array_equal(transpose_dot.asnumpy(), [[7, 7], [9, 9], [8, 8], [0, 0], [0, 0]])
+    a = transpose_dot.copy()
+    b = a * 2
+    c = a + mx.nd.ones((5, 2))
+    assert (b.stype, c.stype) == ("row_sparse", "default")
+    np.testing.assert_array_equal(b.asnumpy(), a.asnumpy() * 2)
+    np.testing.assert_array_equal(c.asnumpy(), a.asnumpy() + 1)
+    e = mx.nd.sparse.zeros("row_sparse", a.shape)
+    with warnings.catch_warnings():  # the warning itself is tested in test_fallback.py
+        warnings.simplefilter("ignore", mx.StorageFallbackWarning)
+        d = mx.nd.log(a)
+        e = mx.nd.log(a, out=e)
+    assert (a.stype, d.stype, e.stype) == ("row_sparse", "default", "row_sparse")
+    with np.errstate(divide="ignore"):
+        np.testing.assert_allclose(d.asnumpy(), np.log(a.asnumpy()), rtol=1e-6)
+    np.testing.assert_array_equal(e.asnumpy(), d.asnumpy())
+
+
+def test_sparse_sgd_example():
+    weight = mx.nd.ones((4, 2)).tostype("row_sparse")
+    grad = mx.nd.sparse.row_sparse_array(([[1, 2], [4, 5]], [1, 2]), shape=(4, 2))
+    sgd = mx.optimizer.SGD(learning_rate=0.01, momentum=0.01)
+    momentum = sgd.create_state(0, weight)
+    sgd.update(0, weight, grad, momentum)
+    # only rows 1 and 2 (grad.indices) change; momentum = -lr * grad there (MXNet 1.9.1's numbers)
+    np.testing.assert_allclose(weight.asnumpy(), [[1, 1], [0.99, 0.98], [0.96, 0.95], [1, 1]], rtol=1e-6)
+    np.testing.assert_allclose(momentum.asnumpy(), [[0, 0], [-0.01, -0.02], [-0.04, -0.05], [0, 0]],
+                               rtol=1e-6)
 
 
 def test_row_sparse_format_from_dense():
