@@ -36,7 +36,8 @@ def build_library(
     """
     cache = default_cache()
     names = list(kernels or sorted(KERNELS))
-    jobs = sorted({(k, (d,) * len(kernel_def(k).dtype_params)) for k in names for d in dtypes})
+    jobs = sorted({(k, (d,) * len(kernel_def(k).dtype_params)) for k in names for d in dtypes
+                   if d in kernel_def(k).dtypes})
     start = time.perf_counter()
     before = cache.stats["built"] + cache.stats["rebuilt"]
     bar = tqdm(jobs, desc="building kernels", unit="kernel", disable=None if progress is None else not progress)

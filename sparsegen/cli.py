@@ -61,17 +61,18 @@ def _info(args: argparse.Namespace) -> int:
 def _tuning_report() -> None:
     """Which tuning records apply on this machine: the config chosen per kernel, dtype, bucket."""
     from .cache import choose
-    from .registry import DATA_DTYPES, KERNELS
+    from .registry import KERNELS
     from .tune.records import BUCKETS, sources
 
     print("tuning logs: " + ", ".join(p for group in sources() for p in group))
     print(f"{'kernel':18} {'dtype':8} {'bucket':7} {'source':8} config")
-    for name in sorted(KERNELS):
-        for dtype in DATA_DTYPES:
+    for name, kernel in sorted(KERNELS.items()):
+        for dtypes in sorted({(d,) * len(kernel.dtype_params) for d in kernel.dtypes}):
             for bucket in BUCKETS:
-                choice = choose(name, (dtype,), None, None, bucket)
+                choice = choose(name, dtypes, None, None, bucket)
                 if choice.source != "default":
-                    print(f"{name:18} {dtype:8} {bucket:7} {choice.source:8} {dict(choice.config)}")
+                    print(f"{name:18} {','.join(dtypes):8} {bucket:7} {choice.source:8} "
+                          f"{dict(choice.config)}")
 
 
 def _version(dist: str) -> str:

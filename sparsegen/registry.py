@@ -28,6 +28,7 @@ class KernelDef:
     dtype_params: tuple[str, ...]
     signatures: tuple[tuple[str, str], ...]  # (function, argument list and what it writes)
     doc: str
+    dtypes: tuple[str, ...] = DATA_DTYPES  # element dtypes the kernel is generated for
 
     def build_template(self, dtypes: tuple[str, ...], config: dict[str, Any]) -> dict[str, Any]:
         """The template's PrimFuncs for ``dtypes``, given the config knobs it takes as keywords."""
@@ -51,9 +52,9 @@ class KernelDef:
 
     def check_dtypes(self, dtypes: tuple[str, ...]) -> None:
         """Raise if ``dtypes`` does not match the kernel's dtype parameters."""
-        if len(dtypes) != len(self.dtype_params) or any(d not in DATA_DTYPES for d in dtypes):
+        if len(dtypes) != len(self.dtype_params) or any(d not in self.dtypes for d in dtypes):
             raise SparsegenError(
-                f"kernel {self.name!r} takes dtypes {self.dtype_params} from {DATA_DTYPES}, "
+                f"kernel {self.name!r} takes dtypes {self.dtype_params} from {self.dtypes}, "
                 f"got {dtypes}"
             )
 
@@ -86,6 +87,7 @@ def _optim_kernel(name: str, states: tuple[str, ...], hyper: str, doc: str,
         tuple((f, f"(weight[n,d] dtype WRITTEN, {rows[f]}{written}, {hyper} float32)")
               for f in functions),
         doc,
+        ("float16", "float32", "float64"),
     )
 
 
