@@ -4,7 +4,7 @@
 TVM compiler: cached kernels load through the TVM runtime alone.
 """
 
-from . import context, ndarray, optimizer
+from . import context, interop, kernels, ndarray, optimizer
 from ._version import __version__
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
 from .errors import MXNetError, SparsegenError, StorageFallbackWarning
@@ -13,6 +13,6 @@ nd = ndarray
 
 __all__ = [
     "Context", "MXNetError", "SparsegenError", "StorageFallbackWarning", "__version__",
-    "context", "cpu", "cpu_pinned", "current_context", "gpu", "nd", "ndarray", "num_gpus",
-    "optimizer",
+    "context", "cpu", "cpu_pinned", "current_context", "gpu", "interop", "kernels", "nd", "ndarray",
+    "num_gpus", "optimizer",
 ]

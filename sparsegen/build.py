@@ -8,41 +8,61 @@ from dataclasses import dataclass
 
 from tqdm import tqdm
 
-from .cache import default_cache, get_kernel
+from .cache import KernelKey, choose, default_cache
 from .registry import DATA_DTYPES, KERNELS, kernel_def
+from .target import Target
+from .target import resolve as resolve_target
 
 
 @dataclass(frozen=True)
 class BuildSummary:
-    """What a build did: kernels compiled, served from the cache, and the wall time."""
+    """What a build did: binaries compiled, found in the cache, refused, and the wall time."""
 
     built: int
     cached: int
     seconds: float
+    failed: tuple[str, ...] = ()
 
     def __str__(self) -> str:
-        return f"{self.built} kernels built, {self.cached} from cache, {self.seconds:.1f} s"
+        text = f"{self.built} kernels built, {self.cached} from cache, {self.seconds:.1f} s"
+        if self.failed:
+            text += f"; {len(self.failed)} not buildable for this target: {', '.join(self.failed)}"
+        return text
 
 
 def build_library(
     kernels: Iterable[str] | None = None,
     dtypes: Iterable[str] = DATA_DTYPES,
-    target: str | None = None,
+    target: Target | str | None = None,
     progress: bool | None = None,
 ) -> BuildSummary:
     """Compile every kernel for every dtype into the cache; ``progress=None`` shows a bar on a TTY.
 
-    A kernel with several dtype parameters is built with all of them equal to each dtype.
+    Each (kernel, dtype) gets the binaries its calls use: on the CPU the parallel and the serial
+    build of its chosen config. A kernel with several dtype parameters is built with all of them
+    equal to each dtype. Kernels that cannot be generated for the target are listed, not fatal.
     """
     cache = default_cache()
-    names = list(kernels or sorted(KERNELS))
-    jobs = sorted({(k, (d,) * len(kernel_def(k).dtype_params)) for k in names for d in dtypes
-                   if d in kernel_def(k).dtypes})
+    resolved = resolve_target(target)
+    keys: dict[KernelKey, str] = {}
+    for name in kernels or sorted(KERNELS):
+        definition = kernel_def(name)
+        for dtype in dtypes:
+            if dtype in definition.dtypes:
+                choice = choose(name, (dtype,) * len(definition.dtype_params), resolved)
+                for key in (choice.parallel_key, choice.serial_key):
+                    keys[key] = f"{name}[{dtype}]"
     start = time.perf_counter()
-    before = cache.stats["built"] + cache.stats["rebuilt"]
-    bar = tqdm(jobs, desc="building kernels", unit="kernel", disable=None if progress is None else not progress)
-    for kernel, kernel_dtypes in bar:
-        bar.set_postfix_str(f"{kernel} {','.join(kernel_dtypes)}", refresh=False)
-        get_kernel(kernel, kernel_dtypes, target)
-    built = cache.stats["built"] - before
-    return BuildSummary(built, len(jobs) - built, time.perf_counter() - start)
+    built, failed = 0, []
+    bar = tqdm(list(keys), desc="building kernels", unit="kernel",
+               disable=None if progress is None else not progress)
+    for key in bar:
+        bar.set_postfix_str(keys[key], refresh=False)
+        try:
+            built += cache.ensure(key)
+        except Exception:  # noqa: BLE001 - a kernel the target cannot take is reported, not fatal
+            if resolved.kind == "llvm":
+                raise
+            failed.append(keys[key])
+    return BuildSummary(built, len(keys) - built - len(failed), time.perf_counter() - start,
+                        tuple(sorted(set(failed))))

@@ -21,7 +21,7 @@ from typing import Any
 from . import registry, runtime
 from ._version import __version__
 from .config import cache_dir
-from .errors import KernelCacheWarning
+from .errors import KernelCacheWarning, SparsegenError
 from .schedules.space import Config
 from .target import Target
 from .target import resolve as resolve_target
@@ -134,10 +134,33 @@ class KernelCache:
             self._memory[key] = kernel
             return kernel
 
-    def _load_or_build(self, key: KernelKey) -> Kernel:
+    def _path(self, key: KernelKey) -> Path:
         folder = self.directory / "kernels"
         folder.mkdir(parents=True, exist_ok=True)
-        path = folder / key.filename()
+        return folder / key.filename()
+
+    def ensure(self, key: KernelKey) -> bool:
+        """Build ``key``'s entry on disk unless it is there (any target; nothing is loaded).
+
+        Returns whether it was built now. This is ``sparsegen build``: CUDA kernels can be
+        compiled (to cubin, with nvcc) on a machine without a GPU.
+        """
+        path = self._path(key)
+        with _file_lock(path.with_suffix(".lock")):
+            if path.exists():
+                return False
+            self._build(key, path)
+            return True
+
+    def _load_or_build(self, key: KernelKey) -> Kernel:
+        if key.target.kind != "llvm":
+            raise SparsegenError(
+                f"kernel {key.kernel} for {key.target.label} cannot run in this process: only "
+                "host CPU kernels are loaded (GPU arrays are not supported yet); "
+                "`sparsegen build --target cuda` precompiles CUDA kernels, and "
+                "`sparsegen export --target cuda` links them into a library"
+            )
+        path = self._path(key)
         with _file_lock(path.with_suffix(".lock")):
             if path.exists():
                 try:
@@ -162,6 +185,9 @@ class KernelCache:
         start = time.perf_counter()
         definition = registry.kernel_def(key.kernel)
         executable = compiler.build(definition, key.dtypes, key.target, key.config)
+        if key.target.kind == "cuda":
+            binary = compiler.cuda_binary(executable, key.target)
+            _write_atomically(path.with_suffix(".cubin"), lambda tmp: tmp.write_bytes(binary))
         _write_atomically(path, lambda tmp: executable.export_library(str(tmp)))
         meta = {**key.record(), "build_seconds": round(time.perf_counter() - start, 3),
                 "built": time.strftime("%Y-%m-%dT%H:%M:%S")}

@@ -85,7 +85,10 @@ def _build(args: argparse.Namespace) -> int:
     from .build import build_library
     from .registry import DATA_DTYPES
 
-    summary = build_library(args.ops, args.dtypes or DATA_DTYPES, args.target)
+    from .target import cuda
+
+    target = cuda(args.arch) if args.target == "cuda" else args.target
+    summary = build_library(args.ops, args.dtypes or DATA_DTYPES, target)
     print(summary)
     return 0
 
@@ -170,7 +173,8 @@ def parser() -> argparse.ArgumentParser:
                       help="also list the tuned configs that apply on this machine")
     info.set_defaults(run=_info)
     build = sub.add_parser("build", help="precompile kernels into the cache")
-    build.add_argument("--target", default="cpu", help="cpu (default) or a target JSON dict")
+    build.add_argument("--target", default="cpu", help="cpu (default), cuda, or a target JSON dict")
+    build.add_argument("--arch", default="sm_90", help="GPU architecture for --target cuda")
     build.add_argument("--ops", nargs="+", help="kernel names (default: all)")
     build.add_argument("--dtypes", nargs="+", help="element dtypes (default: all supported)")
     build.set_defaults(run=_build)

@@ -8,6 +8,7 @@ from typing import Any
 import tvm
 from tvm import s_tir
 
+from .errors import SparsegenError
 from .registry import KernelDef
 from .schedules.space import Config
 from .target import Target
@@ -51,3 +52,21 @@ def build_many(
     tvm_target = target.to_tvm()
     with tvm_target:
         return mod, tvm.compile(mod, target=tvm_target)
+
+
+def cuda_binary(executable: Any, target: Target) -> bytes:
+    """The cubin of a CUDA executable's device code, compiled by nvcc for the target's ``arch``.
+
+    TVM 0.27 without a CUDA runtime emits CUDA C and compiles nothing; nvcc turns it into a
+    cubin here, so a machine without a GPU can build and verify the device code.
+    """
+    import shutil
+
+    from tvm.support import nvcc
+
+    if shutil.which("nvcc") is None:
+        raise SparsegenError("building CUDA kernels needs nvcc (the CUDA toolkit) on PATH")
+    source = executable.mod.imports[0].inspect_source("cuda")
+    arch = target.as_dict.get("arch", "sm_90")
+    with target.to_tvm():
+        return bytes(nvcc.compile_cuda(source, target_format="cubin", arch=arch, compiler="nvcc"))
