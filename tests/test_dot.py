@@ -95,7 +95,7 @@ def _assert_close(actual, expected, dtype):
 @pytest.mark.parametrize("rhs_stype", STYPES)
 @given(
     forward=st.sampled_from([None, None, None, "default", "row_sparse", "csr"]),
-    dtype=st.sampled_from(["float32", "float32", "float64", "int64", "int32"]),
+    dtype=st.sampled_from(["float32", "float32", "float64", "int64", "int32", "int8"]),
     m=st.integers(0, 9),
     k=st.integers(0, 9),
     n=st.sampled_from([0, 1, 1, 3, 7, 17, 40]),
@@ -212,6 +212,29 @@ def test_transposed_product_many_entries(columns, rows, per_row, seed):
     np.add.at(expected, np.searchsorted(used, cols), data[:, None] * b[rows_of].astype(np.float64))
     np.testing.assert_array_equal(result.indices.asnumpy(), used)
     np.testing.assert_allclose(result.data.asnumpy(), expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("columns", [3000, 2**33])
+def test_sort_many_entries(columns):
+    """60,000 entries over 3,000 or 2**33 columns (two or four radix passes)."""
+    rng = np.random.default_rng(columns % 1000)
+    rows, per_row = 3000, 20
+    cols = np.sort(np.stack([rng.choice(columns, per_row, replace=False) for _ in range(rows)]),
+                   axis=1).ravel().astype(np.int64)
+    indptr = np.arange(rows + 1, dtype=np.int64) * per_row
+    data = _values(rng, cols.size, "float64")
+    csr = mx.nd.sparse.csr_matrix((data, cols, indptr), shape=(rows, columns), dtype="float64")
+    used, position = np.unique(cols, return_inverse=True)
+    compact = np.zeros((rows, used.size))
+    compact[np.repeat(np.arange(rows), per_row), position] = data
+    b = _values(rng, (rows, 3), "float64")
+    result = mx.nd.dot(csr, mx.nd.array(b, dtype="float64"), transpose_a=True)
+    np.testing.assert_array_equal(result.indices.asnumpy(), used)
+    np.testing.assert_allclose(result.data.asnumpy(), compact.T @ b, atol=1e-12)
+    lhs = _values(rng, (2, rows), "float64")
+    product = mx.nd.dot(mx.nd.array(lhs, dtype="float64"), csr)
+    np.testing.assert_array_equal(product.indices.asnumpy(), np.tile(used, 2))
+    np.testing.assert_allclose(product.data.asnumpy().reshape(2, -1), lhs @ compact, atol=1e-12)
 
 
 def test_tutorial_examples():

@@ -22,6 +22,9 @@ WORKLOADS: dict[str, str] = {
     "W1": "sparsegen.bench.workloads_storage:w1_retain",
     "W2": "sparsegen.bench.workloads_optim:w2_sgd",
     "W3": "sparsegen.bench.workloads_optim:w3_adam",
+    "W4": "sparsegen.bench.workloads_dot:w4_dot",
+    "W5": "sparsegen.bench.workloads_dot:w5_dot_t",
+    "W6": "sparsegen.bench.workloads_elemwise:w6_add",
     "W7": "sparsegen.bench.workloads_storage:w7_cast",
     "W8": "sparsegen.bench.workloads_optim:w8_tiny",
 }

@@ -36,7 +36,14 @@ def retain(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
                         bounds[0] = (bounds[0] + bounds[1]) // 2 + 1
                     else:
                         bounds[1] = (bounds[0] + bounds[1]) // 2
-                if bounds[0] < k and Idx[bounds[0]] == Req[vr]:
+                # found[0]: the row is stored (TIR's `and` does not short-circuit, so the bound
+                # is checked before the load)
+                found = T.alloc_buffer((1,), "int32", scope="local")
+                found[0] = 0
+                if bounds[0] < k:
+                    if Idx[bounds[0]] == Req[vr]:
+                        found[0] = 1
+                if found[0] == 1:
                     for jo in T.serial(d // lanes):
                         for ji in T.vectorized(lanes):
                             Out[vr, jo * lanes + ji] = Data[bounds[0], jo * lanes + ji]
