@@ -26,6 +26,7 @@ class Workload:
     impls: dict[str, Callable[[], Runner]]
     check: Callable[[Any, Any], None] | None = None
     notes: list[str] = field(default_factory=list)
+    repeats: int = 15  # interleaved rounds; microsecond workloads need many more
 
 
 @dataclass

@@ -31,6 +31,50 @@ WORKLOADS: dict[str, str] = {
 """Workload id -> ``module:factory``; a factory takes ``quick`` and returns a harness Workload."""
 
 
+REFERENCE_MS: dict[str, dict[str, float]] = {
+    "W1": {"numpy": 10.8, "torch": 12.8, "MXNet 1.9.1": 22.4},
+    "W2": {"numpy": 41.5, "torch": 42.0, "MXNet 1.9.1": 15.6},
+    "W3": {"numpy": 80.5, "torch": 57.3, "MXNet 1.9.1": 21.9},
+    "W4": {"scipy": 101, "torch": 70, "MXNet 1.9.1": 104},
+    "W5": {"scipy": 115, "torch": 205, "MXNet 1.9.1": 324},
+    "W6": {"numpy": 114, "torch": 24.3, "MXNet 1.9.1": 17.1},
+    "W7": {"numpy": 13.7, "torch": 21.8, "MXNet 1.9.1": 13.3},
+    "W8": {"numpy": 0.002, "torch": 0.010, "MXNet 1.9.1": 0.049},
+}
+"""WORKLOADS.md's medians on this machine class (MXNet is not installed beside sparsegen)."""
+
+TARGETS: dict[str, str] = {
+    "W2": "2x MXNet's 15.6 ms and 5x numpy",
+    "W3": "2x MXNet's 21.9 ms and 5x numpy",
+    "W4": "2x the fastest of scipy and PyTorch",
+    "W5": "2x the fastest of scipy and PyTorch",
+    "W6": "2x the fastest of numpy and PyTorch",
+    "W8": "at most 15 us per call",
+}
+"""The issues' targets, checked against this run's medians."""
+
+
+def verdict(workload: dict[str, Any], quick: bool = False) -> str:
+    """Whether this run meets the workload's target, with the figures it rests on."""
+    ms, wid = workload["median_ms"], workload["id"]
+    if quick:
+        return "quick run: sizes too small to judge"
+    ours = ms["sparsegen"]
+    peers = {k: v for k, v in ms.items() if k != "sparsegen"}
+    if wid in ("W2", "W3"):
+        mxnet = REFERENCE_MS[wid]["MXNet 1.9.1"]
+        ok = mxnet / ours >= 2 and ms["numpy"] / ours >= 5
+        return (f"{mxnet / ours:.1f}x MXNet's figure, {ms['numpy'] / ours:.1f}x numpy: "
+                f"{'met' if ok else 'not met'}")
+    if wid in ("W4", "W5", "W6"):
+        best = min(peers, key=peers.__getitem__)
+        ratio = peers[best] / ours
+        return f"{ratio:.2f}x the fastest peer ({best}): {'met' if ratio >= 2 else 'not met'}"
+    if wid == "W8":
+        return f"{ours * 1e3:.1f} us per call: {'met' if ours * 1e3 <= 15 else 'not met'}"
+    return ""
+
+
 def factory(workload_id: str) -> Any:
     """The factory of one workload."""
     module, _, name = WORKLOADS[workload_id].partition(":")
@@ -56,7 +100,7 @@ def run(ids: list[str], quick: bool = False, progress: bool | None = None) -> di
     for workload_id in ids:
         bar.set_postfix_str(workload_id, refresh=True)
         workload = factory(workload_id)(quick)
-        repeats = 3 if quick else 15
+        repeats = 3 if quick else workload.repeats
         results.append(harness.run(workload, repeats=repeats, warmup=1 if quick else 2).as_dict())
         bar.update(1)
     bar.close()
@@ -101,7 +145,14 @@ def markdown(report: dict[str, Any]) -> str:
                 f"{w['gbps'][impl] / limit:.0%} | {speedup} |"
             )
     lines += ["", "Speedup is the peer's median time over sparsegen's (higher is better for "
-              "sparsegen). Medians of interleaved runs; the machine is shared and noisy."]
+              "sparsegen). Medians of interleaved runs; the machine is shared and noisy.", "",
+              "| workload | target | this run | reference medians, ms (WORKLOADS.md) |",
+              "|---|---|---|---|"]
+    for w in report["workloads"]:
+        reference = ", ".join(f"{k} {v:g}" for k, v in REFERENCE_MS.get(w["id"], {}).items())
+        lines.append(f"| {w['id']} | {TARGETS.get(w['id'], '-')} | "
+                     f"{verdict(w, report['quick']) or '-'} | "
+                     f"{reference} |")
     for w in report["workloads"]:
         for note in w["notes"]:
             lines.append(f"- {w['id']}: {note}")

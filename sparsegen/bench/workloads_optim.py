@@ -179,6 +179,6 @@ def w8_tiny(quick: bool = False) -> Workload:
         impls["torch"] = torch_impl
     moved = 2 * data.nbytes + 2 * ids.nbytes
     workload = Workload("W8", "rsp (10 x 4), 2 stored rows, times 2.0: one call from Python",
-                        moved, impls)
+                        moved, impls, repeats=3000)
     workload.notes.append("per-call time; the numpy peer scales the stored rows only")
     return workload
