@@ -65,8 +65,12 @@ def _resolve(ref: str) -> Any:
     return getattr(importlib.import_module(module), attr)
 
 
-_CPU_ROWS = (("llvm", "sparsegen.schedules.cpu:ROWS"), ("cuda", "sparsegen.schedules.cuda:ROWS"))
+_ROWS = (("llvm", "sparsegen.schedules.cpu:ROWS"), ("cuda", "sparsegen.schedules.cuda:ROWS"))
 """Row-parallel schedules: chunks on the CPU thread pool (llvm), a GPU thread per row (cuda)."""
+
+_GATHER = (("llvm", "sparsegen.schedules.cpu:ROWS_PREFETCH"),
+           ("cuda", "sparsegen.schedules.cuda:ROWS"))
+"""Row-parallel schedules for templates that gather rows at random ids (prefetch knob)."""
 
 
 def _optim_kernel(name: str, states: tuple[str, ...], hyper: str, doc: str,
@@ -81,8 +85,7 @@ def _optim_kernel(name: str, states: tuple[str, ...], hyper: str, doc: str,
     return KernelDef(
         f"optim_{name}",
         f"sparsegen.templates.optim:{name}",
-        (("llvm", "sparsegen.schedules.cpu:ROWS_PREFETCH"),
-         ("cuda", "sparsegen.schedules.cuda:ROWS")),
+        _GATHER,
         ("dtype",),
         tuple((f, f"(weight[n,d] dtype WRITTEN, {rows[f]}{written}, {hyper} float32)")
               for f in functions),
@@ -106,10 +109,6 @@ _OPTIM_KERNELS = (
 )
 """Optimizer updates, in place (sparsegen/ops/optim.py runs them)."""
 
-_CPU_GATHER = (("llvm", "sparsegen.schedules.cpu:ROWS_PREFETCH"),
-               ("cuda", "sparsegen.schedules.cuda:ROWS"))
-"""Row-parallel schedules for templates that gather rhs rows at random ids (prefetch knob)."""
-
 _SORT_BY_COLUMN = (
     ("sort_dense", "(indices[nnz] int64, indptr[n+1] int64, keys[nnz] int64 WRITTEN, "
                    "src[nnz] int64 WRITTEN, erow[nnz] int64 WRITTEN)"),
@@ -124,7 +123,7 @@ _DOT_KERNELS = (
     KernelDef(
         "dot_csr_dense",
         "sparsegen.templates.dot:csr_dense",
-        _CPU_GATHER,
+        _GATHER,
         ("dtype",),
         (("matmul", f"({_CSR_ARGS}, rhs[k,d] dtype, out[n,d] dtype WRITTEN)"),),
         "csr · dense -> dense: each csr row accumulates its rhs rows (prefetched) in place",
@@ -132,7 +131,7 @@ _DOT_KERNELS = (
     KernelDef(
         "dot_csr_rsp",
         "sparsegen.templates.dot:csr_row_sparse",
-        _CPU_ROWS,
+        _ROWS,
         ("dtype",),
         (("matmul", f"({_CSR_ARGS}, rdata[k,d] dtype, rindices[k] int64, "
                     "out[n,d] dtype WRITTEN)"),),
@@ -141,7 +140,7 @@ _DOT_KERNELS = (
     KernelDef(
         "dot_csrT",
         "sparsegen.templates.dot:csr_t",
-        _CPU_GATHER,
+        _GATHER,
         ("dtype",),
         (
             *_SORT_BY_COLUMN[:1],
@@ -157,7 +156,7 @@ _DOT_KERNELS = (
     KernelDef(
         "dot_dense_csr",
         "sparsegen.templates.dot:dense_csr",
-        _CPU_ROWS,
+        _ROWS,
         ("dtype",),
         (
             ("matmul", "(lhs[m,k] dtype, data[nnz] dtype, indices[nnz] int64, "
@@ -173,7 +172,7 @@ _DOT_KERNELS = (
     KernelDef(
         "dot_dense_csrT",
         "sparsegen.templates.dot:dense_csr_t",
-        _CPU_ROWS,
+        _ROWS,
         ("dtype",),
         (("matmul", "(lhs[m,k] dtype, data[nnz] dtype, indices[nnz] int64, indptr[n+1] int64, "
                     "out[m,n] dtype WRITTEN)"),),
@@ -182,7 +181,7 @@ _DOT_KERNELS = (
     KernelDef(
         "dot_dense",
         "sparsegen.templates.dot:dense_dense",
-        _CPU_ROWS,
+        _ROWS,
         ("dtype",),
         (
             ("nn", "(lhs[m,k] dtype, rhs[k,n] dtype, out[m,n] dtype WRITTEN)"),
@@ -225,7 +224,7 @@ _ELEMWISE_KERNELS = (
     KernelDef(
         "ew_dense",
         "sparsegen.templates.elemwise:dense",
-        _CPU_ROWS,
+        _ROWS,
         ("dtype",),
         (
             *((fn, "(a[n] dtype, b[n] dtype, out[n] dtype WRITTEN)")
@@ -240,7 +239,7 @@ _ELEMWISE_KERNELS = (
     KernelDef(
         "ew_unary",
         "sparsegen.templates.elemwise:unary_maps",
-        _CPU_ROWS,
+        _ROWS,
         ("dtype",),
         tuple((fn, _FLAT_MAP) for fn in ELEMWISE_UNARY_SPARSE + ELEMWISE_UNARY_DENSE),
         "unary math over flat buffers, one function per op",
@@ -248,7 +247,7 @@ _ELEMWISE_KERNELS = (
     KernelDef(
         "ew_index",
         "sparsegen.templates.elemwise:index_sets",
-        _CPU_ROWS,
+        _ROWS,
         (),
         (
             ("rsp_union", _MERGE),
@@ -261,7 +260,7 @@ _ELEMWISE_KERNELS = (
     KernelDef(
         "ew_rsp",
         "sparsegen.templates.elemwise:row_sparse",
-        _CPU_ROWS,
+        _ROWS,
         ("dtype",),
         (
             *((f"fill_{fn}", f"({_RSP_ARGS})") for fn in ("add", "sub", "mul")),
@@ -275,7 +274,7 @@ _ELEMWISE_KERNELS = (
     KernelDef(
         "ew_csr",
         "sparsegen.templates.elemwise:csr",
-        _CPU_ROWS,
+        _ROWS,
         ("dtype",),
         (
             *((f"fill_{fn}", f"({_CSR_PAIR})") for fn in ("add", "sub", "mul")),
@@ -295,7 +294,7 @@ KERNELS: dict[str, KernelDef] = {
         KernelDef(
             "cast_dense_rsp",
             "sparsegen.templates.cast:dense_to_row_sparse",
-            _CPU_ROWS,
+            _ROWS,
             ("dtype",),
             (
                 ("mark", "(x[n,d] dtype, pos[n+1] int64 WRITTEN)"),
@@ -307,7 +306,7 @@ KERNELS: dict[str, KernelDef] = {
         KernelDef(
             "cast_rsp_dense",
             "sparsegen.templates.cast:row_sparse_to_dense",
-            _CPU_ROWS,
+            _ROWS,
             ("dtype",),
             (("scatter", "(data[k,d] dtype, indices[k] int64, out[n,d] dtype WRITTEN)"),),
             "row_sparse -> dense: zero the output, scatter the stored rows",
@@ -315,7 +314,7 @@ KERNELS: dict[str, KernelDef] = {
         KernelDef(
             "cast_dense_csr",
             "sparsegen.templates.cast:dense_to_csr",
-            _CPU_ROWS,
+            _ROWS,
             ("dtype",),
             (
                 ("count", "(x[n,d] dtype, indptr[n+1] int64 WRITTEN)"),
@@ -327,7 +326,7 @@ KERNELS: dict[str, KernelDef] = {
         KernelDef(
             "cast_csr_dense",
             "sparsegen.templates.cast:csr_to_dense",
-            _CPU_ROWS,
+            _ROWS,
             ("dtype",),
             (("scatter", "(data[nnz] dtype, indices[nnz] int64, indptr[n+1] int64, "
                          "out[n,d] dtype WRITTEN)"),),
@@ -336,7 +335,7 @@ KERNELS: dict[str, KernelDef] = {
         KernelDef(
             "retain",
             "sparsegen.templates.retain:retain",
-            _CPU_ROWS,
+            _ROWS,
             ("dtype",),
             (("gather", "(data[k,d] dtype, indices[k] int64, req[m] int64, "
                         "out[m,d] dtype WRITTEN)"),),
