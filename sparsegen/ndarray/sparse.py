@@ -187,6 +187,13 @@ def _check_target_shape(storage: Any, shape: Any) -> None:
         raise SparsegenError(f"shape {tuple(shape)} does not match the source's shape {storage.shape}")
 
 
+def _from_dense(source: Any, dtype: Any, stype: str, shape: Any) -> Any:
+    """The ``stype`` format of a dense source (NDArray, numpy or lists), checked against ``shape``."""
+    result = convert(_values(source, dtype, "source array"), "default", stype)
+    _check_target_shape(result, shape)
+    return result
+
+
 def row_sparse_array(
     arg1: Any, shape: Any = None, ctx: Context | None = None, dtype: Any = None
 ) -> RowSparseNDArray:
@@ -206,9 +213,7 @@ def row_sparse_array(
     elif isinstance(arg1, NDArray) and arg1.stype == "csr":
         raise SparsegenError("row_sparse_array cannot be created from a csr array (as in MXNet)")
     elif isinstance(arg1, (NDArray, np.ndarray, list)):
-        dense = _values(arg1, dtype, "source array")
-        result = convert(dense, "default", "row_sparse")
-        _check_target_shape(result, shape)
+        result = _from_dense(arg1, dtype, "row_sparse", shape)
     else:
         raise SparsegenError(
             "row_sparse_array expects (data, indices), a dense array, a RowSparseNDArray or a "
@@ -269,9 +274,7 @@ def csr_matrix(
     elif isinstance(arg1, NDArray) and arg1.stype == "row_sparse":
         raise SparsegenError("csr_matrix cannot be created from a row_sparse array (as in MXNet)")
     elif isinstance(arg1, (NDArray, np.ndarray, list)):
-        dense = _values(arg1, dtype, "source array")
-        result = convert(dense, "default", "csr")
-        _check_target_shape(result, shape)
+        result = _from_dense(arg1, dtype, "csr", shape)
     else:
         raise SparsegenError(
             "csr_matrix expects (data, indices, indptr), (data, (row, col)), a scipy sparse "
