@@ -27,3 +27,13 @@ def test_data_set_shape():
     per_row = np.diff(x_train.indptr.asnumpy())
     assert 10 <= per_row.mean() <= 20
     x_train.check_format()
+
+
+def test_training_example_script_runs(capsys):
+    import runpy
+    from pathlib import Path
+
+    runpy.run_path(str(Path(__file__).parents[1] / "examples" / "sparse_logistic_regression.py"))
+    lines = capsys.readouterr().out.strip().splitlines()
+    accuracies = [float(line.rsplit(" ", 1)[1]) for line in lines]
+    assert len(accuracies) == 3 and accuracies[-1] > accuracies[0]
