@@ -6,7 +6,6 @@ import fcntl
 import hashlib
 import importlib.metadata
 import json
-import os
 import threading
 import time
 import warnings
@@ -22,6 +21,7 @@ from . import registry, runtime
 from ._version import __version__
 from .config import cache_dir
 from .errors import KernelCacheWarning, SparsegenError
+from .files import write_atomically
 from .schedules.space import Config
 from .target import Target
 from .target import resolve as resolve_target
@@ -105,15 +105,6 @@ def _file_lock(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _write_atomically(path: Path, write: Callable[[Path], None]) -> None:
-    tmp = path.with_name(f".{path.stem}.{os.getpid()}.{threading.get_ident()}.tmp{path.suffix}")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
 class KernelCache:
     """Compiled kernels by key: from memory, else from ``directory``, else built and exported."""
 
@@ -187,11 +178,11 @@ class KernelCache:
         executable = compiler.build(definition, key.dtypes, key.target, key.config)
         if key.target.kind == "cuda":
             binary = compiler.cuda_binary(executable, key.target)
-            _write_atomically(path.with_suffix(".cubin"), lambda tmp: tmp.write_bytes(binary))
-        _write_atomically(path, lambda tmp: executable.export_library(str(tmp)))
+            write_atomically(path.with_suffix(".cubin"), lambda tmp: tmp.write_bytes(binary))
+        write_atomically(path, lambda tmp: executable.export_library(str(tmp)))
         meta = {**key.record(), "build_seconds": round(time.perf_counter() - start, 3),
                 "built": time.strftime("%Y-%m-%dT%H:%M:%S")}
-        _write_atomically(path.with_suffix(".json"),
+        write_atomically(path.with_suffix(".json"),
                           lambda tmp: tmp.write_text(json.dumps(meta, indent=1)))
         self.stats["built"] += 1
 

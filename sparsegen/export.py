@@ -34,6 +34,7 @@ from . import registry, runtime
 from ._version import __version__
 from .cache import choose, versions
 from .errors import SparsegenError
+from .files import write_atomically
 from .kernels import Argument, argument_table, arguments
 from .registry import DATA_DTYPES, KernelDef
 from .target import Target
@@ -187,19 +188,10 @@ def _copy_runtime(directory: Path, kind: str) -> list[str]:
     if kind == "llvm":
         libraries.append(runtime.runtime_library())
     for library in libraries:
-        _write_atomically(directory / library.name, lambda tmp, src=library: shutil.copy2(src, tmp))
+        write_atomically(directory / library.name, lambda tmp, src=library: shutil.copy2(src, tmp))
     shutil.copytree(ffi / "include", directory / "include", dirs_exist_ok=True,
                     ignore=shutil.ignore_patterns("tvm_ffi_python_*"))
     return [library.name for library in libraries]
-
-
-def _write_atomically(path: Path, write: Any) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 # Never unloaded: libtvm_runtime registers global functions with libtvm_ffi when it loads, and
@@ -211,7 +203,7 @@ def _link_cpu(executable: Any, library: Path) -> None:
     """The kernels as a shared library that loads libtvm_runtime/libtvm_ffi from beside itself."""
     options = [f"-L{library.parent}", "-Wl,--no-as-needed", "-ltvm_runtime", "-ltvm_ffi",
                "-Wl,-rpath,$ORIGIN", f"-Wl,{_NODELETE}"]
-    _write_atomically(library, lambda tmp: executable.export_library(str(tmp), options=options))
+    write_atomically(library, lambda tmp: executable.export_library(str(tmp), options=options))
 
 
 def _link_cuda(executable: Any, library: Path, target: Target) -> Path:
@@ -236,7 +228,7 @@ def _link_cuda(executable: Any, library: Path, target: Target) -> Path:
             raise SparsegenError(f"nvcc failed ({done.returncode}) on {source}:\n"
                                  + "\n".join((done.stderr or done.stdout).splitlines()[-20:]))
 
-    _write_atomically(library, compile_to)
+    write_atomically(library, compile_to)
     return source
 
 

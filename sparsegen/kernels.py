@@ -225,7 +225,7 @@ def _check_argument(spec: Argument, value: Any, bound: dict[str, tuple[int, str]
     if mismatch:
         return mismatch
     if not info.compact:
-        return (f"is not C-contiguous; pass a contiguous array (kernels read and write the "
+        return ("is not C-contiguous; pass a contiguous array (kernels read and write the "
                 "caller's buffer, no copy is made)")
     if spec.written and not info.writable:
         return "is read-only, and the kernel writes it"

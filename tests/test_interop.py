@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 import scipy.sparse
 from hypothesis import given
-from hypothesis import strategies as st
 
 import sparsegen as mx
 from sparsegen import interop

@@ -4,7 +4,6 @@ import json
 import warnings
 
 import numpy as np
-import pytest
 
 import sparsegen as mx
 from sparsegen import cache as kcache

@@ -16,7 +16,7 @@ from .dot import dot
 from . import elemwise
 from .elemwise import *  # noqa: F403 - elemwise.__all__, which includes abs and round
 from .ndarray import NDArray, _shape_text, is_full_slice
-from .storage import cast_storage, convert, register, wrap
+from .storage import cast_storage, convert, register, with_dtype, wrap
 
 DEFAULT_DTYPE = np.dtype("float32")
 
@@ -187,6 +187,13 @@ def _check_target_shape(storage: Any, shape: Any) -> None:
         raise SparsegenError(f"shape {tuple(shape)} does not match the source's shape {storage.shape}")
 
 
+def _copy_of(source: BaseSparseNDArray, dtype: Any, shape: Any) -> Any:
+    """A copy of ``source``'s (already valid) format, cast to ``dtype`` if given."""
+    result = (source.copy() if dtype is None else with_dtype(source, dtype))._storage
+    _check_target_shape(result, shape)
+    return result
+
+
 def _from_dense(source: Any, dtype: Any, stype: str, shape: Any) -> Any:
     """The ``stype`` format of a dense source (NDArray, numpy or lists), checked against ``shape``."""
     result = convert(_values(source, dtype, "source array"), "default", stype)
@@ -201,10 +208,7 @@ def row_sparse_array(
     or a shape (all zeros), as ``mxnet.nd.sparse.row_sparse_array``."""
     ctx = resolve_context(ctx)
     if isinstance(arg1, RowSparseNDArray):
-        storage = arg1._storage
-        data = storage.data if dtype is None else storage.data.astype(formats.check_dtype(dtype, "dtype"))
-        result = formats.row_sparse(np.array(data, copy=True), storage.indices, storage.shape)
-        _check_target_shape(result, shape)
+        result = _copy_of(arg1, dtype, shape)
     elif _is_shape(arg1):
         result = _empty_row_sparse(formats.check_shape(arg1), dtype)
     elif isinstance(arg1, tuple) and len(arg1) == 2:
@@ -244,10 +248,7 @@ def csr_matrix(
     matrix, a dense 2-D array, another csr array or a shape, as ``mxnet.nd.sparse.csr_matrix``."""
     ctx = resolve_context(ctx)
     if isinstance(arg1, CSRNDArray):
-        s = arg1._storage
-        data = s.data if dtype is None else s.data.astype(formats.check_dtype(dtype, "dtype"))
-        result = CSR(np.array(data, copy=True), s.indices.copy(), s.indptr.copy(), s.shape)
-        _check_target_shape(result, shape)
+        result = _copy_of(arg1, dtype, shape)
     elif _is_shape(arg1):
         result = _empty_csr(formats.check_shape(arg1), dtype)
     elif _is_scipy_sparse(arg1):

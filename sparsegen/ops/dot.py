@@ -16,7 +16,7 @@ from ..cache import Kernel, get_kernel
 from ..errors import SparsegenError
 from ..ndarray.formats import CSR, INDEX_DTYPE, RowSparse
 from .cast import dense_to_csr, dense_to_row_sparse, row_sparse_to_dense
-from .layout import as_rows
+from .layout import as_rows, dtype_name
 
 _DENSE_FUNCTION = {
     (False, False): "nn", (True, False): "tn", (False, True): "nt", (True, True): "tt",
@@ -58,7 +58,7 @@ def dense_dense(lhs: np.ndarray, rhs: np.ndarray, transpose_a: bool = False,
     a = np.ascontiguousarray(lhs).reshape((k, m) if transpose_a else (m, k))
     b = np.ascontiguousarray(rhs).reshape((n, k) if transpose_b else (k, n))
     out = np.empty((m, n), lhs.dtype)
-    kernel = get_kernel("dot_dense", (lhs.dtype.name,), size=m * n + k * (m + n))
+    kernel = get_kernel("dot_dense", (dtype_name(lhs.dtype),), size=m * n + k * (m + n))
     getattr(kernel, _DENSE_FUNCTION[(transpose_a, transpose_b)])(a, b, out)
     return out.reshape(shape)
 
@@ -81,7 +81,7 @@ def csr_dense(lhs: CSR, rhs: np.ndarray, **flags: bool) -> np.ndarray:
     b = as_rows(rhs)
     out = np.empty((lhs.shape[0], b.shape[1]), lhs.dtype)
     size = out.size + lhs.indices.size * b.shape[1]
-    get_kernel("dot_csr_dense", (lhs.dtype.name,), size=size).matmul(
+    get_kernel("dot_csr_dense", (dtype_name(lhs.dtype),), size=size).matmul(
         lhs.data, lhs.indices, lhs.indptr, b, out
     )
     return out
@@ -92,7 +92,7 @@ def csr_row_sparse(lhs: CSR, rhs: RowSparse, **flags: bool) -> np.ndarray:
     b = as_rows(rhs.data)
     out = np.empty((lhs.shape[0], b.shape[1]), lhs.dtype)
     size = out.size + lhs.indices.size * b.shape[1]
-    get_kernel("dot_csr_rsp", (lhs.dtype.name,), size=size).matmul(
+    get_kernel("dot_csr_rsp", (dtype_name(lhs.dtype),), size=size).matmul(
         lhs.data, lhs.indices, lhs.indptr, b, rhs.indices, out
     )
     return out
@@ -126,7 +126,7 @@ def _sorted_columns(
 def _csr_t(lhs: CSR, rhs_rows: np.ndarray, rhs_ids: np.ndarray | None) -> RowSparse:
     """``csrᵀ · rhs`` as row_sparse over the columns holding an entry that meets a rhs row:
     every csr row for a dense rhs (``rhs_ids`` None), else the rows ``rhs_ids`` stored."""
-    kernel = get_kernel("dot_csrT", (lhs.dtype.name,), size=lhs.indices.size * rhs_rows.shape[1])
+    kernel = get_kernel("dot_csrT", (dtype_name(lhs.dtype),), size=lhs.indices.size * rhs_rows.shape[1])
     entries = lhs.indices.size
     if rhs_ids is None:
         sort, args, used = "sort_dense", (lhs.indices, lhs.indptr), entries
@@ -162,15 +162,20 @@ def csr_t_row_sparse_to_dense(lhs: CSR, rhs: RowSparse, **flags: bool) -> np.nda
 
 
 # -- dense · csr --------------------------------------------------------------------------------
-def dense_csr(lhs: np.ndarray, rhs: CSR, **flags: bool) -> np.ndarray:
-    """``dense · csr`` -> dense (kernel ``dot_dense_csr``, ``forward_stype='default'``)."""
+def _dense_times_csr(kernel: str, lhs: np.ndarray, rhs: CSR, columns: int) -> np.ndarray:
+    """A dense product of ``lhs`` and the csr ``rhs`` (or its transpose) by ``kernel.matmul``."""
     a = np.ascontiguousarray(lhs)
-    out = np.empty((a.shape[0], rhs.shape[1]), lhs.dtype)
+    out = np.empty((a.shape[0], columns), lhs.dtype)
     size = out.size + rhs.indices.size * a.shape[0]
-    get_kernel("dot_dense_csr", (lhs.dtype.name,), size=size).matmul(
+    get_kernel(kernel, (dtype_name(lhs.dtype),), size=size).matmul(
         a, rhs.data, rhs.indices, rhs.indptr, out
     )
     return out
+
+
+def dense_csr(lhs: np.ndarray, rhs: CSR, **flags: bool) -> np.ndarray:
+    """``dense · csr`` -> dense (kernel ``dot_dense_csr``, ``forward_stype='default'``)."""
+    return _dense_times_csr("dot_dense_csr", lhs, rhs, rhs.shape[1])
 
 
 def dense_csr_to_csr(lhs: np.ndarray, rhs: CSR, **flags: bool) -> CSR:
@@ -178,7 +183,7 @@ def dense_csr_to_csr(lhs: np.ndarray, rhs: CSR, **flags: bool) -> CSR:
     an entry of the csr, zeros included."""
     a = np.ascontiguousarray(lhs)
     size = a.shape[0] * (rhs.indices.size + 1)
-    kernel = get_kernel("dot_dense_csr", (lhs.dtype.name,), size=size)
+    kernel = get_kernel("dot_dense_csr", (dtype_name(lhs.dtype),), size=size)
     nnz = rhs.indices.size
     src, _, columns, starts = _sorted_columns(
         kernel, "sort_dense", (rhs.indices, rhs.indptr), nnz, nnz, rhs.shape[1]
@@ -195,13 +200,7 @@ def dense_csr_to_csr(lhs: np.ndarray, rhs: CSR, **flags: bool) -> CSR:
 
 def dense_csr_t(lhs: np.ndarray, rhs: CSR, **flags: bool) -> np.ndarray:
     """``dense · csrᵀ`` -> dense (kernel ``dot_dense_csrT``)."""
-    a = np.ascontiguousarray(lhs)
-    out = np.empty((a.shape[0], rhs.shape[0]), lhs.dtype)
-    size = out.size + rhs.indices.size * a.shape[0]
-    get_kernel("dot_dense_csrT", (lhs.dtype.name,), size=size).matmul(
-        a, rhs.data, rhs.indices, rhs.indptr, out
-    )
-    return out
+    return _dense_times_csr("dot_dense_csrT", lhs, rhs, rhs.shape[0])
 
 
 def dense_csr_t_to_csr(lhs: np.ndarray, rhs: CSR, **flags: bool) -> CSR:

@@ -24,7 +24,6 @@ def _nonzero(value: tvm.tirx.PrimExpr, dtype: str) -> tvm.tirx.PrimExpr:
 def dense_to_row_sparse(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
     """Phase ``mark``: ``pos[i+1] - pos[i]`` is 1 where row i has a non-zero, as a prefix sum.
     Phase ``fill``: copy each marked row to ``data[pos[i]]`` and write ``indices[pos[i]] = i``."""
-    zero = tvm.tirx.const(0, dtype)
     itemsize = element_bytes(dtype)
 
     @T.prim_func(s_tir=True)
@@ -124,7 +123,6 @@ def row_sparse_to_dense(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimF
 def dense_to_csr(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
     """Phase ``count``: ``indptr`` as the prefix sum of each row's non-zero count.
     Phase ``fill``: each row's non-zeros and their column ids, in column order."""
-    zero = tvm.tirx.const(0, dtype)
     itemsize = element_bytes(dtype)
 
     @T.prim_func(s_tir=True)

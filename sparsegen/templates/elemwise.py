@@ -17,6 +17,8 @@ import tvm
 from tvm import tirx
 from tvm.script import tirx as T
 
+from . import element_bytes
+
 Expr = tvm.ir.Expr
 
 UNION_OPS = ("add", "sub")
@@ -29,10 +31,6 @@ def _is_float(dtype: str) -> bool:
 
 def _is_unsigned(dtype: str) -> bool:
     return dtype.startswith("uint")
-
-
-def _align(dtype: str) -> int:
-    return tvm.runtime.DataType(dtype).bits // 8
 
 
 def _const(value: float | int, dtype: str) -> Expr:
@@ -214,7 +212,7 @@ schedule parallelizes the blocks); the last ``n % BLOCK`` elements run in a seri
 
 
 def _binary_map(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
-    align = _align(dtype)
+    align = element_bytes(dtype)
 
     @T.prim_func(s_tir=True)
     def func(a: T.handle, b: T.handle, out: T.handle):
@@ -238,7 +236,7 @@ def _binary_map(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
 
 
 def _scalar_map(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
-    align = _align(dtype)
+    align = element_bytes(dtype)
     scalar_t = _scalar_type(dtype)
     build = SCALAR_OPS[fn]
 
@@ -262,7 +260,7 @@ def _scalar_map(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
 
 
 def _clip_map(dtype: str) -> tvm.tirx.PrimFunc:
-    align = _align(dtype)
+    align = element_bytes(dtype)
     scalar_t = _scalar_type(dtype)
 
     @T.prim_func(s_tir=True)
@@ -296,7 +294,7 @@ def dense(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
 
 
 def _unary_map(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
-    align = _align(dtype)
+    align = element_bytes(dtype)
 
     @T.prim_func(s_tir=True)
     def func(x: T.handle, out: T.handle):
@@ -452,7 +450,7 @@ def index_sets() -> dict[str, tvm.tirx.PrimFunc]:
 
 # -- row_sparse values ------------------------------------------------------------------------
 def _rsp_fill(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
-    align = _align(dtype)
+    align = element_bytes(dtype)
     zero = _const(0, dtype)
 
     @T.prim_func(s_tir=True)
@@ -486,7 +484,7 @@ def _rsp_fill(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
 
 
 def _rsp_update(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
-    align = _align(dtype)
+    align = element_bytes(dtype)
 
     @T.prim_func(s_tir=True)
     def func(dense: T.handle, data: T.handle, indices: T.handle):
@@ -509,7 +507,7 @@ def _rsp_update(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
 
 
 def _rsp_gather_mul(dtype: str) -> tvm.tirx.PrimFunc:
-    align = _align(dtype)
+    align = element_bytes(dtype)
 
     @T.prim_func(s_tir=True)
     def func(dense: T.handle, data: T.handle, indices: T.handle, out: T.handle):
@@ -544,7 +542,7 @@ def row_sparse(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
 
 # -- csr values -------------------------------------------------------------------------------
 def _csr_fill(fn: str, dtype: str, keep_unmatched: bool) -> tvm.tirx.PrimFunc:
-    align = _align(dtype)
+    align = element_bytes(dtype)
     zero = _const(0, dtype)
 
     @T.prim_func(s_tir=True)
@@ -610,7 +608,7 @@ def _csr_fill(fn: str, dtype: str, keep_unmatched: bool) -> tvm.tirx.PrimFunc:
 
 
 def _csr_update(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
-    align = _align(dtype)
+    align = element_bytes(dtype)
 
     @T.prim_func(s_tir=True)
     def func(dense: T.handle, data: T.handle, indices: T.handle, indptr: T.handle):
@@ -634,7 +632,7 @@ def _csr_update(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
 
 
 def _csr_gather_mul(dtype: str) -> tvm.tirx.PrimFunc:
-    align = _align(dtype)
+    align = element_bytes(dtype)
 
     @T.prim_func(s_tir=True)
     def func(dense: T.handle, data: T.handle, indices: T.handle, indptr: T.handle, out: T.handle):
