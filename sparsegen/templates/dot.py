@@ -17,9 +17,10 @@ are 16-byte aligned at best, and the 64-byte promise lets LLVM emit aligned move
 
 from __future__ import annotations
 
-import numpy as np
 import tvm
 from tvm.script import tirx as T
+
+from . import element_bytes
 
 RADIX_BITS = 11
 """Key bits sorted per radix pass: a 2,048-bucket histogram stays in L1."""
@@ -32,7 +33,7 @@ def _row_macros(dtype: str, lanes: int):
 
     Column loops are ``d // lanes`` vector steps plus a scalar tail (templates/__init__.py)."""
     zero = tvm.tirx.const(0, dtype)
-    line = max(1, _LINE_BYTES // np.dtype(dtype).itemsize)
+    line = max(1, _LINE_BYTES // element_bytes(dtype))
 
     @T.macro
     def axpy(out, i, alpha, rhs, r, d):
@@ -65,12 +66,12 @@ def _row_macros(dtype: str, lanes: int):
 
 def csr_dense(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.PrimFunc]:
     """``matmul``: ``out = csr · rhs`` (dense), one output row per csr row, rows in parallel."""
-    elem = np.dtype(dtype).itemsize
+    elem = element_bytes(dtype)
     axpy, zero_row, prefetch_row = _row_macros(dtype, lanes)
 
     @T.prim_func(s_tir=True)
     def matmul(data: T.handle, indices: T.handle, indptr: T.handle, rhs: T.handle, out: T.handle):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         n = T.int64()
         k = T.int64()
         d = T.int64()
@@ -97,13 +98,13 @@ def csr_dense(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.t
 def csr_row_sparse(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
     """``matmul``: ``out = csr · rsp`` (dense); each column id is looked up among the rsp's
     stored row ids by binary search, so row ids of any size work."""
-    elem = np.dtype(dtype).itemsize
+    elem = element_bytes(dtype)
     axpy, zero_row, _ = _row_macros(dtype, lanes)
 
     @T.prim_func(s_tir=True)
     def matmul(data: T.handle, indices: T.handle, indptr: T.handle, rdata: T.handle,
                rindices: T.handle, out: T.handle):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         n = T.int64()
         k = T.int64()
         d = T.int64()
@@ -158,7 +159,7 @@ def _index_phases() -> dict[str, tvm.tirx.PrimFunc]:
     @T.prim_func(s_tir=True)
     def sort_dense(indices: T.handle, indptr: T.handle, keys: T.handle, src: T.handle,
                    erow: T.handle):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         rows = T.int64()  # indptr entries: n + 1
         nnz = T.int64()
         Idx = T.match_buffer(indices, (nnz,), "int64", align=8)
@@ -185,7 +186,7 @@ def _index_phases() -> dict[str, tvm.tirx.PrimFunc]:
     @T.prim_func(s_tir=True)
     def sort_rsp(indices: T.handle, indptr: T.handle, rindices: T.handle, keys: T.handle,
                  src: T.handle, erow: T.handle):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         rows = T.int64()  # indptr entries: n + 1
         nnz = T.int64()
         k = T.int64()
@@ -234,7 +235,7 @@ def _index_phases() -> dict[str, tvm.tirx.PrimFunc]:
     @T.prim_func(s_tir=True)
     def sort_rest(keys: T.handle, src: T.handle, keys_tmp: T.handle, src_tmp: T.handle,
                   columns: T.int64):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         u = T.int64()
         Keys = T.match_buffer(keys, (u,), "int64", align=8)
         Src = T.match_buffer(src, (u,), "int64", align=8)
@@ -259,7 +260,7 @@ def _index_phases() -> dict[str, tvm.tirx.PrimFunc]:
 
     @T.prim_func(s_tir=True)
     def unique(keys: T.handle, uidx: T.handle, seg: T.handle, count: T.handle):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         u = T.int64()
         Keys = T.match_buffer(keys, (u,), "int64", align=8)
         Uidx = T.match_buffer(uidx, (u,), "int64", align=8)
@@ -277,7 +278,7 @@ def _index_phases() -> dict[str, tvm.tirx.PrimFunc]:
 
     @T.prim_func(s_tir=True)
     def rank(seg: T.handle, src: T.handle, ranks: T.handle):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         bounds = T.int64()  # run starts: distinct keys + 1
         u = T.int64()
         nnz = T.int64()
@@ -300,13 +301,13 @@ def csr_t(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.
     """``out = csrᵀ · rhs`` compacted to the distinct columns (row_sparse): the index phases sort
     the entries by column, then ``values`` computes row ``c`` from the entries
     ``src[seg[c]:seg[c+1]]`` of its column, each output row written by one task."""
-    elem = np.dtype(dtype).itemsize
+    elem = element_bytes(dtype)
     axpy, zero_row, prefetch_row = _row_macros(dtype, lanes)
 
     @T.prim_func(s_tir=True)
     def values(data: T.handle, src: T.handle, erow: T.handle, seg: T.handle, rhs: T.handle,
                out: T.handle):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         nnz = T.int64()
         u = T.int64()
         s = T.int64()
@@ -340,12 +341,12 @@ def dense_csr(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
     entries by column and ``rank`` maps each entry to its column's position among the distinct
     columns; ``values`` then stores the product over those columns, every output row storing
     all of them (explicit zeros included), as MXNet's dense·csr -> csr does."""
-    elem = np.dtype(dtype).itemsize
+    elem = element_bytes(dtype)
     _, zero_row, _ = _row_macros(dtype, lanes)
 
     @T.prim_func(s_tir=True)
     def matmul(lhs: T.handle, data: T.handle, indices: T.handle, indptr: T.handle, out: T.handle):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         m = T.int64()
         k = T.int64()
         n = T.int64()
@@ -370,7 +371,7 @@ def dense_csr(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
     @T.prim_func(s_tir=True)
     def values(lhs: T.handle, data: T.handle, indptr: T.handle, ranks: T.handle,
                columns: T.handle, out_data: T.handle, out_indices: T.handle, out_indptr: T.handle):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         m = T.int64()
         k = T.int64()
         s = T.int64()
@@ -408,12 +409,12 @@ def dense_csr(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
 
 def dense_csr_t(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """``matmul``: ``out = lhs · csrᵀ`` (dense): each output element gathers one csr row."""
-    elem = np.dtype(dtype).itemsize
+    elem = element_bytes(dtype)
     zero = tvm.tirx.const(0, dtype)
 
     @T.prim_func(s_tir=True)
     def matmul(lhs: T.handle, data: T.handle, indices: T.handle, indptr: T.handle, out: T.handle):
-        T.func_attr({"tir.noalias": True})
+        T.func_attr({"tirx.noalias": True})
         m = T.int64()
         k = T.int64()
         n = T.int64()
@@ -439,14 +440,14 @@ def dense_csr_t(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
 def dense_dense(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
     """``nn``, ``tn``, ``nt``, ``tt``: ``out = op(lhs) · op(rhs)`` with ``t`` = transposed
     operand; output rows in parallel (a plain generated kernel, not a tuned GEMM)."""
-    elem = np.dtype(dtype).itemsize
+    elem = element_bytes(dtype)
     axpy, zero_row, _ = _row_macros(dtype, lanes)
     zero = tvm.tirx.const(0, dtype)
 
     def axpy_form(trans_a: bool):
         @T.prim_func(s_tir=True)
         def kernel(lhs: T.handle, rhs: T.handle, out: T.handle):
-            T.func_attr({"tir.noalias": True})
+            T.func_attr({"tirx.noalias": True})
             m = T.int64()
             k = T.int64()
             n = T.int64()
@@ -467,7 +468,7 @@ def dense_dense(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
     def dot_form(trans_a: bool):
         @T.prim_func(s_tir=True)
         def kernel(lhs: T.handle, rhs: T.handle, out: T.handle):
-            T.func_attr({"tir.noalias": True})
+            T.func_attr({"tirx.noalias": True})
             m = T.int64()
             k = T.int64()
             n = T.int64()
