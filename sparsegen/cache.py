@@ -17,10 +17,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from . import registry, runtime
+from . import cuda_runtime, registry, runtime
 from ._version import __version__
 from .config import cache_dir
-from .errors import KernelCacheWarning, SparsegenError
+from .errors import KernelCacheWarning
 from .files import write_atomically
 from .schedules.space import Config
 from .target import Target
@@ -94,6 +94,18 @@ class Kernel:
         return f"<Kernel {self.key.kernel} {self.key.dtypes} {self.key.target.label}>"
 
 
+def _load(key: KernelKey, path: Path) -> Any:
+    """Load a cache entry; a CUDA entry's cubin is registered first, so that the runtime's
+    compile request for its device code is answered without compiling."""
+    if key.target.kind == "cuda":
+        cuda_runtime.load()
+        cuda_runtime.register_cubin(path.with_suffix(".cu").read_text(),
+                                    path.with_suffix(".cubin").read_bytes())
+        with cuda_runtime.compiling_for(key.target.arch):
+            return runtime.load_module(path)
+    return runtime.load_module(path)
+
+
 @contextmanager
 def _file_lock(path: Path) -> Iterator[None]:
     """An exclusive lock between processes (``flock`` on ``path``)."""
@@ -144,18 +156,11 @@ class KernelCache:
             return True
 
     def _load_or_build(self, key: KernelKey) -> Kernel:
-        if key.target.kind != "llvm":
-            raise SparsegenError(
-                f"kernel {key.kernel} for {key.target.label} cannot run in this process: only "
-                "host CPU kernels are loaded (GPU arrays are not supported yet); "
-                "`sparsegen build --target cuda` precompiles CUDA kernels, and "
-                "`sparsegen export --target cuda` links them into a library"
-            )
         path = self._path(key)
         with _file_lock(path.with_suffix(".lock")):
             if path.exists():
                 try:
-                    kernel = Kernel(key, runtime.load_module(path), path)
+                    kernel = Kernel(key, _load(key, path), path)
                     self.stats["disk"] += 1
                     return kernel
                 except Exception as err:  # an unloadable entry of any kind is rebuilt
@@ -168,7 +173,7 @@ class KernelCache:
                     )
                     self.stats["rebuilt"] += 1
             self._build(key, path)
-            return Kernel(key, runtime.load_module(path), path)
+            return Kernel(key, _load(key, path), path)
 
     def _build(self, key: KernelKey, path: Path) -> None:
         from . import compiler  # the TVM compiler is imported only when something is built
@@ -176,9 +181,11 @@ class KernelCache:
         start = time.perf_counter()
         definition = registry.kernel_def(key.kernel)
         executable = compiler.build(definition, key.dtypes, key.target, key.config)
-        if key.target.kind == "cuda":
-            binary = compiler.cuda_binary(executable, key.target)
-            write_atomically(path.with_suffix(".cubin"), lambda tmp: tmp.write_bytes(binary))
+        if key.target.kind == "cuda":  # the device code, and its cubin for loading it
+            source = compiler.cuda_source(executable)
+            cubin = cuda_runtime.cubin(source, key.target.arch)
+            write_atomically(path.with_suffix(".cu"), lambda tmp: tmp.write_text(source))
+            write_atomically(path.with_suffix(".cubin"), lambda tmp: tmp.write_bytes(cubin))
         write_atomically(path, lambda tmp: executable.export_library(str(tmp)))
         meta = {**key.record(), "build_seconds": round(time.perf_counter() - start, 3),
                 "built": time.strftime("%Y-%m-%dT%H:%M:%S")}

@@ -3,15 +3,29 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import nullcontext
 from typing import Any
 
 import tvm
 from tvm import s_tir
 
+from . import cuda_runtime
 from .errors import SparsegenError
 from .registry import KernelDef
 from .schedules.space import Config
 from .target import Target
+
+
+def _device_code_for(target: Target) -> Any:
+    """Where a GPU is present, TVM compiles CUDA code as it builds (through the callback
+    ``cuda_runtime`` registers): the block tells it which ``sm_XY`` to compile for."""
+    if target.kind != "cuda":
+        return nullcontext()
+    try:
+        cuda_runtime.load()
+    except SparsegenError:
+        pass  # no CUDA driver: TVM keeps the source, and nvcc compiles it after the build
+    return cuda_runtime.compiling_for(target.arch)
 
 
 def lower(kernel: KernelDef, dtypes: tuple[str, ...], target: Target, config: Config) -> Any:
@@ -32,7 +46,7 @@ def lower(kernel: KernelDef, dtypes: tuple[str, ...], target: Target, config: Co
 def build(kernel: KernelDef, dtypes: tuple[str, ...], target: Target, config: Config) -> Any:
     """Compile ``kernel`` for ``dtypes``, ``target`` and schedule ``config``; returns the executable."""
     tvm_target = target.to_tvm()
-    with tvm_target:
+    with tvm_target, _device_code_for(target):
         return tvm.compile(lower(kernel, dtypes, target, config), target=tvm_target)
 
 
@@ -50,23 +64,10 @@ def build_many(
         for gvar, func in lower(kernel, dtypes, target, config).functions.items()
     })
     tvm_target = target.to_tvm()
-    with tvm_target:
+    with tvm_target, _device_code_for(target):
         return mod, tvm.compile(mod, target=tvm_target)
 
 
-def cuda_binary(executable: Any, target: Target) -> bytes:
-    """The cubin of a CUDA executable's device code, compiled by nvcc for the target's ``arch``.
-
-    TVM 0.27 without a CUDA runtime emits CUDA C and compiles nothing; nvcc turns it into a
-    cubin here, so a machine without a GPU can build and verify the device code.
-    """
-    import shutil
-
-    from tvm.support import nvcc
-
-    if shutil.which("nvcc") is None:
-        raise SparsegenError("building CUDA kernels needs nvcc (the CUDA toolkit) on PATH")
-    source = executable.mod.imports[0].inspect_source("cuda")
-    arch = target.as_dict.get("arch", "sm_90")
-    with target.to_tvm():
-        return bytes(nvcc.compile_cuda(source, target_format="cubin", arch=arch, compiler="nvcc"))
+def cuda_source(executable: Any) -> str:
+    """The CUDA C of a CUDA executable's device code (TVM 0.27 emits it and compiles nothing)."""
+    return executable.mod.imports[0].inspect_source("cuda")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 from .errors import SparsegenError
 
@@ -80,11 +79,11 @@ def current_context() -> Context:
 
 
 def num_gpus() -> int:
-    """The number of NVIDIA GPUs the driver exposes (0 without a driver)."""
-    gpus = Path("/proc/driver/nvidia/gpus")
-    if gpus.is_dir():
-        return len(list(gpus.iterdir()))
-    return 0
+    """The number of GPUs ``gpu(i)`` can name: CUDA devices the runtime sees (0 without the CUDA
+    libraries), or the emulated ones under ``SPARSEGEN_GPU=host``."""
+    from .device import num_gpus as count  # loads the CUDA runtime: only when GPUs are asked for
+
+    return count()
 
 
 def resolve(ctx: "Context | str | None") -> Context:
@@ -96,12 +95,10 @@ def resolve(ctx: "Context | str | None") -> Context:
     if ctx.device_type == "gpu":
         available = num_gpus()
         if ctx.device_id >= available:
+            from .device import missing_gpu_reason
+
             raise SparsegenError(
-                f"cannot create an array on {ctx}: this machine has {available} GPU(s) "
-                f"visible to the NVIDIA driver; use mx.cpu() instead"
+                f"cannot use {ctx}: this machine has {available} GPU(s)"
+                f"{missing_gpu_reason()}; use mx.cpu() instead"
             )
-        raise SparsegenError(
-            f"cannot create an array on {ctx}: GPU arrays are not supported by this build of "
-            f"sparsegen yet (CUDA kernels can be compiled with `sparsegen build --target cuda`)"
-        )
     return ctx

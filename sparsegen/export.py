@@ -216,10 +216,9 @@ def _link_cuda(executable: Any, library: Path, target: Target) -> Path:
                              "CUDA source with the CUDA toolkit's nvcc")
     source = library.with_suffix(".cu")
     source.write_text(export_cuda_host(executable.mod))
-    arch = target.as_dict.get("arch", "sm_90")
 
     def compile_to(tmp: Path) -> None:
-        command = [nvcc, "-shared", "-Xcompiler", "-fPIC", "-std=c++17", "-O3", f"-arch={arch}",
+        command = [nvcc, "-shared", "-Xcompiler", "-fPIC", "-std=c++17", "-O3", f"-arch={target.arch}",
                    "-diag-suppress", "174", f"-I{library.parent / 'include'}", str(source),
                    "-o", str(tmp), f"-L{library.parent}", "-ltvm_ffi", "-Xlinker", "-rpath,$ORIGIN",
                    "-Xlinker", _NODELETE]

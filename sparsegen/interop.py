@@ -35,7 +35,7 @@ def as_numpy(array: Any, what: str = "array") -> np.ndarray:
     if isinstance(array, BaseSparseNDArray):
         raise SparsegenError(f"{what} must be dense, got a {array.stype} array")
     if isinstance(array, NDArray):
-        return array._storage
+        return _host_storage(array, what)
     if not hasattr(array, "__dlpack__"):
         return np.asarray(array)
     if getattr(array, "requires_grad", False):
@@ -50,6 +50,16 @@ def as_numpy(array: Any, what: str = "array") -> np.ndarray:
         return np.from_dlpack(array)
     except (BufferError, TypeError, ValueError, RuntimeError) as err:
         raise SparsegenError(f"{what} cannot be shared through DLPack: {err}") from None
+
+
+def _host_storage(array: NDArray, what: str) -> Any:
+    """The storage of a CPU array, whose buffers numpy can share; a GPU array raises."""
+    if array.context.device_type == "gpu":
+        raise SparsegenError(
+            f"{what}: the array is on {array.context}, and only host memory can be shared with "
+            "numpy or scipy; copy it first (.as_in_context(mx.cpu()) or .asnumpy())"
+        )
+    return array._storage
 
 
 def _kernel_ready(values: np.ndarray) -> np.ndarray:
@@ -72,9 +82,10 @@ def to_pair(array: RowSparseNDArray) -> tuple[np.ndarray, np.ndarray]:
     """The stored rows and their int64 ids as numpy arrays sharing memory (ids read-only)."""
     if not isinstance(array, RowSparseNDArray):
         raise SparsegenError(f"to_pair needs a row_sparse array, got {_kind(array)}")
-    ids = array._storage.indices.view()
+    storage = _host_storage(array, "to_pair")
+    ids = storage.indices.view()
     ids.flags.writeable = False
-    return array._storage.data, ids
+    return storage.data, ids
 
 
 def to_scipy(array: CSRNDArray) -> Any:
@@ -85,7 +96,7 @@ def to_scipy(array: CSRNDArray) -> Any:
 
     if not isinstance(array, CSRNDArray):
         raise SparsegenError(f"to_scipy needs a csr array, got {_kind(array)}")
-    s = array._storage
+    s = _host_storage(array, "to_scipy")
     if s.dtype == np.float16:
         raise SparsegenError("scipy.sparse does not support float16: use x.astype('float32')")
     matrix = scipy.sparse.csr_matrix(s.shape, dtype=s.dtype)

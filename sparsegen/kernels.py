@@ -10,8 +10,9 @@ Every registered kernel family is an attribute of this module::
     help(K.optim_adam.lazy)                    # argument order, dtypes, what it writes
 
 Arrays pass through DLPack without copies, so a kernel's in-place writes land in the caller's
-numpy array or torch tensor. They must be C-contiguous and on the CPU; a wrong count, dtype, rank,
-shape or layout raises ``SparsegenError`` naming the argument, before anything runs.
+numpy array or torch tensor. They must be C-contiguous and all on the CPU, or all on one CUDA GPU
+(torch ``cuda`` tensors, say): then that GPU's CUDA kernels run, compiled for its ``sm_XY``. A
+wrong count, dtype, rank, shape, layout or device raises ``SparsegenError`` naming the argument.
 
 Index arrays are trusted as the storage formats guarantee them (int64, sorted, unique, in range):
 the kernels do not check their values, exactly as in the exported C library. Build them through
@@ -30,6 +31,8 @@ from typing import Any
 import numpy as np
 
 from .cache import get_kernel
+from .cuda_runtime import CUDA_DEVICE_TYPE
+from .device import cuda_target
 from .errors import SparsegenError
 from .registry import DATA_DTYPES, KERNELS, KernelDef, kernel_def
 
@@ -162,6 +165,19 @@ def _array_info(value: Any) -> _ArrayInfo | str:
                       str(tensor.device).split(":")[0])
 
 
+def _gpu_target(args: tuple[Any, ...]) -> Any:
+    """The CUDA target of the first array argument when it is in CUDA memory, else ``None``
+    (the host CPU's kernels)."""
+    for value in args:
+        if isinstance(value, np.ndarray):
+            return None
+        where = getattr(value, "__dlpack_device__", None)
+        if where is not None:
+            kind, index = where()
+            return cuda_target(int(index)) if int(kind) == CUDA_DEVICE_TYPE else None
+    return None
+
+
 @lru_cache(maxsize=256)
 def _name_of(dtype: Any) -> str | None:
     """numpy's name of a numpy dtype or scalar type, or of a torch dtype (``torch.float32``)."""
@@ -205,8 +221,9 @@ def _check_dims(spec: Argument, shape: tuple[int, ...], bound: dict[str, tuple[i
     return ""
 
 
-def _check_argument(spec: Argument, value: Any, bound: dict[str, tuple[int, str]]) -> str:
-    """Why ``value`` does not fit ``spec``, or '' when it does."""
+def _check_argument(spec: Argument, value: Any, bound: dict[str, tuple[int, str]],
+                    device: str = "cpu") -> str:
+    """Why ``value`` does not fit ``spec`` for kernels running on ``device``, or '' when it does."""
     if not spec.is_tensor:
         if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
             return ""
@@ -214,8 +231,9 @@ def _check_argument(spec: Argument, value: Any, bound: dict[str, tuple[int, str]
     info = _array_info(value)
     if isinstance(info, str):
         return info
-    if info.device != "cpu":
-        return f"is on device {info.device}; these kernels run on the CPU"
+    if info.device != device:
+        return (f"is on device {info.device}; the kernel runs on {device} (every array of a "
+                "call must be on the device of the first one)")
     if "|" not in spec.dtype and info.dtype != spec.dtype:
         return f"has dtype {info.dtype}, expected {spec.dtype}"
     if len(info.shape) != len(spec.shape or ()):
@@ -307,14 +325,16 @@ class KernelFunction:
     def __call__(self, *args: Any) -> None:
         dtypes = self.dtypes or self._infer_dtypes(args)
         size = max((math.prod(getattr(a, "shape", ())) for a in args), default=0)
-        compiled = get_kernel(self.kernel.name, dtypes, self._target, self._config, size=size)
+        target = self._target if self._target is not None else _gpu_target(args)
+        compiled = get_kernel(self.kernel.name, dtypes, target, self._config, size=size)
         try:
             compiled.functions[self.name](*args)
         except (TypeError, ValueError, BufferError, RuntimeError) as err:
-            raise SparsegenError(self._explain(dtypes, args, err)) from None
+            device = "cuda" if compiled.key.target.kind == "cuda" else "cpu"
+            raise SparsegenError(self._explain(dtypes, args, err, device)) from None
 
     def _explain(self, dtypes: tuple[str, ...] | None, args: tuple[Any, ...],
-                 err: BaseException | None) -> str:
+                 err: BaseException | None, device: str = "cpu") -> str:
         """Which argument is wrong and how, from the documented signature (else TVM's words)."""
         specs = arguments(self.kernel, self.name, dtypes) if dtypes else self._generic
         head = f"{self.kernel.name}.{self.name} [{_dtypes_label(dtypes)}]"
@@ -323,7 +343,7 @@ class KernelFunction:
                     f"({', '.join(a.describe() for a in specs)}), got {len(args)}")
         bound: dict[str, tuple[int, str]] = {}
         for position, (spec, value) in enumerate(zip(specs, args)):
-            problem = _check_argument(spec, value, bound)
+            problem = _check_argument(spec, value, bound, device)
             if problem:
                 return f"{head}: argument #{position} '{spec.name}' ({spec.describe()}) {problem}"
         if err is None:

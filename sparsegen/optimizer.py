@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .device import colocate, may_share_memory
 from .errors import SparsegenError
 from .ndarray import NDArray, zeros
 from .ndarray.formats import INDEX_DTYPE, RowSparse
@@ -27,7 +28,7 @@ FLOAT_DTYPES = ("float16", "float32", "float64")
 _STORAGES = ("default", "row_sparse")
 
 
-def _buffer(array: NDArray) -> np.ndarray:
+def _buffer(array: NDArray) -> Any:
     """The values an update reads or writes: the dense buffer, or a row_sparse array's data."""
     storage = array._storage
     return storage.data if isinstance(storage, RowSparse) else storage
@@ -77,7 +78,7 @@ def _check_arrays(weight: Any, grad: Any, states: tuple[Any, ...]) -> None:
     written = [_buffer(weight), *(_buffer(s) for s in states)]
     for i, a in enumerate(written):
         for b in (*written[i + 1:], _buffer(grad)):
-            if np.may_share_memory(a, b):
+            if may_share_memory(a, b):
                 raise SparsegenError("weight, grad and states must not share memory")
 
 
@@ -86,8 +87,8 @@ def _store_every_row(state: NDArray) -> None:
     storage = state._storage
     if isinstance(storage, RowSparse) and storage.data.shape[0] != storage.shape[0]:
         values = convert(storage, "row_sparse", "default")
-        state._storage = RowSparse(values, np.arange(storage.shape[0], dtype=INDEX_DTYPE),
-                                   storage.shape)
+        every_row = colocate(np.arange(storage.shape[0], dtype=INDEX_DTYPE), values)
+        state._storage = RowSparse(values, every_row, storage.shape)
 
 
 def _state_tuple(state: Any, count: int, name: str) -> tuple[Any, ...]:

@@ -39,6 +39,11 @@ class Target:
         return self.as_dict["kind"]
 
     @property
+    def arch(self) -> str:
+        """The ``sm_XY`` a CUDA target compiles for (``sm_90`` unless it says)."""
+        return self.as_dict.get("arch", "sm_90")
+
+    @property
     def label(self) -> str:
         """A short name for file names and tables, such as ``llvm-znver3``."""
         spec = self.as_dict

@@ -187,15 +187,15 @@ STEPS: tuple[Step, ...] = (
     ),
     Step(
         "GPU Support",
-        "A GPU context where no GPU exists raises `mx.MXNetError`.",
+        "`ctx=mx.gpu()` keeps an array in GPU memory, where every op and optimizer update runs "
+        "the CUDA kernels; `as_in_context` copies between devices. Without a GPU, `mx.gpu()` "
+        "raises `mx.MXNetError` saying why, so this cell falls back to the CPU.",
         """
-        try:
-            mx.nd.sparse.zeros('row_sparse', (100, 100), ctx=mx.gpu())
-            outcome = 'created on gpu(0)'
-        except mx.MXNetError as err:
-            outcome = 'MXNetError: ' + str(err)
+        ctx = mx.gpu() if mx.context.num_gpus() > 0 else mx.cpu()
+        w = mx.nd.sparse.row_sparse_array(([[1., 2.]], [3]), shape=(5, 2), ctx=ctx)
+        back = (w * 2).as_in_context(mx.cpu())
         """,
-        "outcome",
+        "{'back': back, 'indices': back.indices.asnumpy(), 'data': back.data.asnumpy()}",
     ),
 )
 """The tutorial's cells in order; every value they show comes from generated kernels."""

@@ -161,9 +161,10 @@ def test_csr_counterparts():
     np.testing.assert_array_equal(dense.asnumpy(), lhs.asnumpy())
 
 
-def test_gpu_context_without_gpu_raises():
-    with pytest.raises(mx.MXNetError, match="gpu"):
-        mx.nd.sparse.zeros("row_sparse", (100, 100), ctx=mx.gpu())
+def test_gpu_context_beyond_the_gpus_raises():
+    missing = mx.context.num_gpus()
+    with pytest.raises(mx.MXNetError, match=rf"cannot use gpu\({missing}\): this machine has"):
+        mx.nd.sparse.zeros("row_sparse", (100, 100), ctx=mx.gpu(missing))
 
 
 def test_docs_tutorial_is_current():

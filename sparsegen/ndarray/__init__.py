@@ -67,7 +67,10 @@ def ones_like(data: NDArray) -> NDArray:
 
 
 def waitall() -> None:
-    """Wait for every pending operation (kernels here are synchronous: returns at once)."""
+    """Wait for every pending kernel on every GPU (CPU kernels are synchronous)."""
+    from ..device import synchronize_all
+
+    synchronize_all()
 
 
 __all__ = [

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..device import copy_into, to_host
 from ..errors import SparsegenError
 from ..registry import ELEMWISE_UNARY_DENSE, ELEMWISE_UNARY_SPARSE, op_rule
 from .dispatch import invoke
@@ -91,8 +92,8 @@ def _has_zero(array: NDArray) -> bool:
     """Whether any element of ``array`` is zero (stored or not)."""
     storage = array._storage
     if array.stype == "default":
-        return bool((storage == 0).any())
-    return storage.data.size < array.size or bool((storage.data == 0).any())
+        return bool((to_host(storage) == 0).any())
+    return storage.data.size < array.size or bool((to_host(storage.data) == 0).any())
 
 
 def _check_int_divisor(op: str, dtype: np.dtype, divisor: NDArray | float | int) -> None:
@@ -132,7 +133,7 @@ def _binary_arrays(fn: str, lhs: NDArray, rhs: NDArray, out: NDArray | None, bro
                 f"and {rhs.shape}"
             ) from None
         lhs, rhs = (a if a.shape == shape else
-                    NDArray(np.array(np.broadcast_to(a._storage, shape)), a.context)
+                    NDArray(np.array(np.broadcast_to(to_host(a._storage), shape)), a.context)
                     for a in (lhs, rhs))
     if fn == "div":
         _check_int_divisor(op, dtype, rhs)
@@ -235,7 +236,7 @@ def _store(dest: NDArray, result: NDArray) -> None:
     """Put a freshly computed ``result`` into ``dest``, which keeps its storage type and dtype."""
     if result.stype == dest.stype and result.shape == dest.shape and result.dtype == dest.dtype:
         if dest.stype == "default":
-            np.copyto(dest._storage, result._storage)
+            copy_into(dest._storage, result._storage)
         else:
             dest._storage = result._storage  # a fresh result shares no buffer: move it in
     else:

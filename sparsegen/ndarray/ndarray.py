@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 from typing import Any
 
 import numpy as np
 
 from ..context import Context
+from ..device import DeviceArray, device_of, host_copy, place, to_host
 from ..errors import SparsegenError
 
 STYPES = ("default", "row_sparse", "csr")
@@ -41,14 +41,15 @@ class NDArray:
     """A dense n-dimensional array on a context, as ``mxnet.nd.NDArray``.
 
     CPU arrays keep their values in a numpy buffer that kernels read and write in place through
-    DLPack; ``asnumpy()`` returns a copy, as in MXNet.
+    DLPack; GPU arrays keep them in GPU memory (``sparsegen.device.DeviceArray``) and run the
+    CUDA kernels. ``asnumpy()`` returns a host copy, as in MXNet.
     """
 
     __array_priority__ = 1000.0
     stype = "default"
 
     def __init__(self, storage: Any, ctx: Context) -> None:
-        self._storage = storage
+        self._storage = place(storage, device_of(ctx))  # moved into the context's memory
         self._ctx = ctx
 
     # -- attributes -------------------------------------------------------------------------
@@ -88,7 +89,7 @@ class NDArray:
     # -- conversion -------------------------------------------------------------------------
     def asnumpy(self) -> np.ndarray:
         """A numpy copy of the values."""
-        return self._storage.copy()
+        return host_copy(self._storage)
 
     def asscalar(self) -> Any:
         """The single value of a one-element array."""
@@ -97,7 +98,9 @@ class NDArray:
         return self.asnumpy().reshape(())[()]
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        values = self._storage if copy is not True else self._storage.copy()
+        values = to_host(self._storage)
+        if copy is True and values is self._storage:
+            values = values.copy()
         return values if dtype is None else values.astype(dtype, copy=False)
 
     def __dlpack__(self, **kwargs: Any) -> Any:
@@ -126,7 +129,8 @@ class NDArray:
         if isinstance(other, Context):
             from ..context import resolve
 
-            return _late("storage").wrap(deep_copy(self._storage), resolve(other))
+            ctx = resolve(other)
+            return _late("storage").wrap(place(self._storage, device_of(ctx), fresh=True), ctx)
         if not isinstance(other, NDArray):
             raise SparsegenError(f"copyto needs an NDArray or a Context, got {type(other).__name__}")
         if other.shape != self.shape:
@@ -146,14 +150,17 @@ class NDArray:
             _late("storage").assign(self, value)
         elif not self._storage.flags.writeable:
             _late("storage").assign(self, value)  # raises the read-only error
-        else:
-            self._storage[key] = value.asnumpy() if isinstance(value, NDArray) else value
+        else:  # a GPU array's values make a round trip through the host
+            values = to_host(self._storage)
+            values[key] = value.asnumpy() if isinstance(value, NDArray) else value
+            if isinstance(self._storage, DeviceArray):
+                self._storage.copy_from(values)
 
     def __getitem__(self, key: Any) -> "NDArray":
         if isinstance(key, NDArray):
             key = key.asnumpy().astype(np.int64)
-        result = self._storage[key]
-        return NDArray(np.asarray(result), self._ctx)
+        result = to_host(self._storage)[key]
+        return NDArray(np.asarray(result), self._ctx)  # a view on the CPU, a copy on a GPU
 
     def reshape(self, *shape: Any) -> "NDArray":
         """A dense view with a new shape (``-1`` infers one dimension)."""
@@ -161,12 +168,16 @@ class NDArray:
             shape = tuple(shape[0])
         return NDArray(self._storage.reshape(shape), self._ctx)
 
-    # -- synchronisation (kernels run synchronously; kept so MXNet code runs) ------------------
+    # -- synchronisation (CPU kernels are synchronous, GPU kernels run in stream order) --------
     def wait_to_read(self) -> None:
-        """Block until pending writes finish (kernels here are synchronous: returns at once)."""
+        """Block until the kernels writing this array have finished (GPU arrays wait for their
+        GPU; CPU kernels are synchronous)."""
+        if self._ctx.device_type == "gpu":
+            from ..device import synchronize
 
-    def wait_to_write(self) -> None:
-        """Block until pending reads and writes finish (returns at once, as above)."""
+            synchronize(self._ctx.device_id)
+
+    wait_to_write = wait_to_read
 
     # -- arithmetic (sparsegen/ndarray/elemwise.py; storage rules as MXNet's) -------------------
     def __add__(self, other: Any) -> "NDArray":
@@ -207,15 +218,3 @@ class NDArray:
 
     def __itruediv__(self, other: Any) -> "NDArray":
         return _late("elemwise").inplace("div", self, other)
-
-
-def deep_copy(storage: Any) -> Any:
-    """A copy of a storage object (numpy array or format dataclass) that shares no buffer."""
-    if isinstance(storage, np.ndarray):
-        return storage.copy()
-    return dataclasses.replace(storage, **{
-        field.name: getattr(storage, field.name).copy()
-        for field in dataclasses.fields(storage)
-        if isinstance(getattr(storage, field.name), np.ndarray)
-    })
-

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..context import Context
 from ..context import resolve as resolve_context
+from ..device import host_copy, item, rows as copy_rows, to_host
 from ..errors import SparsegenError
 from ..registry import op_rule
 from . import formats
@@ -29,7 +30,7 @@ class BaseSparseNDArray(NDArray):
 
     def asnumpy(self) -> np.ndarray:
         """The dense values as a new numpy array (generated cast kernel)."""
-        return convert(self._storage, self.stype, "default")
+        return to_host(convert(self._storage, self.stype, "default"))
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         values = self.asnumpy()
@@ -52,7 +53,7 @@ class BaseSparseNDArray(NDArray):
         """Not available for sparse storage (as in MXNet)."""
         raise SparsegenError(f"reshape is not supported for {self.stype} arrays")
 
-    def _part(self, values: np.ndarray, writable: bool) -> NDArray:
+    def _part(self, values: Any, writable: bool) -> NDArray:
         """One of the format's arrays as a dense NDArray sharing its buffer.
 
         Index arrays come back read-only: kernels trust validated indices, so they must not be
@@ -88,8 +89,9 @@ class RowSparseNDArray(BaseSparseNDArray):
     def check_format(self, full_check: bool = True) -> None:
         """Raise ``MXNetError`` unless indices are sorted, unique, in range and match the data.
 
-        Every check runs whatever ``full_check`` says: they are vectorised and cheap."""
-        s = self._storage
+        Every check runs whatever ``full_check`` says: they are vectorised and cheap (a GPU
+        array's indices are checked on a host copy)."""
+        s = host_copy(self._storage)
         formats.row_sparse(s.data, s.indices, s.shape)
 
     def __getitem__(self, key: Any) -> NDArray:
@@ -115,22 +117,21 @@ class CSRNDArray(BaseSparseNDArray):
     def check_format(self, full_check: bool = True) -> None:
         """Raise ``MXNetError`` unless indptr and column indices are consistent and in range.
 
-        Every check runs whatever ``full_check`` says: they are vectorised and cheap."""
-        s = self._storage
+        Every check runs whatever ``full_check`` says: they are vectorised and cheap (a GPU
+        array's indices are checked on a host copy)."""
+        s = host_copy(self._storage)
         formats.csr(s.data, s.indices, s.indptr, s.shape)
 
     def asscipy(self) -> Any:
         """A ``scipy.sparse.csr_matrix`` copy."""
         import scipy.sparse
 
-        s = self._storage
+        s = host_copy(self._storage)
         if s.dtype == np.float16:
             raise SparsegenError(
                 "scipy.sparse does not support float16: use x.astype('float32').asscipy()"
             )
-        return scipy.sparse.csr_matrix(
-            (s.data.copy(), s.indices.copy(), s.indptr.copy()), shape=s.shape
-        )
+        return scipy.sparse.csr_matrix((s.data, s.indices, s.indptr), shape=s.shape)
 
     def __getitem__(self, key: Any) -> "CSRNDArray":
         """Rows ``key`` (an int or a contiguous slice) as a new csr matrix, as MXNet slices csr."""
@@ -144,10 +145,10 @@ class CSRNDArray(BaseSparseNDArray):
         start, stop, _ = key.indices(rows)
         stop = max(start, stop)
         s = self._storage
-        lo, hi = s.indptr[start], s.indptr[stop]
+        lo, hi = item(s.indptr, start), item(s.indptr, stop)
+        indptr = to_host(s.indptr)[start : stop + 1] - lo
         return CSRNDArray(
-            CSR(s.data[lo:hi].copy(), s.indices[lo:hi].copy(), s.indptr[start : stop + 1] - lo,
-                (stop - start, s.shape[1])),
+            CSR(copy_rows(s.data, lo, hi), copy_rows(s.indices, lo, hi), indptr, (stop - start, s.shape[1])),
             self._ctx,
         )
 

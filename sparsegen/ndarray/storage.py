@@ -11,10 +11,11 @@ from typing import Any
 import numpy as np
 
 from ..context import Context
+from ..device import astype, copy_into, deep_copy, device_of, place, to_host
 from ..errors import SparsegenError
 from ..registry import op_rule
 from . import formats
-from .ndarray import STYPES, NDArray, deep_copy
+from .ndarray import STYPES, NDArray
 
 
 _CLASSES: dict[type, type[NDArray]] = {}
@@ -62,15 +63,15 @@ def with_dtype(data: NDArray, dtype: Any) -> NDArray:
     """A copy of ``data`` with elements cast to ``dtype`` (storage type kept)."""
     target = formats.check_dtype(dtype, "dtype")
     storage = data._storage
-    if isinstance(storage, np.ndarray):
-        return NDArray(storage.astype(target), data.context)
-    return wrap(dataclasses.replace(storage, data=storage.data.astype(target)), data.context)
+    if data.stype == "default":
+        return NDArray(astype(storage, target), data.context)
+    return wrap(dataclasses.replace(storage, data=astype(storage.data, target)), data.context)
 
 
 def _dense_values(value: Any, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
     """``value`` (NDArray, numpy, list or scalar) broadcast to a fresh dense ``shape``/``dtype``."""
     if isinstance(value, NDArray):
-        value = value._storage if value.stype == "default" else value.asnumpy()
+        value = to_host(value._storage) if value.stype == "default" else value.asnumpy()
     try:
         values = np.asarray(value, dtype=dtype)
         return np.array(np.broadcast_to(values, shape), copy=True)
@@ -106,6 +107,6 @@ def assign(dest: NDArray, value: Any) -> None:
     else:
         new = convert(_dense_values(value, dest.shape, dtype), "default", dest.stype)
     if dest.stype == "default":
-        np.copyto(dest._storage, new)
+        copy_into(dest._storage, new)
     else:
-        dest._storage = new
+        dest._storage = place(new, device_of(dest.context))

@@ -9,14 +9,16 @@ arrive validated: dtypes equal, shapes agreeing (see ``output_shape``).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
-from ..cache import Kernel, get_kernel
+from ..cache import Kernel
+from ..device import DeviceArray, contiguous, copy, empty_like, head, item, to_host
 from ..errors import SparsegenError
 from ..ndarray.formats import CSR, INDEX_DTYPE, RowSparse
 from .cast import dense_to_csr, dense_to_row_sparse, row_sparse_to_dense
-from .layout import as_rows, dtype_name
+from .layout import as_rows, dtype_name, kernel
 
 _DENSE_FUNCTION = {
     (False, False): "nn", (True, False): "tn", (False, True): "nt", (True, True): "tt",
@@ -48,104 +50,111 @@ def output_shape(lhs: tuple[int, ...], rhs: tuple[int, ...], transpose_a: bool,
 
 
 # -- dense · dense ------------------------------------------------------------------------------
-def dense_dense(lhs: np.ndarray, rhs: np.ndarray, transpose_a: bool = False,
-                transpose_b: bool = False) -> np.ndarray:
+def dense_dense(lhs: Any, rhs: Any, transpose_a: bool = False,
+                transpose_b: bool = False) -> Any:
     """``dot`` of dense arrays of any rank (kernel ``dot_dense``), as ``mxnet.nd.dot``."""
     shape = output_shape(lhs.shape, rhs.shape, transpose_a, transpose_b)
     k = lhs.shape[0] if transpose_a else lhs.shape[-1]
     m = math.prod(lhs.shape[1:] if transpose_a else lhs.shape[:-1])
     n = math.prod(rhs.shape[:-1] if transpose_b else rhs.shape[1:])
-    a = np.ascontiguousarray(lhs).reshape((k, m) if transpose_a else (m, k))
-    b = np.ascontiguousarray(rhs).reshape((n, k) if transpose_b else (k, n))
-    out = np.empty((m, n), lhs.dtype)
-    kernel = get_kernel("dot_dense", (dtype_name(lhs.dtype),), size=m * n + k * (m + n))
-    getattr(kernel, _DENSE_FUNCTION[(transpose_a, transpose_b)])(a, b, out)
+    a = contiguous(lhs).reshape((k, m) if transpose_a else (m, k))
+    b = contiguous(rhs).reshape((n, k) if transpose_b else (k, n))
+    out = empty_like(lhs, (m, n), lhs.dtype)
+    product = kernel("dot_dense", (dtype_name(lhs.dtype),), lhs, m * n + k * (m + n))
+    getattr(product, _DENSE_FUNCTION[(transpose_a, transpose_b)])(a, b, out)
     return out.reshape(shape)
 
 
-def dense_dense_to_row_sparse(lhs: np.ndarray, rhs: np.ndarray, transpose_a: bool = False,
+def dense_dense_to_row_sparse(lhs: Any, rhs: Any, transpose_a: bool = False,
                               transpose_b: bool = False) -> RowSparse:
     """``dense_dense`` stored as row_sparse (``forward_stype='row_sparse'``)."""
     return dense_to_row_sparse(dense_dense(lhs, rhs, transpose_a, transpose_b))
 
 
-def dense_dense_to_csr(lhs: np.ndarray, rhs: np.ndarray, transpose_a: bool = False,
+def dense_dense_to_csr(lhs: Any, rhs: Any, transpose_a: bool = False,
                        transpose_b: bool = False) -> CSR:
     """``dense_dense`` stored as csr (``forward_stype='csr'``)."""
     return dense_to_csr(dense_dense(lhs, rhs, transpose_a, transpose_b))
 
 
 # -- csr · x ------------------------------------------------------------------------------------
-def csr_dense(lhs: CSR, rhs: np.ndarray, **flags: bool) -> np.ndarray:
+def csr_dense(lhs: CSR, rhs: Any, **flags: bool) -> Any:
     """``csr · dense`` -> dense (kernel ``dot_csr_dense``)."""
     b = as_rows(rhs)
-    out = np.empty((lhs.shape[0], b.shape[1]), lhs.dtype)
+    out = empty_like(b, (lhs.shape[0], b.shape[1]), lhs.dtype)
     size = out.size + lhs.indices.size * b.shape[1]
-    get_kernel("dot_csr_dense", (dtype_name(lhs.dtype),), size=size).matmul(
+    kernel("dot_csr_dense", (dtype_name(lhs.dtype),), b, size).matmul(
         lhs.data, lhs.indices, lhs.indptr, b, out
     )
     return out
 
 
-def csr_row_sparse(lhs: CSR, rhs: RowSparse, **flags: bool) -> np.ndarray:
+def csr_row_sparse(lhs: CSR, rhs: RowSparse, **flags: bool) -> Any:
     """``csr · row_sparse`` -> dense (kernel ``dot_csr_rsp``); row ids of any size."""
     b = as_rows(rhs.data)
-    out = np.empty((lhs.shape[0], b.shape[1]), lhs.dtype)
+    out = empty_like(b, (lhs.shape[0], b.shape[1]), lhs.dtype)
     size = out.size + lhs.indices.size * b.shape[1]
-    get_kernel("dot_csr_rsp", (dtype_name(lhs.dtype),), size=size).matmul(
+    kernel("dot_csr_rsp", (dtype_name(lhs.dtype),), b, size).matmul(
         lhs.data, lhs.indices, lhs.indptr, b, rhs.indices, out
     )
     return out
 
 
 # -- csrᵀ · x -----------------------------------------------------------------------------------
-def _scratch(*sizes: int) -> list[np.ndarray]:
-    """int64 work arrays of ``sizes``, cut from one allocation: large scratch then gets huge
-    pages (numpy asks for them from 4 MB) instead of a page fault per 4 KB on first touch."""
+def _scratch(near: Any, *sizes: int) -> list[Any]:
+    """int64 work arrays of ``sizes`` where ``near`` lives. On the host they are cut from one
+    allocation: large scratch then gets huge pages (numpy asks for them from 4 MB) instead of a
+    page fault per 4 KB on first touch; a device allocates each (kernels take no offset views)."""
+    if isinstance(near, DeviceArray):
+        return [empty_like(near, (size,), INDEX_DTYPE) for size in sizes]
     block = np.empty(sum(sizes), INDEX_DTYPE)
     bounds = np.cumsum((0, *sizes))
     return [block[start:stop] for start, stop in zip(bounds[:-1], bounds[1:])]
 
 
 def _sorted_columns(
-    kernel: Kernel, sort: str, args: tuple[np.ndarray, ...], used: int, entries: int, columns: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    sorter: Kernel, sort: str, args: tuple[Any, ...], used: int, entries: int, columns: int
+) -> tuple[Any, Any, Any, Any]:
     """Run ``sort`` (``sort_dense`` / ``sort_rsp``) on ``args`` then the remaining radix passes
     and ``unique``. Returns the entry positions by column (``src``), each entry's rhs row
     (``erow``), the distinct column ids (a copy) and where each one's run starts in ``src``."""
     keys, src, keys_tmp, src_tmp, ids, starts, erow, count = _scratch(
-        used, used, used, used, used, used + 1, entries, 1
+        args[0], used, used, used, used, used, used + 1, entries, 1
     )
-    getattr(kernel, sort)(*args, keys, src, erow)
-    kernel.sort_rest(keys, src, keys_tmp, src_tmp, columns)
-    kernel.unique(keys, ids, starts, count)
-    distinct = int(count[0])
-    return src, erow, ids[:distinct].copy(), starts[: distinct + 1]
+    getattr(sorter, sort)(*args, keys, src, erow)
+    sorter.sort_rest(keys, src, keys_tmp, src_tmp, columns)
+    sorter.unique(keys, ids, starts, count)
+    distinct = item(count, 0)
+    return src, erow, copy(head(ids, distinct)), head(starts, distinct + 1)
 
 
-def _csr_t(lhs: CSR, rhs_rows: np.ndarray, rhs_ids: np.ndarray | None) -> RowSparse:
+def _csr_t(lhs: CSR, rhs_rows: Any, rhs_ids: Any) -> RowSparse:
     """``csrᵀ · rhs`` as row_sparse over the columns holding an entry that meets a rhs row:
-    every csr row for a dense rhs (``rhs_ids`` None), else the rows ``rhs_ids`` stored."""
-    kernel = get_kernel("dot_csrT", (dtype_name(lhs.dtype),), size=lhs.indices.size * rhs_rows.shape[1])
+    every csr row for a dense rhs (``rhs_ids`` None), else the rows ``rhs_ids`` stored.
+
+    The scratch size for a row_sparse rhs (its rows' entry count) is read on the host."""
+    product = kernel("dot_csrT", (dtype_name(lhs.dtype),), rhs_rows,
+                     lhs.indices.size * rhs_rows.shape[1])
     entries = lhs.indices.size
     if rhs_ids is None:
         sort, args, used = "sort_dense", (lhs.indices, lhs.indptr), entries
     else:
         sort, args = "sort_rsp", (lhs.indices, lhs.indptr, rhs_ids)
-        used = int((lhs.indptr[rhs_ids + 1] - lhs.indptr[rhs_ids]).sum())
-    src, erow, ids, starts = _sorted_columns(kernel, sort, args, used, entries, lhs.shape[1])
-    out = np.empty((ids.size, rhs_rows.shape[1]), lhs.dtype)
-    kernel.values(lhs.data, src, erow, starts, rhs_rows, out)
+        indptr, ids = to_host(lhs.indptr), to_host(rhs_ids)
+        used = int((indptr[ids + 1] - indptr[ids]).sum())
+    src, erow, ids, starts = _sorted_columns(product, sort, args, used, entries, lhs.shape[1])
+    out = empty_like(rhs_rows, (ids.size, rhs_rows.shape[1]), lhs.dtype)
+    product.values(lhs.data, src, erow, starts, rhs_rows, out)
     return RowSparse(out, ids, (lhs.shape[1], rhs_rows.shape[1]))
 
 
-def csr_t_dense(lhs: CSR, rhs: np.ndarray, **flags: bool) -> RowSparse:
+def csr_t_dense(lhs: CSR, rhs: Any, **flags: bool) -> RowSparse:
     """``csrᵀ · dense`` -> row_sparse over the columns that hold an entry (explicit zeros
     included, as MXNet), in two phases: index set (sort by column), then values."""
     return _csr_t(lhs, as_rows(rhs), None)
 
 
-def csr_t_dense_to_dense(lhs: CSR, rhs: np.ndarray, **flags: bool) -> np.ndarray:
+def csr_t_dense_to_dense(lhs: CSR, rhs: Any, **flags: bool) -> Any:
     """``csrᵀ · dense`` -> dense (``forward_stype='default'``)."""
     return row_sparse_to_dense(csr_t_dense(lhs, rhs))
 
@@ -156,53 +165,53 @@ def csr_t_row_sparse(lhs: CSR, rhs: RowSparse, **flags: bool) -> RowSparse:
     return _csr_t(lhs, as_rows(rhs.data), rhs.indices)
 
 
-def csr_t_row_sparse_to_dense(lhs: CSR, rhs: RowSparse, **flags: bool) -> np.ndarray:
+def csr_t_row_sparse_to_dense(lhs: CSR, rhs: RowSparse, **flags: bool) -> Any:
     """``csrᵀ · row_sparse`` -> dense (``forward_stype='default'``)."""
     return row_sparse_to_dense(csr_t_row_sparse(lhs, rhs))
 
 
 # -- dense · csr --------------------------------------------------------------------------------
-def _dense_times_csr(kernel: str, lhs: np.ndarray, rhs: CSR, columns: int) -> np.ndarray:
-    """A dense product of ``lhs`` and the csr ``rhs`` (or its transpose) by ``kernel.matmul``."""
-    a = np.ascontiguousarray(lhs)
-    out = np.empty((a.shape[0], columns), lhs.dtype)
+def _dense_times_csr(name: str, lhs: Any, rhs: CSR, columns: int) -> Any:
+    """A dense product of ``lhs`` and the csr ``rhs`` (or its transpose) by kernel ``name``."""
+    a = contiguous(lhs)
+    out = empty_like(a, (a.shape[0], columns), lhs.dtype)
     size = out.size + rhs.indices.size * a.shape[0]
-    get_kernel(kernel, (dtype_name(lhs.dtype),), size=size).matmul(
+    kernel(name, (dtype_name(lhs.dtype),), a, size).matmul(
         a, rhs.data, rhs.indices, rhs.indptr, out
     )
     return out
 
 
-def dense_csr(lhs: np.ndarray, rhs: CSR, **flags: bool) -> np.ndarray:
+def dense_csr(lhs: Any, rhs: CSR, **flags: bool) -> Any:
     """``dense · csr`` -> dense (kernel ``dot_dense_csr``, ``forward_stype='default'``)."""
     return _dense_times_csr("dot_dense_csr", lhs, rhs, rhs.shape[1])
 
 
-def dense_csr_to_csr(lhs: np.ndarray, rhs: CSR, **flags: bool) -> CSR:
+def dense_csr_to_csr(lhs: Any, rhs: CSR, **flags: bool) -> CSR:
     """``dense · csr`` -> csr as MXNet on CPU: every output row stores every column that holds
     an entry of the csr, zeros included."""
-    a = np.ascontiguousarray(lhs)
+    a = contiguous(lhs)
     size = a.shape[0] * (rhs.indices.size + 1)
-    kernel = get_kernel("dot_dense_csr", (dtype_name(lhs.dtype),), size=size)
+    product = kernel("dot_dense_csr", (dtype_name(lhs.dtype),), a, size)
     nnz = rhs.indices.size
     src, _, columns, starts = _sorted_columns(
-        kernel, "sort_dense", (rhs.indices, rhs.indptr), nnz, nnz, rhs.shape[1]
+        product, "sort_dense", (rhs.indices, rhs.indptr), nnz, nnz, rhs.shape[1]
     )
-    ranks = np.empty(nnz, INDEX_DTYPE)
-    kernel.rank(starts, src, ranks)
+    ranks = empty_like(a, (nnz,), INDEX_DTYPE)
+    product.rank(starts, src, ranks)
     m = a.shape[0]
-    data = np.empty((m, columns.size), lhs.dtype)
-    indices = np.empty((m, columns.size), INDEX_DTYPE)
-    indptr = np.empty(m + 1, INDEX_DTYPE)
-    kernel.values(a, rhs.data, rhs.indptr, ranks, columns, data, indices, indptr)
+    data = empty_like(a, (m, columns.size), lhs.dtype)
+    indices = empty_like(a, (m, columns.size), INDEX_DTYPE)
+    indptr = empty_like(a, (m + 1,), INDEX_DTYPE)
+    product.values(a, rhs.data, rhs.indptr, ranks, columns, data, indices, indptr)
     return CSR(data.reshape(-1), indices.reshape(-1), indptr, (m, rhs.shape[1]))
 
 
-def dense_csr_t(lhs: np.ndarray, rhs: CSR, **flags: bool) -> np.ndarray:
+def dense_csr_t(lhs: Any, rhs: CSR, **flags: bool) -> Any:
     """``dense · csrᵀ`` -> dense (kernel ``dot_dense_csrT``)."""
     return _dense_times_csr("dot_dense_csrT", lhs, rhs, rhs.shape[0])
 
 
-def dense_csr_t_to_csr(lhs: np.ndarray, rhs: CSR, **flags: bool) -> CSR:
+def dense_csr_t_to_csr(lhs: Any, rhs: CSR, **flags: bool) -> CSR:
     """``dense · csrᵀ`` -> csr: MXNet on CPU gives csr here (its dense fallback, cast back)."""
     return dense_to_csr(dense_csr_t(lhs, rhs))

@@ -10,32 +10,34 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
-from ..cache import get_kernel
+from ..device import contiguous, copy, empty_like, head, item
 from ..ndarray.formats import CSR, INDEX_DTYPE, RowSparse
-from .layout import as_rows, dtype_name
+from .layout import as_rows, dtype_name, kernel
 
-Storage = np.ndarray | RowSparse | CSR
+Storage = Any  # a dense buffer (numpy or device array), RowSparse or CSR
 
 UNION_OPS = ("add", "sub")
 """Binary ops whose sparse result stores the union of both operands' positions (the others,
 ``mul``, store the intersection)."""
 
 
-def _name(values: np.ndarray) -> str:
+def _name(values: Any) -> str:
     return dtype_name(values.dtype)
 
 
-def _flat(x: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(x).reshape(-1)
+def _flat(x: Any) -> Any:
+    return contiguous(x).reshape(-1)
 
 
-def _dense_kernel(values: np.ndarray) -> Any:
-    return get_kernel("ew_dense", (_name(values),), size=values.size)
+def _dense_kernel(values: Any) -> Any:
+    return kernel("ew_dense", (_name(values),), values, values.size)
 
 
-def _with_data(storage: RowSparse | CSR, data: np.ndarray) -> RowSparse | CSR:
+def _is_dense(x: Storage) -> bool:
+    return not isinstance(x, (RowSparse, CSR))
+
+
+def _with_data(storage: RowSparse | CSR, data: Any) -> RowSparse | CSR:
     """``storage`` with new stored values, sharing its index arrays (nothing writes to the
     index arrays of a format once it exists, and users see them read-only)."""
     if type(storage) is RowSparse:
@@ -43,13 +45,13 @@ def _with_data(storage: RowSparse | CSR, data: np.ndarray) -> RowSparse | CSR:
     return CSR(data, storage.indices, storage.indptr, storage.shape)
 
 
-def _map_values(x: Storage, run: Callable[[np.ndarray, np.ndarray], Any]) -> Storage:
+def _map_values(x: Storage, run: Callable[[Any, Any], Any]) -> Storage:
     """``run(values, out)`` over the flat values of a dense array or the stored values of a
     sparse one; a sparse result keeps the input's indices."""
-    values = x if isinstance(x, np.ndarray) else x.data
-    out = np.empty(values.shape, values.dtype)
+    values = x if _is_dense(x) else x.data
+    out = empty_like(values, values.shape, values.dtype)
     run(_flat(values), out.reshape(-1))
-    return out if isinstance(x, np.ndarray) else _with_data(x, out)
+    return out if _is_dense(x) else _with_data(x, out)
 
 
 # -- maps: every storage type -------------------------------------------------------------------
@@ -57,7 +59,7 @@ def unary(x: Storage, fn: str) -> Storage:
     """The unary op ``fn`` (an MXNet name such as ``sqrt``) on every value (kernel ``ew_unary``);
     on sparse storage only the stored values, which is exact for ops that map zero to zero."""
     return _map_values(
-        x, lambda v, out: getattr(get_kernel("ew_unary", (_name(v),), size=v.size), fn)(v, out)
+        x, lambda v, out: getattr(kernel("ew_unary", (_name(v),), v, v.size), fn)(v, out)
     )
 
 
@@ -77,9 +79,9 @@ def clip(x: Storage, a_min: Any, a_max: Any) -> Storage:
 
 
 # -- binary ops ---------------------------------------------------------------------------------
-def dense_binary(a: np.ndarray, b: np.ndarray, fn: str) -> np.ndarray:
+def dense_binary(a: Any, b: Any, fn: str) -> Any:
     """``a <fn> b`` for two dense arrays of one shape and dtype (kernel ``ew_dense``)."""
-    out = np.empty(a.shape, a.dtype)
+    out = empty_like(a, a.shape, a.dtype)
     getattr(_dense_kernel(a), fn)(_flat(a), _flat(b), out.reshape(-1))
     return out
 
@@ -88,54 +90,55 @@ def rsp_rsp(a: RowSparse, b: RowSparse, fn: str) -> RowSparse:
     """``a <fn> b`` for two row_sparse arrays: union of rows for add / sub, intersection for mul."""
     union = fn in UNION_OPS
     size = a.indices.size + b.indices.size if union else min(a.indices.size, b.indices.size)
-    indices, src_a, src_b = (np.empty(size, INDEX_DTYPE) for _ in range(3))
-    count = np.empty(1, INDEX_DTYPE)
-    index = get_kernel("ew_index", (), size=size)
+    indices, src_a, src_b = (empty_like(a.indices, (size,), INDEX_DTYPE) for _ in range(3))
+    count = empty_like(a.indices, (1,), INDEX_DTYPE)
+    index = kernel("ew_index", (), a.indices, size)
     (index.rsp_union if union else index.rsp_intersect)(a.indices, b.indices, indices, src_a,
                                                         src_b, count)
-    k = int(count[0])
-    data = np.empty((k, *a.shape[1:]), a.dtype)
-    getattr(get_kernel("ew_rsp", (_name(a),), size=data.size), f"fill_{fn}")(
-        as_rows(a.data), as_rows(b.data), src_a[:k], src_b[:k], as_rows(data, written=True)
+    k = item(count, 0)
+    data = empty_like(a.data, (k, *a.shape[1:]), a.dtype)
+    getattr(kernel("ew_rsp", (_name(a),), data, data.size), f"fill_{fn}")(
+        as_rows(a.data), as_rows(b.data), head(src_a, k), head(src_b, k),
+        as_rows(data, written=True)
     )
-    return RowSparse(data, indices[:k].copy(), a.shape)
+    return RowSparse(data, copy(head(indices, k)), a.shape)
 
 
 def csr_csr(a: CSR, b: CSR, fn: str) -> CSR:
     """``a <fn> b`` for two csr matrices, row by row: union of columns for add / sub,
     intersection for mul."""
-    index = get_kernel("ew_index", (), size=a.indices.size + b.indices.size)
+    index = kernel("ew_index", (), a.indptr, a.indices.size + b.indices.size)
     count = index.csr_union_count if fn in UNION_OPS else index.csr_intersect_count
-    indptr = np.empty(a.shape[0] + 1, INDEX_DTYPE)
+    indptr = empty_like(a.indptr, (a.shape[0] + 1,), INDEX_DTYPE)
     count(a.indptr, a.indices, b.indptr, b.indices, indptr)
-    nnz = int(indptr[-1])
-    indices = np.empty(nnz, INDEX_DTYPE)
-    data = np.empty(nnz, a.dtype)
-    getattr(get_kernel("ew_csr", (_name(a),), size=nnz), f"fill_{fn}")(
+    nnz = item(indptr, -1)
+    indices = empty_like(a.indptr, (nnz,), INDEX_DTYPE)
+    data = empty_like(a.data, (nnz,), a.dtype)
+    getattr(kernel("ew_csr", (_name(a),), data, nnz), f"fill_{fn}")(
         a.indptr, a.indices, a.data, b.indptr, b.indices, b.data, indptr, indices, data
     )
     return CSR(data, indices, indptr, a.shape)
 
 
-def update_dense(dense: np.ndarray, sparse: RowSparse | CSR, fn: str) -> np.ndarray:
+def update_dense(dense: Any, sparse: RowSparse | CSR, fn: str) -> Any:
     """``dense <fn>= sparse`` in place at the stored positions (add / sub); returns ``dense``."""
     if isinstance(sparse, RowSparse):
-        getattr(get_kernel("ew_rsp", (_name(dense),), size=sparse.data.size), f"update_{fn}")(
+        getattr(kernel("ew_rsp", (_name(dense),), dense, sparse.data.size), f"update_{fn}")(
             as_rows(dense, written=True), as_rows(sparse.data), sparse.indices
         )
     else:
-        getattr(get_kernel("ew_csr", (_name(dense),), size=sparse.data.size), f"update_{fn}")(
+        getattr(kernel("ew_csr", (_name(dense),), dense, sparse.data.size), f"update_{fn}")(
             as_rows(dense, written=True), sparse.data, sparse.indices, sparse.indptr
         )
     return dense
 
 
-def dense_sparse(dense: np.ndarray, sparse: RowSparse | CSR, fn: str) -> np.ndarray:
+def dense_sparse(dense: Any, sparse: RowSparse | CSR, fn: str) -> Any:
     """``dense <fn> sparse`` (add / sub) -> dense: a copy of ``dense`` updated where stored."""
-    return update_dense(np.array(dense, order="C", copy=True), sparse, fn)
+    return update_dense(copy(dense), sparse, fn)
 
 
-def sparse_dense(sparse: RowSparse | CSR, dense: np.ndarray, fn: str) -> np.ndarray:
+def sparse_dense(sparse: RowSparse | CSR, dense: Any, fn: str) -> Any:
     """``sparse <fn> dense`` (add / sub) -> dense; ``s - d`` runs as ``(0 - d) + s``, which is
     the same value in IEEE and integer arithmetic."""
     if fn == "add":
@@ -143,19 +146,19 @@ def sparse_dense(sparse: RowSparse | CSR, dense: np.ndarray, fn: str) -> np.ndar
     return update_dense(scalar(dense, "rsub_scalar", 0), sparse, "add")
 
 
-def sparse_dense_mul(sparse: RowSparse | CSR, dense: np.ndarray, fn: str) -> RowSparse | CSR:
+def sparse_dense_mul(sparse: RowSparse | CSR, dense: Any, fn: str) -> RowSparse | CSR:
     """``sparse * dense`` -> the storage of ``sparse``: stored values times the dense values at
     their positions (zeros elsewhere, as MXNet, whatever the dense side holds there)."""
     family = "ew_rsp" if isinstance(sparse, RowSparse) else "ew_csr"
-    kernel = getattr(get_kernel(family, (_name(dense),), size=sparse.data.size), f"gather_{fn}")
-    out = np.empty(sparse.data.shape, sparse.dtype)
+    gather = getattr(kernel(family, (_name(dense),), dense, sparse.data.size), f"gather_{fn}")
+    out = empty_like(sparse.data, sparse.data.shape, sparse.dtype)
     if isinstance(sparse, RowSparse):
-        kernel(as_rows(dense), as_rows(sparse.data), sparse.indices, as_rows(out, written=True))
+        gather(as_rows(dense), as_rows(sparse.data), sparse.indices, as_rows(out, written=True))
     else:
-        kernel(np.ascontiguousarray(dense), sparse.data, sparse.indices, sparse.indptr, out)
+        gather(contiguous(dense), sparse.data, sparse.indices, sparse.indptr, out)
     return _with_data(sparse, out)
 
 
-def dense_sparse_mul(dense: np.ndarray, sparse: RowSparse | CSR, fn: str) -> RowSparse | CSR:
+def dense_sparse_mul(dense: Any, sparse: RowSparse | CSR, fn: str) -> RowSparse | CSR:
     """``dense * sparse`` -> the storage of ``sparse`` (multiplication commutes exactly)."""
     return sparse_dense_mul(sparse, dense, fn)

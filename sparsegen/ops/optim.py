@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
+from typing import Any
 
-from ..cache import get_kernel
 from ..ndarray.formats import RowSparse
-from .layout import as_rows, dtype_name
+from .layout import as_rows, dtype_name, kernel
 
 def update(
     family: str,
-    weight: np.ndarray,
-    grad: RowSparse | np.ndarray,
-    states: Sequence[np.ndarray],
+    weight: Any,
+    grad: Any,
+    states: Sequence[Any],
     hyper: Sequence[float],
     lazy: bool,
 ) -> None:
@@ -27,10 +26,10 @@ def update(
     """
     sparse = isinstance(grad, RowSparse)
     touched = grad.data.size if sparse and lazy else weight.size
-    kernel = get_kernel(f"optim_{family}", (dtype_name(weight.dtype),), size=touched)
+    optim = kernel(f"optim_{family}", (dtype_name(weight.dtype),), weight, touched)
     rows = [as_rows(a, written=True) for a in (weight, *states)]
     if sparse:
-        function = kernel.lazy if lazy else kernel.std
+        function = optim.lazy if lazy else optim.std
         function(rows[0], as_rows(grad.data), grad.indices, *rows[1:], *hyper)
     else:
-        kernel.dense(rows[0], as_rows(grad), *rows[1:], *hyper)
+        optim.dense(rows[0], as_rows(grad), *rows[1:], *hyper)

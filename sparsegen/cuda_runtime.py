@@ -1,0 +1,141 @@
+"""The CUDA side of the TVM runtime: loading it, counting GPUs, and serving cached cubins.
+
+TVM 0.27 stores a CUDA kernel library with its CUDA C source; when such a library is loaded on a
+GPU machine, the runtime asks the global function ``tvm_callback_cuda_compile`` to turn the
+source into a binary. sparsegen registers that callback itself: it answers with the cubin that
+``sparsegen build --target cuda`` compiled with nvcc next to the library (looked up by the
+source's digest), so loading a cached kernel needs neither the TVM compiler nor NVRTC, and
+compiles with nvcc only for a library whose cubin is missing.
+
+Everything here is loaded lazily: CPU-only use never touches the CUDA libraries.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import shutil
+import subprocess
+import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import lru_cache
+from pathlib import Path
+
+from . import runtime
+from .errors import SparsegenError
+from .runtime import tvm_ffi  # imported there with torch hidden (see runtime.py)
+
+CUDA_DEVICE_TYPE = 2  # DLPack's kDLCUDA
+_COMPUTE_VERSION = 4  # TVM's kComputeVersion device attribute
+
+_CUBINS: dict[str, bytes] = {}  # sha256 of a CUDA source -> its cubin
+_ARCH = threading.local()  # the arch a cubin compiled on demand is for
+
+
+def source_digest(source: str) -> str:
+    """The key a CUDA source's cubin is registered under."""
+    return hashlib.sha256(source.encode()).hexdigest()
+
+
+def register_cubin(source: str, cubin: bytes) -> None:
+    """Serve ``cubin`` whenever the runtime asks to compile ``source``."""
+    _CUBINS[source_digest(source)] = cubin
+
+
+@contextmanager
+def compiling_for(arch: str) -> Iterator[None]:
+    """Within the block, a CUDA source without a registered cubin is compiled for ``arch``."""
+    previous = getattr(_ARCH, "value", None)
+    _ARCH.value = arch
+    try:
+        yield
+    finally:
+        _ARCH.value = previous
+
+
+def compile_cubin(source: str, arch: str) -> bytes:
+    """``source`` compiled by nvcc to a cubin for ``arch`` (``sm_90``); IEEE math, no fast-math."""
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        raise SparsegenError("building CUDA kernels needs nvcc (the CUDA toolkit) on PATH")
+    with tempfile.TemporaryDirectory(prefix="sparsegen-nvcc-") as tmp:
+        src, out = Path(tmp) / "kernel.cu", Path(tmp) / "kernel.cubin"
+        src.write_text(source)
+        done = subprocess.run(
+            [nvcc, "--cubin", "-O3", "-arch", arch, "-o", str(out), str(src)],
+            capture_output=True, text=True, check=False,
+        )
+        if done.returncode != 0:
+            raise SparsegenError(f"nvcc failed for {arch}:\n{done.stdout}{done.stderr}")
+        return out.read_bytes()
+
+
+def cubin(source: str, arch: str) -> bytes:
+    """The cubin of ``source`` for ``arch``: the one registered (or compiled already), else
+    nvcc's."""
+    digest = source_digest(source)
+    binary = _CUBINS.get(digest)
+    if binary is None:
+        binary = _CUBINS[digest] = compile_cubin(source, arch)
+    return binary
+
+
+def _serve_cubin(source: str) -> bytes:
+    """The ``tvm_callback_cuda_compile`` sparsegen registers: the registered cubin, else nvcc's
+    for the arch of the build or load in progress."""
+    arch = getattr(_ARCH, "value", None)
+    if arch is None and source_digest(source) not in _CUBINS:
+        raise SparsegenError(
+            "a CUDA kernel without a compiled cubin was loaded outside sparsegen's cache; "
+            "rebuild it with `sparsegen build --target cuda`"
+        )
+    return cubin(source, arch or "")
+
+
+@lru_cache(maxsize=None)
+def load() -> Path:
+    """Load TVM's CUDA runtime (``libtvm_runtime_cuda``) and register the cubin callback.
+
+    Raises ``SparsegenError`` with the loader's reason when the CUDA libraries (the driver's
+    ``libcuda.so.1``, ``libcudart``) are missing.
+    """
+    path = runtime.runtime_library().parent / "libtvm_runtime_cuda.so"
+    try:
+        ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
+    except OSError as err:
+        raise SparsegenError(f"the CUDA runtime cannot be loaded: {err}") from None
+    tvm_ffi.register_global_func("tvm_callback_cuda_compile", _serve_cubin, override=True)
+    return path
+
+
+def is_loaded() -> bool:
+    """Whether the CUDA runtime has been loaded in this process (GPU work may be pending)."""
+    return load.cache_info().currsize > 0
+
+
+def device_count() -> int:
+    """The number of CUDA GPUs the runtime sees (0 where the CUDA libraries are missing)."""
+    try:
+        load()
+    except SparsegenError:
+        return 0
+    return int(tvm_ffi.get_global_func("runtime.GetCudaDeviceCount")())
+
+
+@lru_cache(maxsize=None)
+def arch(device_id: int) -> str:
+    """The ``sm_XY`` architecture of CUDA device ``device_id``."""
+    load()
+    version = tvm_ffi.get_global_func("runtime.GetDeviceAttr")(
+        CUDA_DEVICE_TYPE, device_id, _COMPUTE_VERSION
+    )
+    return "sm_" + str(version).replace(".", "")
+
+
+def synchronize(device_id: int) -> None:
+    """Wait until every kernel launched on GPU ``device_id`` has finished."""
+    tvm_ffi.get_global_func("runtime.Device_StreamSync")(
+        tvm_ffi.device("cuda", device_id), 0
+    )

@@ -1,0 +1,223 @@
+"""GPU arrays: placement, copies between contexts, and every op class on ``gpu(i)`` arrays.
+
+Each test runs twice: on GPUs emulated in host memory (``SPARSEGEN_GPU=host``: the whole GPU code
+path with the host kernels, on every machine) and on real CUDA GPUs, where that run skips unless
+the machine has one. Values are checked against numpy / scipy on the host.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import sparsegen as mx
+from sparsegen import cuda_runtime, device
+from sparsegen.device import DeviceArray
+
+
+@pytest.fixture(params=["host", "cuda"])
+def gpu(request, monkeypatch):
+    """``mx.gpu(0)`` in one of the two GPU modes (the CUDA one needs a GPU)."""
+    monkeypatch.setenv("SPARSEGEN_GPU", request.param)
+    if request.param == "cuda" and device.num_gpus() == 0:
+        pytest.skip(f"no CUDA GPU here{device.missing_gpu_reason()}")
+    return mx.gpu(0)
+
+
+def _on_device(array: mx.nd.NDArray) -> bool:
+    """Whether every buffer of ``array`` is a device array (no host copy slipped in)."""
+    return all(isinstance(b, DeviceArray) for b in device.buffers(array._storage))
+
+
+def _rsp(rng: np.random.Generator, rows: int, cols: int, density: float) -> np.ndarray:
+    dense = rng.standard_normal((rows, cols)).astype(np.float32)
+    dense[rng.random(rows) >= density] = 0
+    return dense
+
+
+def test_dense_arrays_live_on_the_gpu(gpu):
+    values = np.arange(12, dtype=np.float32).reshape(3, 4)
+    a = mx.nd.array(values, ctx=gpu)
+    assert a.context == gpu and _on_device(a)
+    np.testing.assert_array_equal(a.asnumpy(), values)
+    np.testing.assert_array_equal(np.asarray(a), values)
+    np.testing.assert_array_equal(a.reshape((4, 3)).asnumpy(), values.reshape(4, 3))
+    np.testing.assert_array_equal(a[1].asnumpy(), values[1])
+    a[1] = 7
+    values[1] = 7
+    np.testing.assert_array_equal(a.asnumpy(), values)
+    np.testing.assert_array_equal(mx.nd.zeros((2, 3), ctx=gpu).asnumpy(), np.zeros((2, 3)))
+    np.testing.assert_array_equal(mx.nd.ones((2, 3), ctx=gpu).asnumpy(), np.ones((2, 3)))
+    a.wait_to_read()
+
+
+def test_copies_between_contexts(gpu):
+    rng = np.random.default_rng(0)
+    dense = _rsp(rng, 9, 3, 0.5)
+    host = mx.nd.sparse.row_sparse_array(dense)
+    on_gpu = host.copyto(gpu)
+    assert on_gpu.context == gpu and _on_device(on_gpu)
+    np.testing.assert_array_equal(on_gpu.asnumpy(), dense)
+    assert on_gpu.as_in_context(gpu) is on_gpu
+    back = on_gpu.as_in_context(mx.cpu())
+    assert back.context == mx.cpu() and not _on_device(back)
+    np.testing.assert_array_equal(back.asnumpy(), dense)
+    np.testing.assert_array_equal(back.indices.asnumpy(), np.flatnonzero(dense.any(axis=1)))
+    into = mx.nd.zeros((9, 3), ctx=gpu)
+    host.copyto(into)
+    assert _on_device(into)
+    np.testing.assert_array_equal(into.asnumpy(), dense)
+    csr = mx.nd.sparse.csr_matrix(dense, ctx=gpu)
+    assert _on_device(csr)
+    np.testing.assert_array_equal(csr[2:7].asnumpy(), dense[2:7])
+    assert csr.asscipy().nnz == np.count_nonzero(dense)
+    copied = csr.copy()
+    assert copied.context == gpu and _on_device(copied)
+
+
+def test_second_gpu_and_mixed_contexts(monkeypatch):
+    monkeypatch.setenv("SPARSEGEN_GPU", "host")
+    a = mx.nd.ones((2, 2), ctx=mx.gpu(0))
+    b = a.as_in_context(mx.gpu(1))
+    assert b.context == mx.gpu(1) and b._storage.device != a._storage.device
+    np.testing.assert_array_equal(b.asnumpy(), np.ones((2, 2)))
+    with pytest.raises(mx.MXNetError, match=r"one context, got gpu\(0\), gpu\(1\)"):
+        a + b
+    with pytest.raises(mx.MXNetError, match=r"one context, got gpu\(0\), cpu\(0\)"):
+        mx.nd.dot(a, mx.nd.ones((2, 2)))
+    weight = mx.nd.ones((2, 2), ctx=mx.gpu(0))
+    grad = mx.nd.ones((2, 2))
+    opt = mx.optimizer.SGD(learning_rate=0.1)
+    with pytest.raises(mx.MXNetError, match=r"grad is on cpu\(0\), the weight is on gpu\(0\)"):
+        opt.update(0, weight, grad, opt.create_state(0, weight))
+    np.testing.assert_array_equal(weight.asnumpy(), np.ones((2, 2)))
+    with pytest.raises(mx.MXNetError, match=r"cannot use gpu\(2\): this machine has 2 GPU"):
+        mx.nd.ones((1,), ctx=mx.gpu(2))
+
+
+@settings(max_examples=8, deadline=None)
+@given(rows=st.integers(0, 40), cols=st.integers(1, 6), density=st.floats(0, 1),
+       seed=st.integers(0, 2**16))
+def test_ops_on_emulated_gpu_match_numpy(rows, cols, density, seed):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SPARSEGEN_GPU", "host")
+        _check_ops(mx.gpu(0), rows, cols, density, seed)
+
+
+def test_ops_on_gpu_match_numpy(gpu):
+    for rows, cols, density in ((0, 3, 0.5), (1, 1, 1.0), (37, 5, 0.3), (300, 64, 0.1)):
+        _check_ops(gpu, rows, cols, density, rows)
+
+
+def _check_ops(ctx: mx.Context, rows: int, cols: int, density: float, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    x, y = _rsp(rng, rows, cols, density), _rsp(rng, rows, cols, density)
+    rx = mx.nd.sparse.row_sparse_array(x, ctx=ctx)
+    ry = mx.nd.sparse.row_sparse_array(y, ctx=ctx)
+    cx = mx.nd.sparse.csr_matrix(x, ctx=ctx)
+    dx = mx.nd.array(x, ctx=ctx)
+    results = {
+        "rsp+rsp": (rx + ry, x + y),
+        "rsp-rsp": (rx - ry, x - y),
+        "rsp*rsp": (rx * ry, x * y),
+        "csr+csr": (cx + mx.nd.sparse.csr_matrix(y, ctx=ctx), x + y),
+        "dense+rsp": (dx + ry, x + y),
+        "rsp*dense": (rx * mx.nd.array(y, ctx=ctx), x * y),
+        "sqrt": (mx.nd.sqrt(rx * rx), np.sqrt(x * x)),
+        "scalar": (rx * 3, x * 3),
+        "cast": (dx.tostype("row_sparse").tostype("default"), x),
+        "csr cast": (dx.tostype("csr"), x),
+    }
+    if rows:
+        ids = np.unique(rng.integers(0, rows, size=3))
+        kept = np.zeros_like(x)
+        kept[ids] = x[ids]
+        results["retain"] = (mx.nd.sparse.retain(rx, mx.nd.array(ids, ctx=ctx, dtype="int64")),
+                             kept)
+    w = rng.standard_normal((cols, 4)).astype(np.float32)
+    wd = mx.nd.array(w, ctx=ctx)
+    results["csr.dense"] = (mx.nd.dot(cx, wd), x @ w)
+    v = rng.standard_normal((rows, 4)).astype(np.float32)
+    results["csrT.dense"] = (mx.nd.dot(cx, mx.nd.array(v, ctx=ctx), transpose_a=True), x.T @ v)
+    results["dense.csr"] = (mx.nd.dot(mx.nd.array(v.T, ctx=ctx), cx), v.T @ x)
+    for name, (got, want) in results.items():
+        assert got.context == ctx and _on_device(got), name
+        np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5, atol=1e-5, err_msg=name)
+
+
+def test_optimizer_updates_on_gpu(gpu):
+    rng = np.random.default_rng(1)
+    rows, cols = 50, 8
+    grad_dense = _rsp(rng, rows, cols, 0.3)
+    for name, kwargs in (("sgd", {"momentum": 0.9, "wd": 0.01}), ("adam", {"wd": 0.01}),
+                         ("adagrad", {}), ("ftrl", {"wd": 0.01})):
+        weights = {}
+        for ctx in (mx.cpu(), gpu):
+            opt = mx.optimizer.create(name, learning_rate=0.1, **kwargs)
+            weight = mx.nd.array(np.linspace(-1, 1, rows * cols).reshape(rows, cols), ctx=ctx)
+            grad = mx.nd.sparse.row_sparse_array(grad_dense, ctx=ctx)
+            state = opt.create_state(0, weight)
+            for _ in range(3):
+                opt.update(0, weight, grad, state)
+            assert _on_device(weight) == (ctx == gpu)
+            weights[ctx] = weight.asnumpy()
+        np.testing.assert_allclose(weights[gpu], weights[mx.cpu()], rtol=1e-5, atol=1e-6,
+                                   err_msg=name)
+
+
+def test_csr_from_scipy_on_gpu(gpu):
+    matrix = scipy.sparse.random(30, 20, density=0.2, format="csr", dtype=np.float64,
+                                 random_state=3)
+    csr = mx.nd.sparse.csr_matrix(matrix, ctx=gpu)
+    assert _on_device(csr)
+    np.testing.assert_allclose(csr.asnumpy(), matrix.toarray())
+    np.testing.assert_allclose(csr.astype("float32").asnumpy(), matrix.toarray(), rtol=1e-6)
+    csr.check_format()
+
+
+def test_device_array_basics(monkeypatch):
+    monkeypatch.setenv("SPARSEGEN_GPU", "host")
+    values = np.arange(10, dtype=np.int64).reshape(5, 2)
+    buffer = DeviceArray.from_numpy(values, device.gpu_device(0))
+    assert (buffer.shape, buffer.dtype, buffer.size, buffer.nbytes) == ((5, 2), values.dtype,
+                                                                       10, 80)
+    np.testing.assert_array_equal(buffer.reshape(-1).numpy(), values.reshape(-1))
+    np.testing.assert_array_equal(buffer.head(2).numpy(), values[:2])
+    np.testing.assert_array_equal(buffer.rows(1, 4).numpy(), values[1:4])
+    assert buffer.item(-1) == 9 and buffer.item(3) == 3
+    assert buffer.overlaps(buffer.head(1)) and not buffer.overlaps(buffer.copy())
+    with pytest.raises(mx.MXNetError, match=r"cannot reshape an array of shape \(5, 2\) to \(3,\)"):
+        buffer.reshape(3)
+    with pytest.raises(mx.MXNetError, match="cannot copy float32 values of shape"):
+        buffer.copy_from(np.zeros((5, 2), np.float32))
+    empty = DeviceArray.empty((0, 3), np.float32, device.gpu_device(0))
+    assert empty.numpy().shape == (0, 3)
+
+
+def test_bad_gpu_mode_is_named(monkeypatch):
+    monkeypatch.setenv("SPARSEGEN_GPU", "rocm")
+    with pytest.raises(mx.MXNetError, match="SPARSEGEN_GPU must be 'cuda' or 'host', got 'rocm'"):
+        mx.nd.ones((1,), ctx=mx.gpu(0))
+
+
+def test_cubin_callback_serves_registered_cubins():
+    cuda_runtime.register_cubin("// kernel A", b"\x7fELF-A")
+    assert cuda_runtime._serve_cubin("// kernel A") == b"\x7fELF-A"
+    with pytest.raises(mx.MXNetError, match="without a compiled cubin"):
+        cuda_runtime._serve_cubin("// kernel never built")
+
+
+def test_host_sharing_interop_refuses_gpu_arrays(monkeypatch):
+    monkeypatch.setenv("SPARSEGEN_GPU", "host")
+    rsp = mx.nd.sparse.row_sparse_array(([[1.0, 2.0]], [1]), shape=(3, 2), ctx=mx.gpu(0))
+    csr = mx.nd.sparse.csr_matrix(([1.0], [0], [0, 1, 1]), shape=(2, 2), ctx=mx.gpu(0))
+    with pytest.raises(mx.MXNetError, match=r"to_pair: the array is on gpu\(0\)"):
+        mx.interop.to_pair(rsp)
+    with pytest.raises(mx.MXNetError, match=r"to_scipy: the array is on gpu\(0\)"):
+        mx.interop.to_scipy(csr)
+    values, ids = mx.interop.to_pair(rsp.as_in_context(mx.cpu()))
+    np.testing.assert_array_equal(ids, [1])
+    np.testing.assert_array_equal(values, [[1.0, 2.0]])
