@@ -96,9 +96,8 @@ def _build(args: argparse.Namespace) -> int:
 def _tune(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .target import resolve
     from .tune import tuner
-    from .tune.records import user_log
+    from .tune.records import log_name, user_log
 
     kernels = tuner.tunable() if args.op == ["all"] else args.op
     unknown = sorted(set(kernels) - set(tuner.tunable()))
@@ -107,26 +106,32 @@ def _tune(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     log = Path(args.log) if args.log else user_log()
-    outcomes = tuner.tune(kernels, args.dtype, resolve(args.target), args.trials, log,
-                          buckets=args.buckets)
+    ship = Path(args.ship) if args.ship else None
+    target = tuner.tuning_target(args.target)
+    outcomes = tuner.tune(kernels, args.dtype, target, args.trials, log, buckets=args.buckets,
+                          ship=ship)
     print(tuner.table(outcomes))
-    print(f"records appended to {log}")
-    return 0
+    print(f"records appended to {log}" + (f" and {ship / log_name(target, '*')}" if ship else ""))
+    return 0 if len(outcomes) == len(kernels) * len(args.dtype) * len(args.buckets) else 1
 
 
 def _bench(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .bench import suite
-
-    ids = args.workloads.split(",") if args.workloads else sorted(suite.WORKLOADS)
+    gpu = args.target == "gpu"
+    if gpu:
+        from .bench import gpu as suite
+    else:
+        from .bench import suite
+    known = sorted(suite.WORKLOADS)
+    ids = args.workloads.split(",") if args.workloads else known
     unknown = [i for i in ids if i not in suite.WORKLOADS]
     if unknown:
-        print(f"sparsegen: error: unknown workloads {unknown}; known: {sorted(suite.WORKLOADS)}",
-              file=sys.stderr)
+        print(f"sparsegen: error: unknown workloads {unknown}; known: {known}", file=sys.stderr)
         return 2
-    report = suite.run(ids, quick=args.quick)
-    paths = suite.write(report, Path(args.out))
+    out = Path(args.out or ("benchmarks/results/gpu" if gpu else "benchmarks/results"))
+    report = suite.run(ids, quick=args.quick, out=out) if gpu else suite.run(ids, quick=args.quick)
+    paths = suite.write(report, out)
     print(suite.markdown(report))
     print("wrote " + ", ".join(str(p) for p in paths))
     return 0
@@ -180,16 +185,26 @@ def parser() -> argparse.ArgumentParser:
     build.set_defaults(run=_build)
     tune = sub.add_parser("tune", help="search schedule knobs and log the timings")
     tune.add_argument("--op", nargs="+", default=["all"], help="kernel names, or all (default)")
-    tune.add_argument("--target", default="cpu", help="cpu (default), cuda, or a target JSON dict")
+    tune.add_argument("--target", default="cpu",
+                      help="cpu (default), cuda (GPU 0, its own sm_XY; needs a GPU), or a target "
+                           "JSON dict")
     tune.add_argument("--trials", type=int, default=12, help="configs per workload (default 12)")
     tune.add_argument("--log", help="JSON-lines log to append to (default: under the cache dir)")
+    tune.add_argument("--ship", metavar="DIR",
+                      help="also append each kernel's records to DIR/<target>-<kernel>.jsonl, "
+                           "the naming of the shipped tuning_logs/")
     tune.add_argument("--dtype", nargs="+", default=["float32"], help="dtypes (default float32)")
     tune.add_argument("--buckets", nargs="+", default=["small", "medium", "large"],
                       choices=["small", "medium", "large"], help="workload size buckets")
     tune.set_defaults(run=_tune)
-    bench = sub.add_parser("bench", help="run WORKLOADS.md against numpy/scipy and PyTorch")
+    bench = sub.add_parser("bench", help="run WORKLOADS.md against numpy/scipy and PyTorch "
+                                         "(--target gpu: on a GPU)")
     bench.add_argument("--workloads", help="comma-separated ids such as W1,W4 (default: all)")
-    bench.add_argument("--out", default="benchmarks/results", help="output directory")
+    bench.add_argument("--target", choices=("cpu", "gpu"), default="cpu",
+                       help="cpu (default: W1-W8 against numpy/scipy and PyTorch CPU) or gpu "
+                            "(W1-W7 on gpu(0) against PyTorch CUDA; SPARSEGEN_GPU=host emulates)")
+    bench.add_argument("--out", help="output directory (default: benchmarks/results, "
+                                     "or benchmarks/results/gpu for --target gpu)")
     bench.add_argument("--quick", action="store_true", help="small sizes, few repeats")
     bench.set_defaults(run=_bench)
     export = sub.add_parser("export", help="one shared library + C header + manifest for C/C++")

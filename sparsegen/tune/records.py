@@ -41,6 +41,11 @@ def size_bucket(elements: int) -> str:
     return BUCKETS[-1]
 
 
+def log_name(target: Target, kernel: str) -> str:
+    """A kernel's log file name in ``tuning_logs/``, such as ``cuda-sm_90-retain.jsonl``."""
+    return f"{target.label}-{kernel}.jsonl"
+
+
 def user_log() -> Path:
     """The default log ``sparsegen tune`` appends to, and the first place configs are read from."""
     return cache_dir() / "tuning" / "records.jsonl"
