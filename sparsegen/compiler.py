@@ -7,7 +7,8 @@ from contextlib import nullcontext
 from typing import Any
 
 import tvm
-from tvm import s_tir
+import tvm_ffi
+from tvm import s_tir, tirx
 
 from . import cuda_runtime
 from .errors import SparsegenError
@@ -40,7 +41,22 @@ def lower(kernel: KernelDef, dtypes: tuple[str, ...], target: Target, config: Co
     }
     sch = s_tir.Schedule(tvm.IRModule(funcs), enable_check=False)
     kernel.space(target.kind).apply(sch, dict(config))
-    return sch.mod
+    return _skip_empty_grids(sch.mod) if target.kind == "cuda" else sch.mod
+
+
+def _guard_grid(loop: Any) -> Any:
+    if loop.kind == tirx.ForKind.THREAD_BINDING and loop.thread_binding.thread_tag == "blockIdx.x":
+        return tirx.IfThenElse(loop.extent > 0, loop, None)
+    return loop
+
+
+def _skip_empty_grids(mod: Any) -> Any:
+    """Every GPU kernel launch guarded by ``grid size > 0`` (a host-side branch).
+
+    A ``rows*`` loop over zero rows (an array storing no rows) is a grid of zero blocks, which
+    the CUDA runtime refuses to launch; on the CPU the same loop simply does not run.
+    """
+    return tvm_ffi.structural_map(mod, [(tirx.For, _guard_grid)])
 
 
 def build(kernel: KernelDef, dtypes: tuple[str, ...], target: Target, config: Config) -> Any:
