@@ -101,7 +101,7 @@ def _load(key: KernelKey, path: Path) -> Any:
         cuda_runtime.load()
         cuda_runtime.register_cubin(path.with_suffix(".cu").read_text(),
                                     path.with_suffix(".cubin").read_bytes())
-        with cuda_runtime.compiling_for(key.target.arch):
+        with cuda_runtime.serving_cubins(key.target.arch):
             return runtime.load_module(path)
     return runtime.load_module(path)
 

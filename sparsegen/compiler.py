@@ -26,7 +26,7 @@ def _device_code_for(target: Target) -> Any:
         cuda_runtime.load()
     except SparsegenError:
         pass  # no CUDA driver: TVM keeps the source, and nvcc compiles it after the build
-    return cuda_runtime.compiling_for(target.arch)
+    return cuda_runtime.serving_cubins(target.arch)
 
 
 def lower(kernel: KernelDef, dtypes: tuple[str, ...], target: Target, config: Config) -> Any:

@@ -1,11 +1,13 @@
 """The CUDA side of the TVM runtime: loading it, counting GPUs, and serving cached cubins.
 
-TVM 0.27 stores a CUDA kernel library with its CUDA C source; when such a library is loaded on a
-GPU machine, the runtime asks the global function ``tvm_callback_cuda_compile`` to turn the
-source into a binary. sparsegen registers that callback itself: it answers with the cubin that
-``sparsegen build --target cuda`` compiled with nvcc next to the library (looked up by the
-source's digest), so loading a cached kernel needs neither the TVM compiler nor NVRTC, and
-compiles with nvcc only for a library whose cubin is missing.
+TVM 0.27 stores a CUDA kernel library with its CUDA C source; when such a library is loaded (or
+built) on a GPU machine, the runtime asks the global function ``tvm_callback_cuda_compile`` to
+turn the source into a binary. While sparsegen loads or builds a CUDA kernel it puts its own
+callback there (``serving_cubins``): it answers with the cubin that ``sparsegen build --target
+cuda`` compiled with nvcc next to the library (looked up by the source's digest), so loading a
+cached kernel needs neither the TVM compiler nor NVRTC, and nvcc runs only for a source whose
+cubin is missing. Afterwards the previous callback (TVM's own, if ``tvm.support.nvcc`` was
+imported) is put back, and a later import of TVM's finds the name free.
 
 Everything here is loaded lazily: CPU-only use never touches the CUDA libraries.
 """
@@ -30,8 +32,9 @@ from .runtime import tvm_ffi  # imported there with torch hidden (see runtime.py
 CUDA_DEVICE_TYPE = 2  # DLPack's kDLCUDA
 _COMPUTE_VERSION = 4  # TVM's kComputeVersion device attribute
 
+_CALLBACK = "tvm_callback_cuda_compile"
 _CUBINS: dict[str, bytes] = {}  # sha256 of a CUDA source -> its cubin
-_ARCH = threading.local()  # the arch a cubin compiled on demand is for
+_SERVING = threading.RLock()  # one load or build at a time owns the callback
 
 
 def source_digest(source: str) -> str:
@@ -45,14 +48,19 @@ def register_cubin(source: str, cubin: bytes) -> None:
 
 
 @contextmanager
-def compiling_for(arch: str) -> Iterator[None]:
-    """Within the block, a CUDA source without a registered cubin is compiled for ``arch``."""
-    previous = getattr(_ARCH, "value", None)
-    _ARCH.value = arch
-    try:
-        yield
-    finally:
-        _ARCH.value = previous
+def serving_cubins(arch: str) -> Iterator[None]:
+    """Within the block, the runtime's compile requests get the registered cubins (nvcc's for
+    ``arch`` for a source without one); the previous callback is restored after."""
+    with _SERVING:
+        previous = tvm_ffi.get_global_func(_CALLBACK, allow_missing=True)
+        tvm_ffi.register_global_func(_CALLBACK, lambda source: cubin(source, arch), override=True)
+        try:
+            yield
+        finally:
+            if previous is None:
+                tvm_ffi.remove_global_func(_CALLBACK)
+            else:
+                tvm_ffi.register_global_func(_CALLBACK, previous, override=True)
 
 
 def compile_cubin(source: str, arch: str) -> bytes:
@@ -82,21 +90,9 @@ def cubin(source: str, arch: str) -> bytes:
     return binary
 
 
-def _serve_cubin(source: str) -> bytes:
-    """The ``tvm_callback_cuda_compile`` sparsegen registers: the registered cubin, else nvcc's
-    for the arch of the build or load in progress."""
-    arch = getattr(_ARCH, "value", None)
-    if arch is None and source_digest(source) not in _CUBINS:
-        raise SparsegenError(
-            "a CUDA kernel without a compiled cubin was loaded outside sparsegen's cache; "
-            "rebuild it with `sparsegen build --target cuda`"
-        )
-    return cubin(source, arch or "")
-
-
 @lru_cache(maxsize=None)
 def load() -> Path:
-    """Load TVM's CUDA runtime (``libtvm_runtime_cuda``) and register the cubin callback.
+    """Load TVM's CUDA runtime (``libtvm_runtime_cuda``) and return its path.
 
     Raises ``SparsegenError`` with the loader's reason when the CUDA libraries (the driver's
     ``libcuda.so.1``, ``libcudart``) are missing.
@@ -106,7 +102,6 @@ def load() -> Path:
         ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
     except OSError as err:
         raise SparsegenError(f"the CUDA runtime cannot be loaded: {err}") from None
-    tvm_ffi.register_global_func("tvm_callback_cuda_compile", _serve_cubin, override=True)
     return path
 
 

@@ -203,11 +203,16 @@ def test_bad_gpu_mode_is_named(monkeypatch):
         mx.nd.ones((1,), ctx=mx.gpu(0))
 
 
-def test_cubin_callback_serves_registered_cubins():
+def test_cubin_callback_serves_registered_cubins_then_steps_aside():
+    from sparsegen.runtime import tvm_ffi
+
+    name = "tvm_callback_cuda_compile"
+    before = tvm_ffi.get_global_func(name, allow_missing=True)
     cuda_runtime.register_cubin("// kernel A", b"\x7fELF-A")
-    assert cuda_runtime._serve_cubin("// kernel A") == b"\x7fELF-A"
-    with pytest.raises(mx.MXNetError, match="without a compiled cubin"):
-        cuda_runtime._serve_cubin("// kernel never built")
+    with cuda_runtime.serving_cubins("sm_90"):
+        assert bytes(tvm_ffi.get_global_func(name)("// kernel A")) == b"\x7fELF-A"
+    after = tvm_ffi.get_global_func(name, allow_missing=True)
+    assert (after is None) == (before is None)  # TVM's own callback (or none) is back
 
 
 def test_host_sharing_interop_refuses_gpu_arrays(monkeypatch):
