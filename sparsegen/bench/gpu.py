@@ -12,7 +12,6 @@ the host (``--quick`` sizes), which is how it is tested without a GPU.
 from __future__ import annotations
 
 import dataclasses
-import json
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -216,36 +215,10 @@ def markdown(report: dict[str, Any]) -> str:
 
 def plot(report: dict[str, Any], path: Path) -> None:
     """A bar chart of effective GB/s per workload and implementation, with the copy line."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    workloads = [w for w in report["workloads"] if w.get("gbps")]
-    impls = sorted({i for w in workloads for i in w["gbps"]}, key=lambda i: (i != "sparsegen", i))
-    width = 0.8 / max(len(impls), 1)
-    fig, ax = plt.subplots(figsize=(max(6, 1.4 * len(workloads)), 4))
-    for n, impl in enumerate(impls):
-        xs = [i + n * width for i, w in enumerate(workloads) if impl in w["gbps"]]
-        ax.bar(xs, [w["gbps"][impl] for w in workloads if impl in w["gbps"]], width, label=impl)
-    ax.axhline(report["bandwidth_gbps"]["copy"], color="black", linestyle="--", linewidth=1,
-               label="device copy")
-    ax.set_xticks([i + width * (len(impls) - 1) / 2 for i in range(len(workloads))])
-    ax.set_xticklabels([w["id"] for w in workloads])
-    ax.set_yscale("log")
-    ax.set_ylabel("effective GB/s (log; higher is better)")
-    ax.set_title(f"sparsegen vs PyTorch on {report['machine']['gpu']}", fontsize=9)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    harness.bar_chart(report, path, ("device copy", report["bandwidth_gbps"]["copy"]),
+                      f"sparsegen vs PyTorch on {report['machine']['gpu']}", log_scale=True)
 
 
 def write(report: dict[str, Any], out: Path) -> list[Path]:
     """results.json, results.md and results.png under ``out``."""
-    out.mkdir(parents=True, exist_ok=True)
-    paths = [out / "results.json", out / "results.md", out / "results.png"]
-    paths[0].write_text(json.dumps(report, indent=1))
-    paths[1].write_text(markdown(report))
-    plot(report, paths[2])
-    return paths
+    return harness.write_results(report, out, markdown(report), plot)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 Runner = Callable[[], Any]
@@ -86,3 +88,46 @@ def run(workload: Workload, repeats: int = 15, warmup: int = 2, min_seconds: flo
             times[name].append(time.perf_counter() - t0)
         rnd += 1
     return Result(workload, times)
+
+
+def bar_chart(report: dict[str, Any], path: Path, reference: tuple[str, float], title: str,
+              log_scale: bool = False) -> None:
+    """Effective GB/s per workload and implementation as bars, with a reference bandwidth line
+    (``(label, GB/s)``); workloads without figures are left out."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    workloads = [w for w in report["workloads"] if w.get("gbps")]
+    impls = sorted({impl for w in workloads for impl in w["gbps"]},
+                   key=lambda i: (i != "sparsegen", i))
+    width = 0.8 / max(len(impls), 1)
+    fig, ax = plt.subplots(figsize=(max(6, 1.5 * len(workloads)), 4))
+    for n, impl in enumerate(impls):
+        xs = [i + n * width for i, w in enumerate(workloads) if impl in w["gbps"]]
+        ys = [w["gbps"][impl] for w in workloads if impl in w["gbps"]]
+        ax.bar(xs, ys, width, label=impl)
+    ax.axhline(reference[1], color="black", linestyle="--", linewidth=1, label=reference[0])
+    ax.set_xticks([i + width * (len(impls) - 1) / 2 for i in range(len(workloads))])
+    ax.set_xticklabels([w["id"] for w in workloads])
+    if log_scale:
+        ax.set_yscale("log")
+    ax.set_ylabel(f"effective GB/s ({'log; ' if log_scale else ''}higher is better)")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def write_results(report: dict[str, Any], out: Path, markdown: str,
+                  plot: Callable[[dict[str, Any], Path], None]) -> list[Path]:
+    """``results.json``, ``results.md`` (the given text) and ``results.png`` (drawn by ``plot``)
+    under ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [out / "results.json", out / "results.md", out / "results.png"]
+    paths[0].write_text(json.dumps(report, indent=1))
+    paths[1].write_text(markdown)
+    plot(report, paths[2])
+    return paths

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import json
 import os
 import platform
 import time
@@ -161,37 +160,10 @@ def markdown(report: dict[str, Any]) -> str:
 
 def plot(report: dict[str, Any], path: Path) -> None:
     """A bar chart of effective GB/s per workload and implementation, with the triad line."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    workloads = report["workloads"]
-    impls = sorted({impl for w in workloads for impl in w["gbps"]},
-                   key=lambda i: (i != "sparsegen", i))
-    width = 0.8 / max(len(impls), 1)
-    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(workloads)), 4))
-    for n, impl in enumerate(impls):
-        xs = [i + n * width for i, w in enumerate(workloads) if impl in w["gbps"]]
-        ys = [w["gbps"][impl] for w in workloads if impl in w["gbps"]]
-        ax.bar(xs, ys, width, label=impl)
-    ax.axhline(report["bandwidth_gbps"]["triad"], color="black", linestyle="--", linewidth=1,
-               label="STREAM triad")
-    ax.set_xticks([i + width * (len(impls) - 1) / 2 for i in range(len(workloads))])
-    ax.set_xticklabels([w["id"] for w in workloads])
-    ax.set_ylabel("effective GB/s (higher is better)")
-    ax.set_title("sparsegen vs peers, medians of interleaved runs")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    harness.bar_chart(report, path, ("STREAM triad", report["bandwidth_gbps"]["triad"]),
+                      "sparsegen vs peers, medians of interleaved runs")
 
 
 def write(report: dict[str, Any], out: Path) -> list[Path]:
     """results.json, results.md and results.png under ``out``."""
-    out.mkdir(parents=True, exist_ok=True)
-    paths = [out / "results.json", out / "results.md", out / "results.png"]
-    paths[0].write_text(json.dumps(report, indent=1))
-    paths[1].write_text(markdown(report))
-    plot(report, paths[2])
-    return paths
+    return harness.write_results(report, out, markdown(report), plot)
