@@ -1,17 +1,60 @@
 """CUDA code generation without a GPU: every kernel is compiled to cubin by nvcc."""
 
+import re
 import shutil
 
 import pytest
 
-import sparsegen as mx
+from sparsegen import cuda_runtime
 from sparsegen.build import build_library
 from sparsegen.cache import choose
+from sparsegen.compiler import build_many, cuda_source
 from sparsegen.registry import KERNELS
 from sparsegen.target import cuda
 
 pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None,
                                 reason="nvcc (the CUDA toolkit) is not installed on this machine")
+
+THREADS = 128  # the default threads per thread block of cuda.rows
+
+SHARED_ROWS = (
+    ("retain", "gather"),
+    ("optim_adam", "lazy"),
+    ("optim_adam", "std"),
+    ("cast_rsp_dense", "scatter"),
+    ("cast_csr_dense", "scatter"),
+    ("dot_csr_dense", "matmul"),
+    ("dot_dense_csr", "matmul"),
+    ("ew_rsp", "fill_add"),
+    ("ew_dense", "add"),
+)
+"""Functions whose column loops are shared by ``row_threads`` threads."""
+
+THREAD_PER_ROW = (
+    ("cast_dense_csr", "count"),
+    ("cast_dense_rsp", "mark"),
+    ("ew_csr", "fill_add"),
+)
+"""Functions that keep one thread per row (a reduction or a merge over the row)."""
+
+
+def _kernels(source: str) -> dict[str, str]:
+    """The ``__global__`` function definitions of CUDA C, by name."""
+    return {m.group(1): m.group(0) for m in re.finditer(
+        r'extern "C" __global__ void (?:__launch_bounds__\(\d+\) )?(\w+)\([^;{]*\{.*?\n\}\n',
+        source,
+        re.S)}
+
+
+def _column_index(row_threads: int) -> re.Pattern:
+    """A column index ``jo * row_threads + threadIdx.x`` as TVM prints it."""
+    return re.compile(rf"jo(_\d+)?\)? \* \(int64_t\){row_threads}\)+ \+ "
+                      rf"\(\(int64_t\)\(\(int\)threadIdx\.x\)\)")
+
+
+def _row_index(rows_per_block: int, axis: str) -> str:
+    """A row index ``blockIdx.x * rows_per_block + axis`` as TVM prints it."""
+    return f"((int64_t)blockIdx.x) * (int64_t){rows_per_block}) + ((int64_t){axis})"
 
 
 def test_every_kernel_compiles_to_cubin(fresh_cache):
@@ -27,10 +70,38 @@ def test_every_kernel_compiles_to_cubin(fresh_cache):
     assert again.built == 0 and again.cached == summary.built
 
 
-def test_cuda_kernels_are_keyed_by_arch_and_never_loaded_here(fresh_cache):
+@pytest.mark.parametrize("row_threads", [1, 32, THREADS])  # thread, warp, block per row
+def test_every_kernel_compiles_for_each_row_mapping(row_threads):
+    target = cuda("sm_90")
+    parts = [(k, ("float32",) * len(k.dtype_params),
+              k.space("cuda").config({"row_threads": row_threads, "threads": THREADS}))
+             for k in KERNELS.values()]
+    source = cuda_source(build_many(parts, target)[1])
+    assert cuda_runtime.compile_cubin(source, "sm_90")[:4] == b"\x7fELF"
+
+    kernels = _kernels(source)
+    assert len(kernels) >= len(KERNELS)
+    rows = THREADS // row_threads
+
+    def body(kernel: str, function: str) -> str:
+        return kernels[f"sg_{kernel}_float32_{function}_kernel"]
+
+    for kernel, function in THREAD_PER_ROW:
+        assert _row_index(THREADS, "threadIdx.x") in body(kernel, function)
+    for kernel, function in SHARED_ROWS:
+        code = body(kernel, function)
+        if row_threads == 1:
+            assert _row_index(THREADS, "threadIdx.x") in code
+        else:
+            assert _column_index(row_threads).search(code), (kernel, function)
+            assert (_row_index(rows, "threadIdx.y") in code) == (rows > 1)
+    for name, code in kernels.items():  # rows on threadIdx.y only beside shared column loops
+        assert ("threadIdx.y" in code) <= bool(_column_index(row_threads).search(code)), name
+        assert f"__launch_bounds__({THREADS})" in code or "threadIdx" not in code, name
+
+
+def test_cuda_kernels_are_keyed_by_arch_and_default_to_a_warp_per_row(fresh_cache):
     sm80 = choose("retain", ("float32",), cuda("sm_80")).parallel_key
     sm90 = choose("retain", ("float32",), cuda("sm_90")).parallel_key
     assert sm80.digest() != sm90.digest()
-    assert dict(sm90.config) == {"lanes": 1, "threads": 128}
-    with pytest.raises(mx.MXNetError, match="only host CPU kernels are loaded"):
-        fresh_cache.get(sm90)
+    assert dict(sm90.config) == {"lanes": 1, "row_threads": 32, "threads": 128}

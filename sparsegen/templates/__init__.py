@@ -5,9 +5,11 @@ Conventions every template follows, so that any schedule can be applied without 
 - shapes are symbolic ``int64`` variables, indices are ``int64``;
 - a block named ``rows*`` is independent across the iterations of its outer loop (safe to run in
   parallel); any other block must stay serial;
-- column loops are written as ``d // lanes`` steps of ``T.vectorized(lanes)`` plus a scalar tail,
-  with ``lanes`` a keyword parameter that the compiler fills from the schedule config (LLVM does
-  not vectorize these loops on its own; see schedules/cpu.py).
+- column loops of a ``rows*`` block go through templates/columns.py (never in other blocks):
+  on the CPU ``d // lanes`` steps of ``T.vectorized(lanes)`` plus a scalar tail (LLVM does not
+  vectorize these loops on its own; see schedules/cpu.py), on a GPU ``row_threads`` threads per
+  row. ``lanes`` and ``row_threads`` are keyword parameters that the compiler fills from the
+  schedule config; ``row_threads`` defaults to ``None``, the CPU form.
 """
 
 import numpy as np

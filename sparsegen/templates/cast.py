@@ -1,7 +1,8 @@
 """cast_storage: dense <-> row_sparse and dense <-> csr, each data-dependent cast in two phases.
 
-Column loops are ``d // lanes`` vector steps plus a scalar tail (``lanes`` is a schedule knob,
-see schedules/cpu.py for why templates realise it).
+Copies and fills of rows go through templates/columns.py (``lanes`` and ``row_threads`` are
+schedule knobs the templates realise); the non-zero tests of ``mark`` and ``count`` reduce over a
+row's columns and stay one thread per row on a GPU, as does the compaction of ``dense_to_csr``.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import tvm
 from tvm.script import tirx as T
 
 from . import element_bytes
+from .columns import columns
 
 
 def _nonzero(value: tvm.tirx.PrimExpr, dtype: str) -> tvm.tirx.PrimExpr:
@@ -21,10 +23,32 @@ def _nonzero(value: tvm.tirx.PrimExpr, dtype: str) -> tvm.tirx.PrimExpr:
     return value != zero
 
 
-def dense_to_row_sparse(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
+@T.macro
+def _copy(dst, r, src, s, j):
+    dst[r, j] = src[s, j]
+
+
+@T.macro
+def _put(dst, r, j, value):
+    dst[r, j] = value
+
+
+def _clear(zero: tvm.tirx.PrimExpr):
+    """The column body ``out[r, j] = zero``."""
+
+    @T.macro
+    def clear(out, r, j):
+        out[r, j] = zero
+
+    return clear
+
+
+def dense_to_row_sparse(dtype: str, lanes: int = 16,
+                        row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
     """Phase ``mark``: ``pos[i+1] - pos[i]`` is 1 where row i has a non-zero, as a prefix sum.
     Phase ``fill``: copy each marked row to ``data[pos[i]]`` and write ``indices[pos[i]] = i``."""
     itemsize = element_bytes(dtype)
+    cols = columns(lanes, row_threads)
 
     @T.prim_func(s_tir=True)
     def mark(x: T.handle, pos: T.handle):
@@ -72,20 +96,18 @@ def dense_to_row_sparse(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimF
                 T.reads(X[vi, 0:d], P[vi : vi + 2])
                 T.writes(Data[P[vi], 0:d], Idx[P[vi]])
                 if P[vi + 1] > P[vi]:
-                    Idx[P[vi]] = vi
-                    for jo in T.serial(d // lanes):
-                        for ji in T.vectorized(lanes):
-                            Data[P[vi], jo * lanes + ji] = X[vi, jo * lanes + ji]
-                    for jt in T.serial(d % lanes):
-                        Data[P[vi], d - d % lanes + jt] = X[vi, d - d % lanes + jt]
+                    Idx[P[vi]] = vi  # every thread of the row writes this same value
+                    cols.each(d, _copy, Data, P[vi], X, vi)
 
     return {"mark": mark, "fill": fill}
 
 
-def row_sparse_to_dense(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
+def row_sparse_to_dense(dtype: str, lanes: int = 16,
+                        row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
     """``scatter``: ``out`` becomes zeros with ``out[indices[r]] = data[r]``."""
-    zero = tvm.tirx.const(0, dtype)
+    clear = _clear(tvm.tirx.const(0, dtype))
     itemsize = element_bytes(dtype)
+    cols = columns(lanes, row_threads)
 
     @T.prim_func(s_tir=True)
     def scatter(data: T.handle, indices: T.handle, out: T.handle):
@@ -101,21 +123,13 @@ def row_sparse_to_dense(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimF
                 vi = T.axis.spatial(n, i)
                 T.reads()
                 T.writes(Out[vi, 0:d])
-                for jo in T.serial(d // lanes):
-                    for ji in T.vectorized(lanes):
-                        Out[vi, jo * lanes + ji] = zero
-                for jt in T.serial(d % lanes):
-                    Out[vi, d - d % lanes + jt] = zero
+                cols.each(d, clear, Out, vi)
         for r in T.serial(k):
             with T.sblock("rows_scatter"):
                 vr = T.axis.spatial(k, r)
                 T.reads(Data[vr, 0:d], Idx[vr])
                 T.writes(Out[Idx[vr], 0:d])
-                for jo in T.serial(d // lanes):
-                    for ji in T.vectorized(lanes):
-                        Out[Idx[vr], jo * lanes + ji] = Data[vr, jo * lanes + ji]
-                for jt in T.serial(d % lanes):
-                    Out[Idx[vr], d - d % lanes + jt] = Data[vr, d - d % lanes + jt]
+                cols.each(d, _copy, Out, Idx[vr], Data, vr)
 
     return {"scatter": scatter}
 
@@ -181,10 +195,13 @@ def dense_to_csr(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
     return {"count": count, "fill": fill}
 
 
-def csr_to_dense(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
-    """``scatter``: each output row is zeroed, then receives its row's stored values."""
-    zero = tvm.tirx.const(0, dtype)
+def csr_to_dense(dtype: str, lanes: int = 16,
+                 row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
+    """``scatter``: each output row is zeroed, then receives its row's stored values (each
+    value stored by the thread that zeroed its column)."""
+    clear = _clear(tvm.tirx.const(0, dtype))
     itemsize = element_bytes(dtype)
+    cols = columns(lanes, row_threads)
 
     @T.prim_func(s_tir=True)
     def scatter(data: T.handle, indices: T.handle, indptr: T.handle, out: T.handle):
@@ -201,12 +218,8 @@ def csr_to_dense(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
                 vi = T.axis.spatial(n, i)
                 T.reads(Data[P[vi] : P[vi + 1]], Idx[P[vi] : P[vi + 1]], P[vi : vi + 2])
                 T.writes(Out[vi, 0:d])
-                for jo in T.serial(d // lanes):
-                    for ji in T.vectorized(lanes):
-                        Out[vi, jo * lanes + ji] = zero
-                for jt in T.serial(d % lanes):
-                    Out[vi, d - d % lanes + jt] = zero
+                cols.each(d, clear, Out, vi)
                 for p in T.serial(P[vi + 1] - P[vi]):
-                    Out[vi, Idx[P[vi] + p]] = Data[P[vi] + p]
+                    cols.owned(Idx[P[vi] + p], _put, Out, vi, Idx[P[vi] + p], Data[P[vi] + p])
 
     return {"scatter": scatter}

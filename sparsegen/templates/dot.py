@@ -1,9 +1,11 @@
 """dot: products of csr, row_sparse and dense matrices, and the index phases of sparse outputs.
 
-Every value kernel accumulates whole output rows in place, in ``T.vectorized(lanes)`` steps (see
-templates/__init__.py). Kernels that gather rhs rows at random ids prefetch the row of the entry
-``prefetch`` entries ahead (a knob of ``cpu.rows_prefetch``; 0, the default elsewhere, emits no
-prefetch, so CUDA builds carry no LLVM intrinsic).
+Every value kernel accumulates whole output rows in place through the column loops of
+templates/columns.py (``T.vectorized(lanes)`` steps on the CPU, ``row_threads`` threads per row on
+a GPU; a scatter into a row is stored by the thread that owns the column). Kernels that gather
+rhs rows at random ids prefetch the row of the entry ``prefetch`` entries ahead (a knob of
+``cpu.rows_prefetch``; 0, the default elsewhere, emits no prefetch, so CUDA builds carry no LLVM
+intrinsic).
 
 Outputs whose index set depends on the data (csrᵀ·x -> row_sparse, dense·csr -> csr) are
 sorted by column with a stable LSD radix sort (``RADIX_BITS`` per pass, serial), then the
@@ -21,6 +23,7 @@ import tvm
 from tvm.script import tirx as T
 
 from . import element_bytes
+from .columns import Columns, columns
 
 RADIX_BITS = 11
 """Key bits sorted per radix pass: a 2,048-bucket histogram stays in L1."""
@@ -28,30 +31,37 @@ RADIX_BITS = 11
 _LINE_BYTES = 64  # cache line: prefetch one address per line of a row
 
 
-def _row_macros(dtype: str, lanes: int):
-    """TIR macros of the value kernels: ``out[i] += alpha * rhs[r]``, zero a row, prefetch a row.
+@T.macro
+def _add_at(out, i, j, value):
+    out[i, j] = out[i, j] + value
 
-    Column loops are ``d // lanes`` vector steps plus a scalar tail (templates/__init__.py)."""
+
+@T.macro
+def _axpy_at(out, i, alpha, rhs, r, j):
+    out[i, j] = out[i, j] + alpha * rhs[r, j]
+
+
+@T.macro
+def _copy_column(out, i, src, j):
+    out[i, j] = src[j]
+
+
+def _row_macros(dtype: str, cols: Columns):
+    """TIR macros of the value kernels: ``out[i] += alpha * rhs[r]``, zero a row, prefetch a row."""
     zero = tvm.tirx.const(0, dtype)
     line = max(1, _LINE_BYTES // element_bytes(dtype))
 
     @T.macro
+    def clear_at(out, i, j):
+        out[i, j] = zero
+
+    @T.macro
     def axpy(out, i, alpha, rhs, r, d):
-        for jo in T.serial(d // lanes):
-            for jv in T.vectorized(lanes):
-                out[i, jo * lanes + jv] = out[i, jo * lanes + jv] + alpha * rhs[r, jo * lanes + jv]
-        for jt in T.serial(d % lanes):
-            out[i, d - d % lanes + jt] = (
-                out[i, d - d % lanes + jt] + alpha * rhs[r, d - d % lanes + jt]
-            )
+        cols.each(d, _axpy_at, out, i, alpha, rhs, r)
 
     @T.macro
     def zero_row(out, i, d):
-        for jo in T.serial(d // lanes):
-            for jv in T.vectorized(lanes):
-                out[i, jo * lanes + jv] = zero
-        for jt in T.serial(d % lanes):
-            out[i, d - d % lanes + jt] = zero
+        cols.each(d, clear_at, out, i)
 
     @T.macro
     def prefetch_row(rhs, r, d):
@@ -64,10 +74,12 @@ def _row_macros(dtype: str, lanes: int):
     return axpy, zero_row, prefetch_row
 
 
-def csr_dense(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.PrimFunc]:
+def csr_dense(dtype: str, lanes: int = 16, prefetch: int = 0,
+              row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
     """``matmul``: ``out = csr · rhs`` (dense), one output row per csr row, rows in parallel."""
     elem = element_bytes(dtype)
-    axpy, zero_row, prefetch_row = _row_macros(dtype, lanes)
+    cols = columns(lanes, row_threads)
+    axpy, zero_row, prefetch_row = _row_macros(dtype, cols)
 
     @T.prim_func(s_tir=True)
     def matmul(data: T.handle, indices: T.handle, indptr: T.handle, rhs: T.handle, out: T.handle):
@@ -95,11 +107,13 @@ def csr_dense(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.t
     return {"matmul": matmul}
 
 
-def csr_row_sparse(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
+def csr_row_sparse(dtype: str, lanes: int = 16,
+                   row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
     """``matmul``: ``out = csr · rsp`` (dense); each column id is looked up among the rsp's
     stored row ids by binary search, so row ids of any size work."""
     elem = element_bytes(dtype)
-    axpy, zero_row, _ = _row_macros(dtype, lanes)
+    cols = columns(lanes, row_threads)
+    axpy, zero_row, _ = _row_macros(dtype, cols)
 
     @T.prim_func(s_tir=True)
     def matmul(data: T.handle, indices: T.handle, indptr: T.handle, rdata: T.handle,
@@ -297,12 +311,14 @@ def _index_phases() -> dict[str, tvm.tirx.PrimFunc]:
             "unique": unique, "rank": rank}
 
 
-def csr_t(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.PrimFunc]:
+def csr_t(dtype: str, lanes: int = 16, prefetch: int = 0,
+          row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
     """``out = csrᵀ · rhs`` compacted to the distinct columns (row_sparse): the index phases sort
     the entries by column, then ``values`` computes row ``c`` from the entries
     ``src[seg[c]:seg[c+1]]`` of its column, each output row written by one task."""
     elem = element_bytes(dtype)
-    axpy, zero_row, prefetch_row = _row_macros(dtype, lanes)
+    cols = columns(lanes, row_threads)
+    axpy, zero_row, prefetch_row = _row_macros(dtype, cols)
 
     @T.prim_func(s_tir=True)
     def values(data: T.handle, src: T.handle, erow: T.handle, seg: T.handle, rhs: T.handle,
@@ -336,13 +352,16 @@ def csr_t(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.
             "values": values}
 
 
-def dense_csr(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
+def dense_csr(dtype: str, lanes: int = 16,
+              row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
     """``matmul``: ``out = lhs · csr`` (dense). For csr output the index phases sort the csr's
     entries by column and ``rank`` maps each entry to its column's position among the distinct
     columns; ``values`` then stores the product over those columns, every output row storing
     all of them (explicit zeros included), as MXNet's dense·csr -> csr does."""
     elem = element_bytes(dtype)
-    _, zero_row, _ = _row_macros(dtype, lanes)
+    cols = columns(lanes, row_threads)
+    flat = columns(1, row_threads)  # the column ids: a plain loop on the CPU
+    _, zero_row, _ = _row_macros(dtype, cols)
 
     @T.prim_func(s_tir=True)
     def matmul(lhs: T.handle, data: T.handle, indices: T.handle, indptr: T.handle, out: T.handle):
@@ -364,9 +383,8 @@ def dense_csr(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
                 zero_row(Out, vi, n)
                 for kk in T.serial(k):
                     for p in T.serial(P[kk + 1] - P[kk]):
-                        Out[vi, Idx[P[kk] + p]] = (
-                            Out[vi, Idx[P[kk] + p]] + A[vi, kk] * Data[P[kk] + p]
-                        )
+                        cols.owned(Idx[P[kk] + p], _add_at, Out, vi, Idx[P[kk] + p],
+                                   A[vi, kk] * Data[P[kk] + p])
 
     @T.prim_func(s_tir=True)
     def values(lhs: T.handle, data: T.handle, indptr: T.handle, ranks: T.handle,
@@ -393,13 +411,11 @@ def dense_csr(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
                 T.writes(OutData[vi, 0:s], OutIdx[vi, 0:s], OutPtr[vi + 1])
                 OutPtr[vi + 1] = (vi + 1) * s
                 zero_row(OutData, vi, s)
-                for j in T.serial(s):
-                    OutIdx[vi, j] = Cols[j]
+                flat.each(s, _copy_column, OutIdx, vi, Cols)
                 for kk in T.serial(k):
                     for p in T.serial(P[kk + 1] - P[kk]):
-                        OutData[vi, Rank[P[kk] + p]] = (
-                            OutData[vi, Rank[P[kk] + p]] + A[vi, kk] * Data[P[kk] + p]
-                        )
+                        cols.owned(Rank[P[kk] + p], _add_at, OutData, vi, Rank[P[kk] + p],
+                                   A[vi, kk] * Data[P[kk] + p])
 
     phases = _index_phases()
     return {"matmul": matmul,
@@ -407,10 +423,17 @@ def dense_csr(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
             "values": values}
 
 
-def dense_csr_t(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+def dense_csr_t(dtype: str, row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
     """``matmul``: ``out = lhs · csrᵀ`` (dense): each output element gathers one csr row."""
     elem = element_bytes(dtype)
     zero = tvm.tirx.const(0, dtype)
+    cols = columns(1, row_threads)
+
+    @T.macro
+    def gather_at(out, i, lhs, data, idx, ptr, j):
+        out[i, j] = zero
+        for p in T.serial(ptr[j + 1] - ptr[j]):
+            out[i, j] = out[i, j] + lhs[i, idx[ptr[j] + p]] * data[ptr[j] + p]
 
     @T.prim_func(s_tir=True)
     def matmul(lhs: T.handle, data: T.handle, indices: T.handle, indptr: T.handle, out: T.handle):
@@ -429,19 +452,18 @@ def dense_csr_t(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 vi = T.axis.spatial(m, i)
                 T.reads(A[vi, 0:k], Data[0:nnz], Idx[0:nnz], P[0 : n + 1])
                 T.writes(Out[vi, 0:n])
-                for j in T.serial(n):
-                    Out[vi, j] = zero
-                    for p in T.serial(P[j + 1] - P[j]):
-                        Out[vi, j] = Out[vi, j] + A[vi, Idx[P[j] + p]] * Data[P[j] + p]
+                cols.each(n, gather_at, Out, vi, A, Data, Idx, P)
 
     return {"matmul": matmul}
 
 
-def dense_dense(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
+def dense_dense(dtype: str, lanes: int = 16,
+                row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
     """``nn``, ``tn``, ``nt``, ``tt``: ``out = op(lhs) · op(rhs)`` with ``t`` = transposed
     operand; output rows in parallel (a plain generated kernel, not a tuned GEMM)."""
     elem = element_bytes(dtype)
-    axpy, zero_row, _ = _row_macros(dtype, lanes)
+    cols = columns(lanes, row_threads)
+    axpy, zero_row, _ = _row_macros(dtype, cols)
     zero = tvm.tirx.const(0, dtype)
 
     def axpy_form(trans_a: bool):
@@ -466,6 +488,14 @@ def dense_dense(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
         return kernel
 
     def dot_form(trans_a: bool):
+        flat = columns(1, row_threads)  # each element is a dot product: a plain loop on the CPU
+
+        @T.macro
+        def dot_at(out, i, lhs, rhs, k, j):
+            out[i, j] = zero
+            for kk in T.serial(k):
+                out[i, j] = out[i, j] + (lhs[kk, i] if trans_a else lhs[i, kk]) * rhs[j, kk]
+
         @T.prim_func(s_tir=True)
         def kernel(lhs: T.handle, rhs: T.handle, out: T.handle):
             T.func_attr({"tirx.noalias": True})
@@ -480,12 +510,7 @@ def dense_dense(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
                     vi = T.axis.spatial(m, i)
                     T.reads(A[0:k, vi] if trans_a else A[vi, 0:k], B[0:n, 0:k])
                     T.writes(Out[vi, 0:n])
-                    for j in T.serial(n):
-                        Out[vi, j] = zero
-                        for kk in T.serial(k):
-                            Out[vi, j] = (
-                                Out[vi, j] + (A[kk, vi] if trans_a else A[vi, kk]) * B[j, kk]
-                            )
+                    flat.each(n, dot_at, Out, vi, A, B, k)
 
         return kernel
 

@@ -18,6 +18,7 @@ from tvm import tirx
 from tvm.script import tirx as T
 
 from . import element_bytes
+from .columns import Columns, columns
 
 Expr = tvm.ir.Expr
 
@@ -208,11 +209,16 @@ SCALAR_OPS: dict[str, Callable[[str, Expr, Expr], Expr]] = {
 # -- maps over flat buffers ---------------------------------------------------------------------
 BLOCK = 512
 """Elements per ``rows`` block of a flat map: a constant inner loop that LLVM vectorizes (the
-schedule parallelizes the blocks); the last ``n % BLOCK`` elements run in a serial tail."""
+schedule parallelizes the blocks; on a GPU ``row_threads`` threads share a block's elements);
+the last ``n % BLOCK`` elements run in a serial tail."""
 
 
-def _binary_map(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
+def _binary_map(fn: str, dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
     align = element_bytes(dtype)
+
+    @T.macro
+    def apply(out, a, b, base, j):
+        out[base + j] = binary(fn, dtype, a[base + j], b[base + j])
 
     @T.prim_func(s_tir=True)
     def func(a: T.handle, b: T.handle, out: T.handle):
@@ -224,8 +230,7 @@ def _binary_map(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
         for i in T.serial(n // BLOCK):
             with T.sblock("rows"):
                 vi = T.axis.spatial(n // BLOCK, i)
-                for j in T.serial(BLOCK):
-                    Out[vi * BLOCK + j] = binary(fn, dtype, A[vi * BLOCK + j], B[vi * BLOCK + j])
+                cols.each(BLOCK, apply, Out, A, B, vi * BLOCK)
         for t in T.serial(n % BLOCK):
             with T.sblock("tail"):
                 vt = T.axis.spatial(n % BLOCK, t)
@@ -235,10 +240,14 @@ def _binary_map(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
     return func
 
 
-def _scalar_map(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
+def _scalar_map(fn: str, dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
     align = element_bytes(dtype)
     scalar_t = _scalar_type(dtype)
     build = SCALAR_OPS[fn]
+
+    @T.macro
+    def apply(out, x, s, base, j):
+        out[base + j] = build(dtype, x[base + j], T.Cast(dtype, s))
 
     @T.prim_func(s_tir=True)
     def func(x: T.handle, s: scalar_t, out: T.handle):
@@ -249,8 +258,7 @@ def _scalar_map(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
         for i in T.serial(n // BLOCK):
             with T.sblock("rows"):
                 vi = T.axis.spatial(n // BLOCK, i)
-                for j in T.serial(BLOCK):
-                    Out[vi * BLOCK + j] = build(dtype, X[vi * BLOCK + j], T.Cast(dtype, s))
+                cols.each(BLOCK, apply, Out, X, s, vi * BLOCK)
         for t in T.serial(n % BLOCK):
             with T.sblock("tail"):
                 vt = T.axis.spatial(n % BLOCK, t)
@@ -259,9 +267,13 @@ def _scalar_map(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
     return func
 
 
-def _clip_map(dtype: str) -> tvm.tirx.PrimFunc:
+def _clip_map(dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
     align = element_bytes(dtype)
     scalar_t = _scalar_type(dtype)
+
+    @T.macro
+    def apply(out, x, lo, hi, base, j):
+        out[base + j] = clip(dtype, x[base + j], T.Cast(dtype, lo), T.Cast(dtype, hi))
 
     @T.prim_func(s_tir=True)
     def func(x: T.handle, lo: scalar_t, hi: scalar_t, out: T.handle):
@@ -272,9 +284,7 @@ def _clip_map(dtype: str) -> tvm.tirx.PrimFunc:
         for i in T.serial(n // BLOCK):
             with T.sblock("rows"):
                 vi = T.axis.spatial(n // BLOCK, i)
-                for j in T.serial(BLOCK):
-                    Out[vi * BLOCK + j] = clip(dtype, X[vi * BLOCK + j], T.Cast(dtype, lo),
-                                               T.Cast(dtype, hi))
+                cols.each(BLOCK, apply, Out, X, lo, hi, vi * BLOCK)
         for t in T.serial(n % BLOCK):
             with T.sblock("tail"):
                 vt = T.axis.spatial(n % BLOCK, t)
@@ -284,17 +294,22 @@ def _clip_map(dtype: str) -> tvm.tirx.PrimFunc:
     return func
 
 
-def dense(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+def dense(dtype: str, row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
     """Flat maps ``out[i] = f(...)``: the binary ops ``(a, b, out)``, the scalar ops
     ``(x, s, out)`` and ``clip (x, lo, hi, out)``; used on dense buffers and on stored values."""
-    funcs = {fn: _binary_map(fn, dtype) for fn in ("add", "sub", "mul", "div")}
-    funcs.update({fn: _scalar_map(fn, dtype) for fn in SCALAR_OPS})
-    funcs["clip"] = _clip_map(dtype)
+    cols = columns(1, row_threads)
+    funcs = {fn: _binary_map(fn, dtype, cols) for fn in ("add", "sub", "mul", "div")}
+    funcs.update({fn: _scalar_map(fn, dtype, cols) for fn in SCALAR_OPS})
+    funcs["clip"] = _clip_map(dtype, cols)
     return funcs
 
 
-def _unary_map(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
+def _unary_map(fn: str, dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
     align = element_bytes(dtype)
+
+    @T.macro
+    def apply(out, x, base, j):
+        out[base + j] = unary(fn, dtype, x[base + j])
 
     @T.prim_func(s_tir=True)
     def func(x: T.handle, out: T.handle):
@@ -305,8 +320,7 @@ def _unary_map(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
         for i in T.serial(n // BLOCK):
             with T.sblock("rows"):
                 vi = T.axis.spatial(n // BLOCK, i)
-                for j in T.serial(BLOCK):
-                    Out[vi * BLOCK + j] = unary(fn, dtype, X[vi * BLOCK + j])
+                cols.each(BLOCK, apply, Out, X, vi * BLOCK)
         for t in T.serial(n % BLOCK):
             with T.sblock("tail"):
                 vt = T.axis.spatial(n % BLOCK, t)
@@ -315,9 +329,10 @@ def _unary_map(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
     return func
 
 
-def unary_maps(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+def unary_maps(dtype: str, row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
     """One flat map ``(x, out)`` per unary op of ``FLOAT_UNARY``."""
-    return {fn: _unary_map(fn, dtype) for fn in FLOAT_UNARY}
+    cols = columns(1, row_threads)
+    return {fn: _unary_map(fn, dtype, cols) for fn in FLOAT_UNARY}
 
 
 # -- index sets (dtype-free) ------------------------------------------------------------------
@@ -449,9 +464,21 @@ def index_sets() -> dict[str, tvm.tirx.PrimFunc]:
 
 
 # -- row_sparse values ------------------------------------------------------------------------
-def _rsp_fill(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
+def _rsp_fill(fn: str, dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
     align = element_bytes(dtype)
     zero = _const(0, dtype)
+
+    @T.macro
+    def both(out, r, a, ra, b, rb, j):
+        out[r, j] = binary(fn, dtype, a[ra, j], b[rb, j])
+
+    @T.macro
+    def left(out, r, a, ra, j):
+        out[r, j] = binary(fn, dtype, a[ra, j], zero)
+
+    @T.macro
+    def right(out, r, b, rb, j):
+        out[r, j] = binary(fn, dtype, zero, b[rb, j])
 
     @T.prim_func(s_tir=True)
     def func(a: T.handle, b: T.handle, src_a: T.handle, src_b: T.handle, out: T.handle):
@@ -471,20 +498,21 @@ def _rsp_fill(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
                 T.reads(A[0:ka, 0:d], B[0:kb, 0:d], SA[vr], SB[vr])
                 T.writes(Out[vr, 0:d])
                 if SA[vr] >= T.int64(0) and SB[vr] >= T.int64(0):
-                    for j in T.serial(d):
-                        Out[vr, j] = binary(fn, dtype, A[SA[vr], j], B[SB[vr], j])
+                    cols.each(d, both, Out, vr, A, SA[vr], B, SB[vr])
                 elif SA[vr] >= T.int64(0):
-                    for j in T.serial(d):
-                        Out[vr, j] = binary(fn, dtype, A[SA[vr], j], zero)
+                    cols.each(d, left, Out, vr, A, SA[vr])
                 else:
-                    for j in T.serial(d):
-                        Out[vr, j] = binary(fn, dtype, zero, B[SB[vr], j])
+                    cols.each(d, right, Out, vr, B, SB[vr])
 
     return func
 
 
-def _rsp_update(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
+def _rsp_update(fn: str, dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
     align = element_bytes(dtype)
+
+    @T.macro
+    def apply(dst, r, src, s, j):
+        dst[r, j] = binary(fn, dtype, dst[r, j], src[s, j])
 
     @T.prim_func(s_tir=True)
     def func(dense: T.handle, data: T.handle, indices: T.handle):
@@ -500,14 +528,17 @@ def _rsp_update(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
                 vr = T.axis.spatial(k, r)
                 T.reads(D[Idx[vr], 0:d], Data[vr, 0:d], Idx[vr])
                 T.writes(D[Idx[vr], 0:d])
-                for j in T.serial(d):
-                    D[Idx[vr], j] = binary(fn, dtype, D[Idx[vr], j], Data[vr, j])
+                cols.each(d, apply, D, Idx[vr], Data, vr)
 
     return func
 
 
-def _rsp_gather_mul(dtype: str) -> tvm.tirx.PrimFunc:
+def _rsp_gather_mul(dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
     align = element_bytes(dtype)
+
+    @T.macro
+    def apply(out, r, src, other, s, j):
+        out[r, j] = binary("mul", dtype, src[r, j], other[s, j])
 
     @T.prim_func(s_tir=True)
     def func(dense: T.handle, data: T.handle, indices: T.handle, out: T.handle):
@@ -524,19 +555,19 @@ def _rsp_gather_mul(dtype: str) -> tvm.tirx.PrimFunc:
                 vr = T.axis.spatial(k, r)
                 T.reads(D[Idx[vr], 0:d], Data[vr, 0:d], Idx[vr])
                 T.writes(Out[vr, 0:d])
-                for j in T.serial(d):
-                    Out[vr, j] = binary("mul", dtype, Data[vr, j], D[Idx[vr], j])
+                cols.each(d, apply, Out, vr, Data, D, Idx[vr])
 
     return func
 
 
-def row_sparse(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+def row_sparse(dtype: str, row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
     """Phase 2 of row_sparse ops, parallel over rows: ``fill_<op>`` writes each output row from
     its source rows (zero where absent); ``update_<op>`` applies stored rows to a dense array in
     place; ``gather_mul`` multiplies stored rows by the dense rows of the same ids."""
-    funcs = {f"fill_{fn}": _rsp_fill(fn, dtype) for fn in (*UNION_OPS, "mul")}
-    funcs.update({f"update_{fn}": _rsp_update(fn, dtype) for fn in UNION_OPS})
-    funcs["gather_mul"] = _rsp_gather_mul(dtype)
+    cols = columns(1, row_threads)
+    funcs = {f"fill_{fn}": _rsp_fill(fn, dtype, cols) for fn in (*UNION_OPS, "mul")}
+    funcs.update({f"update_{fn}": _rsp_update(fn, dtype, cols) for fn in UNION_OPS})
+    funcs["gather_mul"] = _rsp_gather_mul(dtype, cols)
     return funcs
 
 

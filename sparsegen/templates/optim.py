@@ -27,6 +27,7 @@ import tvm
 from tvm.script import tirx as T
 
 from . import element_bytes
+from .columns import columns
 
 MERGE_SPAN = 64
 """Weight rows per task of the ``std`` functions (each task starts with one binary search)."""
@@ -58,18 +59,20 @@ def _sign(x: Any, ct: str) -> Any:
     return T.Select(x > 0, one, T.Select(x < 0, -one, tvm.tirx.const(0, ct)))
 
 
-def _loops(dtype: str, lanes: int, prefetch: int, step: Any) -> tuple[Any, Any, Any]:
+def _loops(dtype: str, lanes: int, row_threads: int | None, prefetch: int,
+           step: Any) -> tuple[Any, Any, Any]:
     """The ``lazy``, ``std`` and ``dense`` row loops around an element update.
 
     ``step(arrays, h, r, j, g)`` updates element ``(r, j)`` of the weight and states ``arrays``
     (one to three buffers) with hyperparameters ``h`` and gradient value ``g`` (already in the
-    compute type). Column loops are ``d // lanes`` vector steps plus a scalar tail (see
-    schedules/cpu.py); ``lazy`` prefetches the rows of the gradient row ``prefetch`` ahead.
+    compute type). Column loops are those of templates/columns.py; ``lazy`` prefetches the rows
+    of the gradient row ``prefetch`` ahead.
     """
     ct = _compute_type(dtype)
     zero = tvm.tirx.const(0, ct)
     span = MERGE_SPAN
     per_line = max(1, 64 // tvm.DataType(dtype).itemsize)
+    cols = columns(lanes, row_threads)
 
     @T.macro
     def fetch_rows(arrays, gbuf, row, grow, width):
@@ -82,21 +85,20 @@ def _loops(dtype: str, lanes: int, prefetch: int, step: Any) -> tuple[Any, Any, 
             T.evaluate(_prefetch(gbuf[grow, q * per_line], 0))
 
     @T.macro
+    def grad_step(arrays, hyper, row, gbuf, grow, j):
+        step(arrays, hyper, row, j, T.Cast(ct, gbuf[grow, j]))
+
+    @T.macro
+    def zero_step(arrays, hyper, row, j):
+        step(arrays, hyper, row, j, zero)
+
+    @T.macro
     def grad_cols(arrays, hyper, row, gbuf, grow, width):
-        for jo in T.serial(width // lanes):
-            for ji in T.vectorized(lanes):
-                step(arrays, hyper, row, jo * lanes + ji, T.Cast(ct, gbuf[grow, jo * lanes + ji]))
-        for jt in T.serial(width % lanes):
-            step(arrays, hyper, row, width - width % lanes + jt,
-                 T.Cast(ct, gbuf[grow, width - width % lanes + jt]))
+        cols.each(width, grad_step, arrays, hyper, row, gbuf, grow)
 
     @T.macro
     def zero_cols(arrays, hyper, row, width):
-        for jo in T.serial(width // lanes):
-            for ji in T.vectorized(lanes):
-                step(arrays, hyper, row, jo * lanes + ji, zero)
-        for jt in T.serial(width % lanes):
-            step(arrays, hyper, row, width - width % lanes + jt, zero)
+        cols.each(width, zero_step, arrays, hyper, row)
 
     @T.macro
     def lazy_rows(arrays, hyper, gbuf, ibuf, kk, width):
@@ -152,7 +154,8 @@ def _loops(dtype: str, lanes: int, prefetch: int, step: Any) -> tuple[Any, Any, 
     return lazy_rows, merged_rows, dense_rows
 
 
-def sgd(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.PrimFunc]:
+def sgd(dtype: str, lanes: int = 16, prefetch: int = 0,
+        row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
     """``weight = (1 - lr*wd) * weight - lr * clip(rescale_grad * grad)`` (MXNet's sgd_update)."""
     itemsize = element_bytes(dtype)
     ct = _compute_type(dtype)
@@ -165,7 +168,7 @@ def sgd(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.Pr
         a[0][r, j] = T.Cast(dtype, (up(1) - h.lr * h.wd) * up(a[0][r, j])
                             - h.lr * _clip(h.rescale_grad * g, h.clip_gradient))
 
-    lazy_rows, merged_rows, dense_rows = _loops(dtype, lanes, prefetch, step)
+    lazy_rows, merged_rows, dense_rows = _loops(dtype, lanes, row_threads, prefetch, step)
 
     @T.prim_func(s_tir=True)
     def lazy(weight: T.handle, grad_data: T.handle, grad_indices: T.handle, lr: T.float32,
@@ -200,7 +203,8 @@ def sgd(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.Pr
     return {"lazy": lazy, "std": std, "dense": dense}
 
 
-def sgd_mom(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.PrimFunc]:
+def sgd_mom(dtype: str, lanes: int = 16, prefetch: int = 0,
+            row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
     """``mom = momentum*mom - lr*wd*weight - lr*clip(rescale_grad*grad); weight += mom``
     (MXNet's sgd_mom_update: the momentum state holds the negative step)."""
     itemsize = element_bytes(dtype)
@@ -215,7 +219,7 @@ def sgd_mom(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tir
                             - h.lr * _clip(h.rescale_grad * g, h.clip_gradient))
         a[0][r, j] = T.Cast(dtype, up(a[0][r, j]) + up(a[1][r, j]))
 
-    lazy_rows, merged_rows, dense_rows = _loops(dtype, lanes, prefetch, step)
+    lazy_rows, merged_rows, dense_rows = _loops(dtype, lanes, row_threads, prefetch, step)
 
     @T.prim_func(s_tir=True)
     def lazy(weight: T.handle, grad_data: T.handle, grad_indices: T.handle, mom: T.handle,
@@ -258,7 +262,8 @@ def sgd_mom(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tir
     return {"lazy": lazy, "std": std, "dense": dense}
 
 
-def adam(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.PrimFunc]:
+def adam(dtype: str, lanes: int = 16, prefetch: int = 0,
+         row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
     """``g = clip(rescale_grad*grad + wd*weight); mean = beta1*mean + (1-beta1)*g;
     var = beta2*var + (1-beta2)*g*g; weight -= lr * mean / (sqrt(var) + epsilon)``
     (MXNet's adam_update; the caller folds bias correction into ``lr``)."""
@@ -281,7 +286,7 @@ def adam(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.P
         a[0][r, j] = T.Cast(dtype, up(a[0][r, j])
                             - h.lr * up(a[1][r, j]) / (T.sqrt(up(a[2][r, j])) + h.epsilon))
 
-    lazy_rows, merged_rows, dense_rows = _loops(dtype, lanes, prefetch, step)
+    lazy_rows, merged_rows, dense_rows = _loops(dtype, lanes, row_threads, prefetch, step)
 
     @T.prim_func(s_tir=True)
     def lazy(weight: T.handle, grad_data: T.handle, grad_indices: T.handle, mean: T.handle,
@@ -329,7 +334,8 @@ def adam(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.P
     return {"lazy": lazy, "std": std, "dense": dense}
 
 
-def adagrad(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.PrimFunc]:
+def adagrad(dtype: str, lanes: int = 16, prefetch: int = 0,
+            row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
     """``g = clip(rescale_grad*grad); history += g*g;
     weight -= lr * (g / sqrt(history + epsilon) + wd*weight)`` (MXNet's AdaGrad; its sparse
     operator takes no ``wd``, so a row_sparse gradient always runs ``lazy`` with ``wd = 0``)."""
@@ -347,7 +353,7 @@ def adagrad(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tir
             _clip(g * h.rescale_grad, h.clip_gradient) / T.sqrt(up(a[1][r, j]) + h.epsilon)
             + h.wd * up(a[0][r, j])))
 
-    lazy_rows, _, dense_rows = _loops(dtype, lanes, prefetch, step)
+    lazy_rows, _, dense_rows = _loops(dtype, lanes, row_threads, prefetch, step)
 
     @T.prim_func(s_tir=True)
     def lazy(weight: T.handle, grad_data: T.handle, grad_indices: T.handle, history: T.handle,
@@ -377,7 +383,8 @@ def adagrad(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tir
     return {"lazy": lazy, "dense": dense}
 
 
-def ftrl(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.PrimFunc]:
+def ftrl(dtype: str, lanes: int = 16, prefetch: int = 0,
+         row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
     """``g = clip(rescale_grad*grad); z += g - (sqrt(n + g*g) - sqrt(n)) * weight / lr;
     n += g*g; weight = (sign(z)*lamda1 - z) / ((beta + sqrt(n)) / lr + wd) * (|z| > lamda1)``
     (MXNet's ftrl_update)."""
@@ -400,7 +407,7 @@ def ftrl(dtype: str, lanes: int = 16, prefetch: int = 0) -> dict[str, tvm.tirx.P
                             / ((h.beta + T.sqrt(up(a[2][r, j]))) / h.lr + h.wd)
                             * T.Cast(ct, T.abs(up(a[1][r, j])) > h.lamda1))
 
-    lazy_rows, merged_rows, dense_rows = _loops(dtype, lanes, prefetch, step)
+    lazy_rows, merged_rows, dense_rows = _loops(dtype, lanes, row_threads, prefetch, step)
 
     @T.prim_func(s_tir=True)
     def lazy(weight: T.handle, grad_data: T.handle, grad_indices: T.handle, z: T.handle,

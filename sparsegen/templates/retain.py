@@ -6,12 +6,23 @@ import tvm
 from tvm.script import tirx as T
 
 from . import element_bytes
+from .columns import columns
 
 
-def retain(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
+def retain(dtype: str, lanes: int = 16,
+           row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
     """``gather``: ``out[r] = data[s]`` where ``indices[s] == req[r]``, else zeros (binary search)."""
     zero = tvm.tirx.const(0, dtype)
     itemsize = element_bytes(dtype)
+    cols = columns(lanes, row_threads)
+
+    @T.macro
+    def copy(out, r, data, s, j):
+        out[r, j] = data[s, j]
+
+    @T.macro
+    def clear(out, r, j):
+        out[r, j] = zero
 
     @T.prim_func(s_tir=True)
     def gather(data: T.handle, indices: T.handle, req: T.handle, out: T.handle):
@@ -44,16 +55,8 @@ def retain(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
                     if Idx[bounds[0]] == Req[vr]:
                         found[0] = 1
                 if found[0] == 1:
-                    for jo in T.serial(d // lanes):
-                        for ji in T.vectorized(lanes):
-                            Out[vr, jo * lanes + ji] = Data[bounds[0], jo * lanes + ji]
-                    for jt in T.serial(d % lanes):
-                        Out[vr, d - d % lanes + jt] = Data[bounds[0], d - d % lanes + jt]
+                    cols.each(d, copy, Out, vr, Data, bounds[0])
                 else:
-                    for jo in T.serial(d // lanes):
-                        for ji in T.vectorized(lanes):
-                            Out[vr, jo * lanes + ji] = zero
-                    for jt in T.serial(d % lanes):
-                        Out[vr, d - d % lanes + jt] = zero
+                    cols.each(d, clear, Out, vr)
 
     return {"gather": gather}
