@@ -66,7 +66,8 @@ def _resolve(ref: str) -> Any:
 
 
 _ROWS = (("llvm", "sparsegen.schedules.cpu:ROWS"), ("cuda", "sparsegen.schedules.cuda:ROWS"))
-"""Row-parallel schedules: chunks on the CPU thread pool (llvm), a GPU thread per row (cuda)."""
+"""Row-parallel schedules: chunks on the CPU thread pool (llvm); on a GPU (cuda) a thread, warp or
+block per row, its threads on neighbouring columns."""
 
 _GATHER = (("llvm", "sparsegen.schedules.cpu:ROWS_PREFETCH"),
            ("cuda", "sparsegen.schedules.cuda:ROWS"))
