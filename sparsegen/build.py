@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from tqdm import tqdm
 
-from .cache import KernelKey, choose, default_cache
+from .cache import CompilerMissingError, KernelKey, choose, default_cache
 from .registry import DATA_DTYPES, KERNELS, kernel_def
 from .target import Target
 from .target import resolve as resolve_target
@@ -40,7 +40,8 @@ def build_library(
 
     Each (kernel, dtype) gets the binaries its calls use: on the CPU the parallel and the serial
     build of its chosen config. A kernel with several dtype parameters is built with all of them
-    equal to each dtype. Kernels that cannot be generated for the target are listed, not fatal.
+    equal to each dtype. Kernels that cannot be generated for the target are listed, not fatal;
+    a kernel missing from a runtime-only install's cache (no TVM compiler) is.
     """
     cache = default_cache()
     resolved = resolve_target(target)
@@ -60,8 +61,8 @@ def build_library(
         bar.set_postfix_str(keys[key], refresh=False)
         try:
             built += cache.ensure(key)
-        except Exception:  # noqa: BLE001 - a kernel the target cannot take is reported, not fatal
-            if resolved.kind == "llvm":
+        except Exception as err:  # noqa: BLE001 - a kernel the target cannot take is reported
+            if resolved.kind == "llvm" or isinstance(err, CompilerMissingError):
                 raise
             failed.append(keys[key])
     return BuildSummary(built, len(keys) - built - len(failed), time.perf_counter() - start,

@@ -20,7 +20,7 @@ from typing import Any
 from . import cuda_runtime, registry, runtime
 from ._version import __version__
 from .config import cache_dir
-from .errors import KernelCacheWarning
+from .errors import KernelCacheWarning, SparsegenError
 from .files import write_atomically
 from .schedules.space import Config
 from .target import Target
@@ -33,18 +33,26 @@ _CODE_THAT_SHAPES_BINARIES = ("templates", "schedules", "compiler.py")
 
 @lru_cache(maxsize=None)
 def versions() -> dict[str, str]:
-    """The versions a kernel binary depends on: TVM, tvm-ffi, sparsegen, and the code digest."""
+    """The versions a kernel binary depends on: TVM, tvm-ffi, sparsegen, and the code digest.
+
+    A runtime-only install (no apache-tvm distribution) reads TVM's from its runtime folder
+    (``runtime.tvm_version``), so a cache prebuilt elsewhere keeps its keys.
+    """
     digest = hashlib.sha256()
     for entry in _CODE_THAT_SHAPES_BINARIES:
         root = _PACKAGE / entry
         for path in sorted(root.rglob("*.py")) if root.is_dir() else [root]:
             digest.update(path.name.encode() + path.read_bytes())
     return {
-        "tvm": importlib.metadata.version("apache-tvm"),
+        "tvm": runtime.tvm_version(),  # apache-tvm's, or the runtime folder's TVM_VERSION
         "tvm_ffi": importlib.metadata.version("apache-tvm-ffi"),
         "sparsegen": __version__,
         "codegen": digest.hexdigest()[:16],
     }
+
+
+class CompilerMissingError(SparsegenError):
+    """A kernel is not in the cache and the TVM compiler that would build it is not installed."""
 
 
 @dataclass(frozen=True)
@@ -104,6 +112,22 @@ def _load(key: KernelKey, path: Path) -> Any:
         with cuda_runtime.serving_cubins(key.target.arch):
             return runtime.load_module(path)
     return runtime.load_module(path)
+
+
+def _compiler(key: KernelKey, directory: Path) -> Any:
+    """The compiler module, imported only when something is built; a runtime-only install (no
+    ``tvm`` package) gets ``CompilerMissingError`` naming the kernel instead."""
+    try:
+        from . import compiler
+    except ModuleNotFoundError as err:
+        if (err.name or "").split(".")[0] != "tvm":
+            raise
+        raise CompilerMissingError(
+            f"kernel {key.kernel}[{','.join(key.dtypes)}] for {key.target.label} is not in the "
+            f"prebuilt cache ({directory / 'kernels'}) and the TVM compiler is not installed "
+            "(pip install apache-tvm, or prebuild it with `sparsegen build` where it is)"
+        ) from None
+    return compiler
 
 
 @contextmanager
@@ -176,8 +200,7 @@ class KernelCache:
             return Kernel(key, _load(key, path), path)
 
     def _build(self, key: KernelKey, path: Path) -> None:
-        from . import compiler  # the TVM compiler is imported only when something is built
-
+        compiler = _compiler(key, self.directory)
         start = time.perf_counter()
         definition = registry.kernel_def(key.kernel)
         executable = compiler.build(definition, key.dtypes, key.target, key.config)

@@ -35,12 +35,17 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _info(args: argparse.Namespace) -> int:
+    import importlib.util
+
     from .context import num_gpus
+    from .runtime import runtime_dir, tvm_version
     from .target import host_cpu
 
     facts = {
         "sparsegen": __version__,
-        "tvm": _version("apache-tvm"),
+        "tvm": tvm_version(),
+        "tvm_compiler": importlib.util.find_spec("tvm") is not None,
+        "tvm_runtime": str(runtime_dir()),
         "tvm_ffi": _version("apache-tvm-ffi"),
         "host_target": host_cpu().as_dict,
         "threads": num_threads(),
@@ -96,8 +101,18 @@ def _build(args: argparse.Namespace) -> int:
 def _tune(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .tune import tuner
+    from .errors import SparsegenError
     from .tune.records import log_name, user_log
+
+    try:
+        from .tune import tuner
+    except ModuleNotFoundError as err:
+        if (err.name or "").split(".")[0] != "tvm":
+            raise
+        raise SparsegenError(
+            "tuning builds candidate kernels with the TVM compiler, which is not installed "
+            "(a runtime-only install runs prebuilt kernels)"
+        ) from None
 
     kernels = tuner.tunable() if args.op == ["all"] else args.op
     unknown = sorted(set(kernels) - set(tuner.tunable()))

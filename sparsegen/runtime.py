@@ -1,8 +1,16 @@
-"""Loading and calling compiled kernels with the TVM runtime alone (no compiler import)."""
+"""Loading and calling compiled kernels with the TVM runtime alone (no compiler import).
+
+The runtime libraries (``libtvm_runtime.so``, and ``libtvm_runtime_cuda.so`` for GPUs) are found
+in the ``apache-tvm`` package, or in the folder ``$SPARSEGEN_TVM_RUNTIME_DIR`` names: a
+runtime-only install (``tvm_ffi`` plus those two libraries, no compiler) that runs prebuilt
+kernel caches. Such a folder holds a file ``TVM_VERSION`` naming the apache-tvm release the
+libraries come from, since cache keys include it.
+"""
 
 from __future__ import annotations
 
 import ctypes
+import importlib.metadata
 import importlib.util
 import os
 import sys
@@ -27,16 +35,59 @@ finally:
         del sys.modules["torch"]
 
 from .config import num_threads  # noqa: E402
+from .errors import SparsegenError  # noqa: E402
+
+RUNTIME_DIR_VARIABLE = "SPARSEGEN_TVM_RUNTIME_DIR"
+VERSION_FILE = "TVM_VERSION"
+
+
+def _configured_runtime_dir() -> Path | None:
+    """The folder ``$SPARSEGEN_TVM_RUNTIME_DIR`` names, checked to hold ``libtvm_runtime.so``."""
+    configured = os.environ.get(RUNTIME_DIR_VARIABLE)
+    if not configured:
+        return None
+    folder = Path(configured).expanduser()
+    if not (folder / "libtvm_runtime.so").is_file():
+        raise SparsegenError(f"{RUNTIME_DIR_VARIABLE}={configured} holds no libtvm_runtime.so")
+    return folder
+
+
+def runtime_dir() -> Path:
+    """The TVM runtime libraries' folder: ``$SPARSEGEN_TVM_RUNTIME_DIR``, else apache-tvm's."""
+    folder = _configured_runtime_dir()
+    if folder is not None:
+        return folder
+    spec = importlib.util.find_spec("tvm")
+    if spec is None or spec.origin is None:
+        raise SparsegenError(
+            "the TVM runtime is missing: pip install apache-tvm==0.27.0.post1, or set "
+            f"{RUNTIME_DIR_VARIABLE} to a folder holding libtvm_runtime.so and {VERSION_FILE}"
+        )
+    return Path(spec.origin).parent / "lib"
+
+
+def tvm_version() -> str:
+    """The apache-tvm release of the runtime in use: ``TVM_VERSION`` in a configured runtime
+    folder, else the installed distribution's version."""
+    folder = _configured_runtime_dir()
+    if folder is not None and (folder / VERSION_FILE).is_file():
+        return (folder / VERSION_FILE).read_text().strip()
+    try:
+        return importlib.metadata.version("apache-tvm")
+    except importlib.metadata.PackageNotFoundError:
+        where = (f"{folder / VERSION_FILE} is missing" if folder
+                 else f"{RUNTIME_DIR_VARIABLE} is unset")
+        raise SparsegenError(
+            f"the TVM version is unknown: apache-tvm is not installed and {where} (kernel cache "
+            "keys include the version; a runtime folder names it in that file)"
+        ) from None
 
 
 @lru_cache(maxsize=None)
 def runtime_library() -> Path:
     """Load ``libtvm_runtime`` (the thread pool that parallel kernels call) and return its path."""
     os.environ.setdefault("TVM_NUM_THREADS", str(num_threads()))
-    spec = importlib.util.find_spec("tvm")
-    if spec is None or spec.origin is None:
-        raise ImportError("the TVM runtime is missing: pip install apache-tvm==0.27.0.post1")
-    path = Path(spec.origin).parent / "lib" / "libtvm_runtime.so"
+    path = runtime_dir() / "libtvm_runtime.so"
     ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
     return path
 

@@ -75,7 +75,16 @@ def _cpu_fingerprint() -> str:
 
 def _detect_host_llvm() -> dict[str, Any]:
     """Ask LLVM (through TVM) for this machine's triple and CPU name."""
-    from tvm.target import codegen
+    try:
+        from tvm.target import codegen
+    except ModuleNotFoundError as err:
+        if (err.name or "").split(".")[0] != "tvm":
+            raise
+        raise SparsegenError(
+            "the host CPU target is unknown: asking LLVM needs the TVM compiler, which is not "
+            "installed; set SPARSEGEN_CPU_TARGET to the target JSON the kernel cache was built "
+            "for"
+        ) from None
 
     mcpu = codegen.llvm_get_system_cpu()
     triple = codegen.llvm_get_system_triple()
