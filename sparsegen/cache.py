@@ -106,7 +106,6 @@ def _load(key: KernelKey, path: Path) -> Any:
     """Load a cache entry; a CUDA entry's cubin is registered first, so that the runtime's
     compile request for its device code is answered without compiling."""
     if key.target.kind == "cuda":
-        cuda_runtime.load()
         cuda_runtime.register_cubin(path.with_suffix(".cu").read_text(),
                                     path.with_suffix(".cubin").read_bytes())
         with cuda_runtime.serving_cubins(key.target.arch):
@@ -180,6 +179,8 @@ class KernelCache:
             return True
 
     def _load_or_build(self, key: KernelKey) -> Kernel:
+        if key.target.kind == "cuda":
+            cuda_runtime.load()  # without the CUDA libraries say so, rather than rebuild entries
         path = self._path(key)
         with _file_lock(path.with_suffix(".lock")):
             if path.exists():

@@ -226,3 +226,16 @@ def test_host_sharing_interop_refuses_gpu_arrays(monkeypatch):
     values, ids = mx.interop.to_pair(rsp.as_in_context(mx.cpu()))
     np.testing.assert_array_equal(ids, [1])
     np.testing.assert_array_equal(values, [[1.0, 2.0]])
+
+
+def test_cuda_kernel_without_cuda_libraries_says_why(fresh_cache):
+    try:
+        cuda_runtime.load()
+    except mx.MXNetError:
+        pass
+    else:
+        pytest.skip("the CUDA libraries load on this machine")
+    key = mx.cache.kernel_key("retain", ("float32",), mx.target.cuda("sm_90"))
+    with pytest.raises(mx.MXNetError, match="the CUDA runtime cannot be loaded"):
+        fresh_cache.get(key)
+    assert fresh_cache.stats["built"] == fresh_cache.stats["rebuilt"] == 0
