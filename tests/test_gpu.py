@@ -49,7 +49,11 @@ def test_dense_arrays_live_on_the_gpu(gpu):
     a[1] = 7
     values[1] = 7
     np.testing.assert_array_equal(a.asnumpy(), values)
-    np.testing.assert_array_equal(mx.nd.zeros((2, 3), ctx=gpu).asnumpy(), np.zeros((2, 3)))
+    for shape, dtype in (((2, 3), "float32"), ((0, 5), "int64"), ((2, 3, 4), "float16"),
+                         ((), "float64"), ((5,), "uint8")):
+        zeros = mx.nd.zeros(shape, ctx=gpu, dtype=dtype)
+        assert _on_device(zeros) and zeros.dtype == np.dtype(dtype)
+        np.testing.assert_array_equal(zeros.asnumpy(), np.zeros(shape, dtype))
     np.testing.assert_array_equal(mx.nd.ones((2, 3), ctx=gpu).asnumpy(), np.ones((2, 3)))
     a.wait_to_read()
 

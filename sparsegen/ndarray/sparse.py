@@ -311,6 +311,8 @@ def zeros(stype: str, shape: Any, ctx: Context | None = None, dtype: Any = None,
     if stype == "csr":
         return CSRNDArray(_empty_csr(shape, dtype), ctx)
     if stype == "default":
+        if ctx.device_type == "gpu" and shape:  # zeroed where it lives, by the cast kernel
+            return cast_storage(RowSparseNDArray(_empty_row_sparse(shape, dtype), ctx), "default")
         dtype = formats.check_dtype(DEFAULT_DTYPE if dtype is None else dtype, "dtype")
         return NDArray(np.zeros(shape, dtype), ctx)
     raise SparsegenError(f"stype must be 'default', 'row_sparse' or 'csr', got {stype!r}")
