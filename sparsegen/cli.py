@@ -64,20 +64,25 @@ def _info(args: argparse.Namespace) -> int:
 
 
 def _tuning_report() -> None:
-    """Which tuning records apply on this machine: the config chosen per kernel, dtype, bucket."""
+    """Which tuning records apply on this machine: the config chosen per target (the host CPU,
+    each GPU architecture), kernel, dtype and bucket."""
     from .cache import choose
+    from .device import cuda_target, emulated, num_gpus
     from .registry import KERNELS
+    from .target import host_cpu
     from .tune.records import BUCKETS, sources
 
+    gpus = [] if emulated() else [cuda_target(i) for i in range(num_gpus())]
     print("tuning logs: " + ", ".join(p for group in sources() for p in group))
-    print(f"{'kernel':18} {'dtype':8} {'bucket':7} {'source':8} config")
-    for name, kernel in sorted(KERNELS.items()):
-        for dtypes in sorted({(d,) * len(kernel.dtype_params) for d in kernel.dtypes}):
-            for bucket in BUCKETS:
-                choice = choose(name, dtypes, None, None, bucket)
-                if choice.source != "default":
-                    print(f"{name:18} {','.join(dtypes):8} {bucket:7} {choice.source:8} "
-                          f"{dict(choice.config)}")
+    print(f"{'target':18} {'kernel':18} {'dtype':8} {'bucket':7} {'source':8} config")
+    for target in dict.fromkeys([host_cpu(), *gpus]):
+        for name, kernel in sorted(KERNELS.items()):
+            for dtypes in sorted({(d,) * len(kernel.dtype_params) for d in kernel.dtypes}):
+                for bucket in BUCKETS:
+                    choice = choose(name, dtypes, target, None, bucket)
+                    if choice.source != "default":
+                        print(f"{target.label:18} {name:18} {','.join(dtypes):8} {bucket:7} "
+                              f"{choice.source:8} {dict(choice.config)}")
 
 
 def _version(dist: str) -> str:
@@ -101,18 +106,9 @@ def _build(args: argparse.Namespace) -> int:
 def _tune(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .errors import SparsegenError
+    from .target import cuda, resolve
+    from .tune import tuner
     from .tune.records import log_name, user_log
-
-    try:
-        from .tune import tuner
-    except ModuleNotFoundError as err:
-        if (err.name or "").split(".")[0] != "tvm":
-            raise
-        raise SparsegenError(
-            "tuning builds candidate kernels with the TVM compiler, which is not installed "
-            "(a runtime-only install runs prebuilt kernels)"
-        ) from None
 
     kernels = tuner.tunable() if args.op == ["all"] else args.op
     unknown = sorted(set(kernels) - set(tuner.tunable()))
@@ -120,12 +116,21 @@ def _tune(args: argparse.Namespace) -> int:
         print(f"sparsegen: error: no tuning workload for {unknown}; tunable: {tuner.tunable()}",
               file=sys.stderr)
         return 2
+    if args.prebuild:
+        target = cuda(args.arch) if args.target == "cuda" else resolve(args.target)
+        summary = tuner.prebuild(kernels, args.dtype, target, args.trials, args.buckets)
+        print(f"{summary} ({args.trials} tuning candidates per kernel for {target.label})")
+        return 0
     log = Path(args.log) if args.log else user_log()
     ship = Path(args.ship) if args.ship else None
     target = tuner.tuning_target(args.target)
     outcomes = tuner.tune(kernels, args.dtype, target, args.trials, log, buckets=args.buckets,
-                          ship=ship)
+                          ship=ship, rounds=args.rounds)
     print(tuner.table(outcomes))
+    missing = sum(o.missing for o in outcomes)
+    if missing:
+        print(f"timed only the candidates in the prebuilt kernel cache ({missing} others passed "
+              "over: the TVM compiler that would build them is not installed)")
     print(f"records appended to {log}" + (f" and {ship / log_name(target, '*')}" if ship else ""))
     return 0 if len(outcomes) == len(kernels) * len(args.dtype) * len(args.buckets) else 1
 
@@ -204,6 +209,13 @@ def parser() -> argparse.ArgumentParser:
                       help="cpu (default), cuda (GPU 0, its own sm_XY; needs a GPU), or a target "
                            "JSON dict")
     tune.add_argument("--trials", type=int, default=12, help="configs per workload (default 12)")
+    tune.add_argument("--rounds", type=int, default=7,
+                      help="timing rounds, each running every candidate once (default 7)")
+    tune.add_argument("--prebuild", action="store_true",
+                      help="only build the candidates --trials would time into the kernel cache "
+                           "(no GPU needed), for a runtime-only install to tune among")
+    tune.add_argument("--arch", default="sm_90",
+                      help="GPU architecture for --prebuild --target cuda (tuning uses GPU 0's)")
     tune.add_argument("--log", help="JSON-lines log to append to (default: under the cache dir)")
     tune.add_argument("--ship", metavar="DIR",
                       help="also append each kernel's records to DIR/<target>-<kernel>.jsonl, "

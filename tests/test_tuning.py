@@ -7,7 +7,9 @@ import numpy as np
 
 import sparsegen as mx
 from sparsegen import cache as kcache
-from sparsegen.target import host_cpu
+from sparsegen import cli, device
+from sparsegen.runtime import tvm_ffi
+from sparsegen.target import cuda, host_cpu
 from sparsegen.tune import records, tuner
 from sparsegen.tune.records import TuningLogWarning
 
@@ -85,3 +87,30 @@ def test_small_calls_use_the_serial_build(fresh_cache):
     small = kcache.get_kernel("cast_rsp_dense", ("float32",), config={"serial_below": 4096}, size=100)
     large = kcache.get_kernel("cast_rsp_dense", ("float32",), config={"serial_below": 4096}, size=10**6)
     assert small.key == choice.serial_key and large.key == choice.parallel_key
+
+
+def test_cuda_records_apply_to_gpus_of_their_architecture(fresh_cache, tmp_path, monkeypatch,
+                                                          capsys):
+    """A CUDA tuning run's records (timed by a stand-in: no GPU here) are what `info --tuning`
+    then reports for a GPU of that architecture."""
+
+    class Timer:
+        def __init__(self, key, calls):
+            self.first = 1e-3 / dict(key.config)["threads"]  # more threads, faster
+
+        def __call__(self, number):
+            return self.first
+
+    monkeypatch.setattr(tuner, "_Timer", Timer)
+    monkeypatch.setattr(tuner, "_device", lambda target: tvm_ffi.device("cpu", 0))
+    target = cuda("sm_90")
+    outcome = tuner.tune_one("retain", ("float32",), target, "small", trials=6,
+                             log=records.user_log(), rounds=1, ship=tmp_path)
+    assert outcome.timed == 6 and dict(outcome.best)["threads"] == 512
+    assert (tmp_path / "cuda-sm_90-retain.jsonl").read_text() == records.user_log().read_text()
+    monkeypatch.setattr(device, "num_gpus", lambda: 1)
+    monkeypatch.setattr(device, "cuda_target", lambda device_id: target)
+    kcache.forget_choices()
+    cli._tuning_report()
+    expected = f"cuda-sm_90         retain             float32  small   user     {dict(outcome.best)}"
+    assert expected in capsys.readouterr().out

@@ -2,16 +2,19 @@
 # Packs the runtime-only bundle with which benchmarks/gpu/run.sh runs on a GPU machine that has
 # no TVM compiler (no apache-tvm): the apache-tvm-ffi wheel for that machine's Python, TVM's two
 # runtime libraries, and a kernel cache prebuilt here for everything run.sh runs (CPU kernels for
-# a portable x86-64 target, CUDA kernels for one GPU architecture). Run it where apache-tvm and
-# nvcc are installed (no GPU needed), from the tree that will travel: cache keys include a digest
-# of sparsegen/templates, sparsegen/schedules and sparsegen/compiler.py.
+# a portable x86-64 target, CUDA kernels for one GPU architecture, and the CUDA candidates its
+# tuning stage times: the first TUNE_TRIALS configs `sparsegen tune` tries for each tunable
+# kernel, float32). Run it where apache-tvm and nvcc are installed (no GPU needed), from the
+# tree that will travel: cache keys include a digest of sparsegen/templates,
+# sparsegen/schedules and sparsegen/compiler.py.
 #
 #   bash benchmarks/gpu/pack.sh [BUNDLE_DIR]      # default .gpu-bundle (ignored by git)
 #
 # Settings: PYTHON (with sparsegen and apache-tvm; default .venv/bin/python), PY_VERSIONS (the
 # device Pythons to fetch tvm-ffi wheels for; default 3.12), ARCH (default sm_90), DTYPES
 # (default "float32 float64": what tests/test_gpu.py and the GPU bench use), CPU_TARGET (default
-# x86-64-v3: AVX2 and FMA, no AVX-512, which any x86-64 server CPU of the last decade runs).
+# x86-64-v3: AVX2 and FMA, no AVX-512, which any x86-64 server CPU of the last decade runs),
+# TUNE_TRIALS (CUDA tuning candidates per kernel, the default config included; default 12).
 # Writes BUNDLE_DIR/{wheels/,tvm_runtime/,cache/,versions.json,env.sh} and prints the sizes; a
 # second run rebuilds nothing unless the tree or the versions changed.
 set -euo pipefail
@@ -22,6 +25,7 @@ PY_VERSIONS=${PY_VERSIONS:-3.12}
 ARCH=${ARCH:-sm_90}
 DTYPES=${DTYPES:-float32 float64}
 CPU_TARGET=${CPU_TARGET:-'{"kind": "llvm", "mcpu": "x86-64-v3", "mtriple": "x86_64-linux-gnu"}'}
+TUNE_TRIALS=${TUNE_TRIALS:-12}
 LIMIT_MIB=56 # the tree and the bundle travel together, 64 MiB at most
 
 # kernels are built with the installed apache-tvm, whose version names the cache keys
@@ -61,6 +65,9 @@ say "kernels for $CPU_TARGET and cuda $ARCH, dtypes $DTYPES"
 "$PY" -m sparsegen.cli build --dtypes $DTYPES
 # shellcheck disable=SC2086
 "$PY" -m sparsegen.cli build --target cuda --arch "$ARCH" --dtypes $DTYPES
+say "CUDA tuning candidates for $ARCH: the first $TUNE_TRIALS configs of each tunable kernel, float32"
+"$PY" -m sparsegen.cli tune --prebuild --target cuda --arch "$ARCH" --op all --dtype float32 \
+    --trials "$TUNE_TRIALS" --buckets large
 find "$BUNDLE/cache" -name '*.lock' -delete
 echo "$versions" >"$BUNDLE/versions.json"
 
@@ -71,6 +78,7 @@ export SPARSEGEN_TVM_RUNTIME_DIR=\$BUNDLE_DIR/tvm_runtime
 export SPARSEGEN_CPU_TARGET='$CPU_TARGET'
 BUNDLE_ARCH=$ARCH
 BUNDLE_DTYPES="$DTYPES"
+BUNDLE_TUNE_TRIALS=$TUNE_TRIALS
 EOF
 
 bundle_bytes=$(du -sb "$BUNDLE" | cut -f1)

@@ -12,7 +12,8 @@
 # dependencies and the TVM compiler. Where none has the compiler and the runtime-only bundle
 # of benchmarks/gpu/pack.sh is here ($SPARSEGEN_BUNDLE, default .gpu-bundle), ${PYTHON:-python3}
 # runs on it: tvm-ffi installed from its wheel, the kernels loaded from its prebuilt cache, the
-# build stage a check that they are all there, and no tuning (the tuner builds candidates).
+# build stage a check that they are all there, and the tuning stage timing the CUDA candidates
+# prebuilt into that cache (no compiler builds others).
 # Else the first Python that imports the dependencies without the compiler, else they are
 # installed from wheels in .whl/ (no network needed), else with pip from the package index.
 # BENCH_FLAGS adds flags to the bench (--quick for a smoke test; with SPARSEGEN_GPU=host the
@@ -160,7 +161,7 @@ if [ -z "$PY" ]; then
     exit 1
 fi
 if [ -n "$RUNTIME_ONLY" ]; then
-    compiler_note="missing: the bundle's prebuilt kernels load, no tuning"
+    compiler_note="missing: the bundle's prebuilt kernels load, tuning times its prebuilt candidates"
 else
     compiler_note="missing: build and tune stages will fail, cached kernels still load"
 fi
@@ -186,13 +187,16 @@ else
     say "== GPU tests: tests/test_gpu.py is not in this checkout"
     SUMMARY+=("GPU tests: missing")
 fi
+# the compiler builds 4 candidates per kernel with nvcc; the bundle's prebuilt ones load at once
 if [ -n "$RUNTIME_ONLY" ]; then
-    say "== tune cuda: SKIPPED (runtime-only bundle: the tuner builds its candidates with the TVM compiler, which is not installed here)"
-    SUMMARY+=("tune cuda: skipped, no TVM compiler (runtime-only bundle)")
+    tune_trials=${BUNDLE_TUNE_TRIALS:-12} tune_limit=90
+    tune_name="tune cuda (the bundle's prebuilt candidates, up to $tune_trials per kernel)"
 else
-    stage "tune cuda (quick)" 120 "$PY" -m sparsegen.cli tune --target cuda --op all --trials 4 \
-        --buckets large --log "$RESULTS/tune.jsonl" --ship tuning_logs
+    tune_name="tune cuda (quick)" tune_trials=4 tune_limit=120
 fi
+stage "$tune_name" "$tune_limit" "$PY" -m sparsegen.cli tune --target cuda --op all \
+    --trials "$tune_trials" --rounds 5 --buckets large --log "$RESULTS/tune.jsonl" --ship tuning_logs
+stage "tuned configs" 30 "$PY" -m sparsegen.cli info --tuning
 # shellcheck disable=SC2086 # BENCH_FLAGS holds several flags
 stage "GPU benchmarks" 180 "$PY" -m sparsegen.cli bench --target gpu --out "$RESULTS" ${BENCH_FLAGS:-}
 

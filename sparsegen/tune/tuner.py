@@ -1,10 +1,13 @@
-"""The knob search: build each candidate config, time it on representative workloads, log it.
+"""The knob search: time candidate configs on representative workloads, log the timings.
 
 TVM's meta_schedule rejects these kernels (dynamic loops, in-place blocks), so the tuner is a
-search of our own over each schedule's declared knobs. Candidates are timed with the TVM
-runtime's ``time_evaluator`` on the target's device (the host CPU, or GPU 0 with the inputs in
-its memory for ``cuda``), interleaved round by round, and every measurement is appended to a
-JSON-lines log that the compiler reads to choose configs.
+search of our own over each schedule's declared knobs. Candidates come from the kernel cache
+(built on demand where the TVM compiler is installed; on a runtime-only install only those
+prebuilt into the cache, see ``prebuild``). They are timed with the TVM runtime's time evaluator
+(``runtime.RPCTimeEvaluator`` of ``libtvm_runtime``, no compiler needed; CUDA events on a GPU)
+on the target's device (the host CPU, or GPU 0 with the inputs in its memory for ``cuda``),
+interleaved round by round, and every measurement is appended to a JSON-lines log that the
+compiler reads to choose configs.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import json
 import random
 import statistics
+import struct
 import sys
 import time
 from collections.abc import Iterable
@@ -20,16 +24,21 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import tvm
 from tqdm import tqdm
 
-from .. import registry
-from ..cache import KernelKey, choose, default_cache, forget_choices, versions
+from .. import cuda_runtime, registry
+from ..build import BuildSummary
+from ..cache import CompilerMissingError, KernelKey, choose, default_cache, forget_choices, versions
+from ..cache import _load as load_entry  # a cache entry as a module (CUDA: its cubin served)
+from ..device import DeviceArray
 from ..errors import SparsegenError
-from ..schedules.space import Config
+from ..runtime import tvm_ffi
+from ..schedules.space import Config, ScheduleSpace
 from ..target import Target, resolve
 from . import records
-from .workloads import MAKERS, TuningWorkload, workload
+from .workloads import MAKERS, elements, workload
+
+Calls = list[tuple[str, list[Any]]]
 
 
 @dataclass(frozen=True)
@@ -43,6 +52,8 @@ class Outcome:
     default_s: float
     best: Config
     best_s: float
+    timed: int  # configs timed
+    missing: int  # candidates passed over: not in the prebuilt cache and no compiler to build them
 
     @property
     def speedup(self) -> float:
@@ -50,11 +61,12 @@ class Outcome:
         return self.default_s / self.best_s
 
 
-def _candidates(space: Any, trials: int, seed: int) -> list[Config]:
+def _order(space: ScheduleSpace, seed: int) -> list[Config]:
+    """Every config of ``space`` in the order the tuner tries them: the default, then shuffled."""
     everything = list(space.candidates())
     rest = everything[1:]
     random.Random(seed).shuffle(rest)
-    return [everything[0], *rest[: max(trials, 1) - 1]]
+    return [everything[0], *rest]
 
 
 def tuning_target(target: "Target | str | dict[str, Any] | None") -> Target:
@@ -62,7 +74,7 @@ def tuning_target(target: "Target | str | dict[str, Any] | None") -> Target:
     resolved = resolve(target)
     if resolved.kind != "cuda":
         return resolved
-    from .. import cuda_runtime, device
+    from .. import device
 
     if cuda_runtime.device_count() == 0:
         raise SparsegenError(
@@ -73,30 +85,89 @@ def tuning_target(target: "Target | str | dict[str, Any] | None") -> Target:
 
 
 def _device(target: Target) -> Any:
-    """The TVM device a target's kernels are timed on: GPU 0 for ``cuda``, else the host CPU."""
-    return tvm.cuda(0) if target.kind == "cuda" else tvm.cpu(0)
+    """The device a target's kernels are timed on: GPU 0 for ``cuda``, else the host CPU."""
+    if target.kind == "cuda":
+        cuda_runtime.load()
+        return tvm_ffi.device("cuda", 0)
+    return tvm_ffi.device("cpu", 0)
+
+
+def _binary(kernel: str, dtypes: tuple[str, ...], target: Target, config: Config,
+            bucket: str) -> KernelKey:
+    """The cache key a workload of ``bucket`` runs with ``config`` (serial or parallel build)."""
+    choice = choose(kernel, dtypes, target, dict(config), bucket)
+    return choice.serial_key if elements(bucket) < choice.serial_below else choice.parallel_key
+
+
+def _on_device(calls: list[tuple[str, tuple[Any, ...]]], device: Any) -> Calls:
+    """The workload's calls with every array copied into ``device``'s memory (once, for all
+    candidates)."""
+    return [(name, [DeviceArray.from_numpy(a, device) if isinstance(a, np.ndarray) else a
+                    for a in args]) for name, args in calls]
+
+
+def _seconds(module: Any, symbol: str, device: Any, number: int, args: list[Any]) -> float:
+    """The mean time of ``number`` calls after one warm-up call, measured by the TVM runtime on
+    ``device`` (which it synchronises)."""
+    evaluator = tvm_ffi.get_global_func("runtime.RPCTimeEvaluator")(
+        module, symbol, device.dlpack_device_type(), device.index, number,
+        1,  # repeat: one mean over ``number`` calls
+        0, 100, 0, 1, 0, "",  # min_repeat_ms, limit_zero_time_iterations, cooldown_interval_ms,
+    )  # repeats_to_cooldown, cache_flush_bytes, f_preproc: tvm.runtime.Module's defaults
+    return struct.unpack("@d", bytes(evaluator(*args)))[0]  # ``repeat`` doubles
 
 
 class _Timer:
-    """Runs one workload's calls on a loaded kernel module with ``time_evaluator``."""
+    """A candidate binary, loaded, with the workload's calls on it; ``first``: one call's time."""
 
-    def __init__(self, key: KernelKey, work: TuningWorkload) -> None:
-        kernel = default_cache().get(key)
+    def __init__(self, key: KernelKey, calls: Calls) -> None:
+        path = default_cache().get(key).path  # built now where the compiler is installed
+        module = load_entry(key, path)
         definition = registry.kernel_def(key.kernel)
-        module = tvm.runtime.load_module(str(kernel.path))
         self.device = _device(key.target)
-        self.calls = [
-            (module, definition.symbol(key.dtypes, fname),
-             [tvm.runtime.tensor(a, self.device) if isinstance(a, np.ndarray) else a for a in args])
-            for fname, args in work.calls
-        ]
+        self.calls = [(module, definition.symbol(key.dtypes, name), args) for name, args in calls]
+        self.first = self(1)
 
     def __call__(self, number: int) -> float:
-        total = 0.0
-        for module, symbol, args in self.calls:
-            evaluator = module.time_evaluator(symbol, self.device, number=number, repeat=1)
-            total += evaluator(*args).mean
-        return total
+        return sum(_seconds(module, symbol, self.device, number, args)
+                   for module, symbol, args in self.calls)
+
+
+def _candidates(kernel: str, dtypes: tuple[str, ...], target: Target, bucket: str, trials: int,
+                calls: Calls, seed: int, bar: Any) -> tuple[dict[Config, _Timer], int]:
+    """The first ``trials`` candidates that are available, by config, with their timers (one per
+    binary), and how many were passed over for missing from a prebuilt cache without compiler.
+
+    A candidate that cannot be loaded or run is left out with a warning; the default must run.
+    """
+    order = _order(registry.kernel_def(kernel).space(target.kind), seed)
+    timers: dict[KernelKey, _Timer] = {}
+    chosen: dict[Config, _Timer] = {}
+    tried = missing = 0
+    for config in order:
+        if tried == trials:
+            break
+        key = _binary(kernel, dtypes, target, config, bucket)
+        try:
+            if key not in timers:
+                timers[key] = _Timer(key, calls)
+            timer: _Timer | None = timers[key]
+        except CompilerMissingError:
+            if config == order[0]:
+                raise
+            missing += 1
+            continue
+        except Exception as err:  # noqa: BLE001 - a candidate that cannot run is left out
+            if config == order[0]:
+                raise
+            _warn(f"left out {kernel} {dtypes[0]} {bucket} {dict(config)}", err)
+            timer = None
+        tried += 1
+        if bar is not None:
+            bar.update(1)
+        if timer is not None:
+            chosen[config] = timer
+    return chosen, missing
 
 
 def tune_one(kernel: str, dtypes: tuple[str, ...], target: Target, bucket: str, trials: int,
@@ -104,37 +175,17 @@ def tune_one(kernel: str, dtypes: tuple[str, ...], target: Target, bucket: str, 
              ship: Path | None = None) -> Outcome:
     """Tune one (kernel, dtypes, bucket); appends a record per candidate to ``log``, and with
     ``ship`` also to ``ship/<target label>-<kernel>.jsonl`` (the shipped logs' naming)."""
-    space = registry.kernel_def(kernel).space(target.kind)
     work = workload(kernel, dtypes, bucket, seed)
-    elements = int(work.shape[0]) * int(work.shape[1])
-    candidates = _candidates(space, trials, seed)
-    timers: dict[KernelKey, _Timer] = {}
-    first: dict[KernelKey, float] = {}  # each binary's first call: it loads, runs and warms up
-    binaries: dict[Config, KernelKey] = {}
-    for config in candidates:
-        choice = choose(kernel, dtypes, target, dict(config), bucket)
-        key = choice.serial_key if elements < choice.serial_below else choice.parallel_key
-        if bar is not None:
-            bar.update(1)
-        if key not in timers:
-            try:
-                timers[key] = _Timer(key, work)
-                first[key] = timers[key](1)
-            except Exception as err:  # noqa: BLE001 - a candidate that cannot run is left out
-                timers.pop(key, None)
-                if config == candidates[0]:
-                    raise
-                _warn(f"left out {kernel} {dtypes[0]} {bucket} {dict(config)}", err)
-                continue
-        binaries[config] = key
-    candidates = [config for config in candidates if config in binaries]
-    number = max(1, min(1000, int(2e-3 / max(first[binaries[candidates[0]]], 1e-7))))
-    times: dict[KernelKey, list[float]] = {key: [] for key in timers}
-    keys = list(timers)
+    calls = _on_device(work.calls, _device(target))
+    chosen, missing = _candidates(kernel, dtypes, target, bucket, trials, calls, seed, bar)
+    candidates = list(chosen)
+    number = max(1, min(1000, int(2e-3 / max(chosen[candidates[0]].first, 1e-7))))
+    timers = list(dict.fromkeys(chosen.values()))
+    times: dict[_Timer, list[float]] = {timer: [] for timer in timers}
     for r in range(rounds):
-        for key in keys[r % len(keys):] + keys[: r % len(keys)]:
-            times[key].append(timers[key](number))
-    medians = {config: statistics.median(times[binaries[config]]) for config in candidates}
+        for timer in timers[r % len(timers):] + timers[: r % len(timers)]:
+            times[timer].append(timer(number))
+    medians = {config: statistics.median(times[chosen[config]]) for config in candidates}
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
     lines = "".join(json.dumps({
         "kernel": kernel, "dtypes": list(dtypes), "target": target.as_dict,
@@ -146,13 +197,31 @@ def tune_one(kernel: str, dtypes: tuple[str, ...], target: Target, bucket: str, 
         with open(path, "a", encoding="utf-8") as out:
             out.write(lines)
     best = min(medians, key=medians.__getitem__)
-    return Outcome(kernel, dtypes, bucket, candidates[0], medians[candidates[0]], best, medians[best])
+    return Outcome(kernel, dtypes, bucket, candidates[0], medians[candidates[0]], best,
+                   medians[best], len(candidates), missing)
+
+
+def prebuild(kernels: Iterable[str], dtypes: Iterable[str], target: Target, trials: int,
+             buckets: Iterable[str] = records.BUCKETS, seed: int = 0,
+             progress: bool | None = None) -> BuildSummary:
+    """Build into the kernel cache the binaries ``tune`` with ``trials`` would time, timing
+    nothing (no GPU needed): a runtime-only install can then tune among them."""
+    keys = list(dict.fromkeys(
+        _binary(kernel, (dtype,), target, config, bucket)
+        for kernel in kernels for dtype in dtypes for bucket in buckets
+        for config in _order(registry.kernel_def(kernel).space(target.kind), seed)[:trials]
+    ))
+    start = time.perf_counter()
+    bar = tqdm(keys, desc="building candidates", unit="kernel",
+               disable=None if progress is None else not progress)
+    built = sum(default_cache().ensure(key) for key in bar)
+    return BuildSummary(built, len(keys) - built, time.perf_counter() - start)
 
 
 def tune(kernels: Iterable[str], dtypes: Iterable[str], target: Target, trials: int, log: Path,
          buckets: Iterable[str] = records.BUCKETS, progress: bool | None = None,
-         ship: Path | None = None) -> list[Outcome]:
-    """Tune every kernel x dtype x bucket, with a progress bar over candidate builds.
+         ship: Path | None = None, rounds: int = 7) -> list[Outcome]:
+    """Tune every kernel x dtype x bucket, with a progress bar over candidates.
 
     A (kernel, dtype, bucket) that cannot be tuned is reported on stderr and left out.
     """
@@ -163,7 +232,8 @@ def tune(kernels: Iterable[str], dtypes: Iterable[str], target: Target, trials: 
     for kernel, dts, bucket in jobs:
         bar.set_postfix_str(f"{kernel} {dts[0]} {bucket}", refresh=False)
         try:
-            outcomes.append(tune_one(kernel, dts, target, bucket, trials, log, bar=bar, ship=ship))
+            outcomes.append(tune_one(kernel, dts, target, bucket, trials, log, rounds, bar=bar,
+                                     ship=ship))
         except Exception as err:  # noqa: BLE001 - the other kernels are still tuned
             _warn(f"could not tune {kernel} {dts[0]} {bucket}", err)
     bar.close()
@@ -185,11 +255,11 @@ def tunable() -> list[str]:
 def table(outcomes: list[Outcome]) -> str:
     """A plain-text table of the best config against the default for each tuned workload."""
     lines = [f"{'kernel':18} {'dtype':8} {'bucket':7} {'default ms':>11} {'best ms':>9} "
-             f"{'speedup':>8}  best config"]
+             f"{'speedup':>8} {'configs':>7}  best config"]
     for o in outcomes:
         changed = {k: v for k, v in o.best if dict(o.default).get(k) != v}
         lines.append(
             f"{o.kernel:18} {o.dtypes[0]:8} {o.bucket:7} {o.default_s * 1e3:11.4f} "
-            f"{o.best_s * 1e3:9.4f} {o.speedup:7.2f}x  {changed or 'default'}"
+            f"{o.best_s * 1e3:9.4f} {o.speedup:7.2f}x {o.timed:7}  {changed or 'default'}"
         )
     return "\n".join(lines)

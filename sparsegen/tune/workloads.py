@@ -129,6 +129,11 @@ MAKERS: dict[str, Callable[[str, int, np.random.Generator], Calls]] = {
 """Kernel name -> inputs for ``rows`` rows of ``COLS`` columns of a dtype."""
 
 
+def elements(bucket: str) -> int:
+    """The number of elements a workload of ``bucket`` touches (rows x columns)."""
+    return ROWS[bucket] * COLS
+
+
 def workload(kernel: str, dtypes: tuple[str, ...], bucket: str, seed: int = 0) -> TuningWorkload:
     """The tuning inputs of ``kernel`` for ``dtypes`` in ``bucket``."""
     n = ROWS[bucket]
