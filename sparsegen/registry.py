@@ -116,7 +116,7 @@ _SORT_BY_COLUMN = (
     ("sort_rest", "(keys[u] int64 WRITTEN, src[u] int64 WRITTEN, keys_tmp[u] int64 WRITTEN, "
                   "src_tmp[u] int64 WRITTEN, columns int64)"),
     ("unique", "(keys[u] int64, uidx[u] int64 WRITTEN, seg[u+1] int64 WRITTEN, "
-               "count[1] int64 WRITTEN)"),
+               "count[1] int64 WRITTEN, runs[c+1] int64 WRITTEN)"),
 )
 _CSR_ARGS = "data[nnz] dtype, indices[nnz] int64, indptr[n+1] int64"
 

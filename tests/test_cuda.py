@@ -37,6 +37,17 @@ THREAD_PER_ROW = (
 )
 """Functions that keep one thread per row (a reduction or a merge over the row)."""
 
+BLOCKED_SCANS = (
+    ("cast_dense_rsp", "mark", 1),
+    ("cast_dense_csr", "count", 1),
+    ("ew_index", "csr_union_count", 1),
+    ("ew_index", "csr_intersect_count", 1),
+    ("dot_csrT", "unique", 2),
+    ("dot_dense_csr", "unique", 2),
+)
+"""Functions with a blocked prefix sum (templates/scan.py), and how many of their kernels run on
+one thread: the carry over chunk totals, and ``unique``'s count."""
+
 
 def _kernels(source: str) -> dict[str, str]:
     """The ``__global__`` function definitions of CUDA C, by name."""
@@ -44,6 +55,12 @@ def _kernels(source: str) -> dict[str, str]:
         r'extern "C" __global__ void (?:__launch_bounds__\(\d+\) )?(\w+)\([^;{]*\{.*?\n\}\n',
         source,
         re.S)}
+
+
+def _kernels_of(kernels: dict[str, str], symbol: str) -> list[str]:
+    """The CUDA kernels one function was split into (``<symbol>_kernel``, ``..._kernel_1``, ...)."""
+    pattern = re.compile(rf"{symbol}_kernel(_\d+)?")
+    return [code for name, code in kernels.items() if pattern.fullmatch(name)]
 
 
 def _column_index(row_threads: int) -> re.Pattern:
@@ -95,6 +112,13 @@ def test_every_kernel_compiles_for_each_row_mapping(row_threads):
         else:
             assert _column_index(row_threads).search(code), (kernel, function)
             assert (_row_index(rows, "threadIdx.y") in code) == (rows > 1)
+    for kernel, function, serial in BLOCKED_SCANS:  # chunks on threads, not one thread each
+        definition = KERNELS[kernel]
+        codes = _kernels_of(kernels, definition.symbol(("float32",) * len(definition.dtype_params),
+                                                      function))
+        threaded = [code for code in codes if "threadIdx" in code]
+        assert len(codes) - len(threaded) == serial and len(threaded) >= 3, (kernel, function)
+        assert all(_row_index(THREADS, "threadIdx.x") in code for code in threaded), function
     for name, code in kernels.items():  # rows on threadIdx.y only beside shared column loops
         assert ("threadIdx.y" in code) <= bool(_column_index(row_threads).search(code)), name
         assert f"__launch_bounds__({THREADS})" in code or "threadIdx" not in code, name

@@ -17,6 +17,7 @@ from ..cache import Kernel
 from ..device import DeviceArray, contiguous, copy, empty_like, head, item, to_host
 from ..errors import SparsegenError
 from ..ndarray.formats import CSR, INDEX_DTYPE, RowSparse
+from ..templates import SCAN_CHUNK
 from .cast import dense_to_csr, dense_to_row_sparse, row_sparse_to_dense
 from .layout import as_rows, dtype_name, kernel
 
@@ -118,12 +119,13 @@ def _sorted_columns(
     """Run ``sort`` (``sort_dense`` / ``sort_rsp``) on ``args`` then the remaining radix passes
     and ``unique``. Returns the entry positions by column (``src``), each entry's rhs row
     (``erow``), the distinct column ids (a copy) and where each one's run starts in ``src``."""
-    keys, src, keys_tmp, src_tmp, ids, starts, erow, count = _scratch(
-        args[0], used, used, used, used, used, used + 1, entries, 1
+    chunks = -(-used // SCAN_CHUNK)
+    keys, src, keys_tmp, src_tmp, ids, starts, erow, count, runs = _scratch(
+        args[0], used, used, used, used, used, used + 1, entries, 1, chunks + 1
     )
     getattr(sorter, sort)(*args, keys, src, erow)
     sorter.sort_rest(keys, src, keys_tmp, src_tmp, columns)
-    sorter.unique(keys, ids, starts, count)
+    sorter.unique(keys, ids, starts, count, runs)
     distinct = item(count, 0)
     return src, erow, copy(head(ids, distinct)), head(starts, distinct + 1)
 

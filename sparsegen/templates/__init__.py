@@ -14,6 +14,11 @@ Conventions every template follows, so that any schedule can be applied without 
 
 import numpy as np
 
+SCAN_CHUNK = 1024
+"""Elements per chunk of the blocked prefix sums (templates/scan.py) and of ``unique``: chunks are
+scanned in parallel, then a serial pass carries ``n / SCAN_CHUNK`` chunk totals. Kept here, free of
+TVM, so the ops can size per-chunk scratch without importing the compiler."""
+
 
 def element_bytes(dtype: str) -> int:
     """The alignment buffers declare (``align=``): one element, not TVM's default 64 bytes.

@@ -12,6 +12,7 @@ from tvm.script import tirx as T
 
 from . import element_bytes
 from .columns import columns
+from .scan import offsets
 
 
 def _nonzero(value: tvm.tirx.PrimExpr, dtype: str) -> tvm.tirx.PrimExpr:
@@ -73,12 +74,7 @@ def dense_to_row_sparse(dtype: str, lanes: int = 16,
                 for ji in T.serial(1, lanes):
                     acc[0] = acc[0] | acc[ji]
                 P[vi + 1] = T.Cast("int64", acc[0])
-        with T.sblock("scan"):
-            T.reads(P[0 : n + 1])
-            T.writes(P[0 : n + 1])
-            P[0] = T.int64(0)
-            for i in T.serial(n):
-                P[i + 1] = P[i + 1] + P[i]
+        offsets(P, n)
 
     @T.prim_func(s_tir=True)
     def fill(x: T.handle, pos: T.handle, data: T.handle, indices: T.handle):
@@ -162,12 +158,7 @@ def dense_to_csr(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
                 for ji in T.serial(1, lanes):
                     acc[0] = acc[0] + acc[ji]
                 P[vi + 1] = acc[0]
-        with T.sblock("scan"):
-            T.reads(P[0 : n + 1])
-            T.writes(P[0 : n + 1])
-            P[0] = T.int64(0)
-            for i in T.serial(n):
-                P[i + 1] = P[i + 1] + P[i]
+        offsets(P, n)
 
     @T.prim_func(s_tir=True)
     def fill(x: T.handle, indptr: T.handle, data: T.handle, indices: T.handle):

@@ -9,9 +9,9 @@ intrinsic).
 
 Outputs whose index set depends on the data (csrᵀ·x -> row_sparse, dense·csr -> csr) are
 sorted by column with a stable LSD radix sort (``RADIX_BITS`` per pass, serial), then the
-distinct columns are listed (``unique``), then the values are computed in parallel, each output
-row owned by one task, so no two tasks write one row and no array scales with the number of
-columns (ids up to 2**63 work).
+distinct columns are listed (``unique``, in parallel over chunks of sorted keys), then the
+values are computed in parallel, each output row owned by one task, so no two tasks write one
+row and no array scales with the number of columns (ids up to 2**63 work).
 
 Buffers declare element alignment (``align=``) rather than TVM's default 64 bytes: numpy arrays
 are 16-byte aligned at best, and the 64-byte promise lets LLVM emit aligned moves that fault.
@@ -22,13 +22,19 @@ from __future__ import annotations
 import tvm
 from tvm.script import tirx as T
 
-from . import element_bytes
+from . import SCAN_CHUNK, element_bytes
 from .columns import Columns, columns
+from .scan import offsets
 
 RADIX_BITS = 11
 """Key bits sorted per radix pass: a 2,048-bucket histogram stays in L1."""
 
 _LINE_BYTES = 64  # cache line: prefetch one address per line of a row
+
+
+def _run_start(keys: tvm.tirx.Buffer, q: tvm.tirx.PrimExpr) -> tvm.tirx.PrimExpr:
+    """Whether sorted entry ``q`` starts a run of equal keys."""
+    return tvm.tirx.Or(q == 0, keys[q] != keys[T.max(q, T.int64(1)) - 1])
 
 
 @T.macro
@@ -164,7 +170,11 @@ def _index_phases() -> dict[str, tvm.tirx.PrimFunc]:
     each one's run starts (``seg``) and their number (``count[0]``). ``rank``: ``rank[src[q]]``
     = the position of entry ``src[q]``'s key among the distinct keys.
 
-    Every statement sits in a block: serial blocks run as one thread under the CUDA schedule.
+    ``unique`` runs over chunks of ``SCAN_CHUNK`` sorted keys in parallel: each chunk counts its
+    run starts into ``runs[c + 1]`` (``runs`` has ``ceil(u / SCAN_CHUNK) + 1`` entries), a blocked
+    scan (templates/scan.py) turns them into offsets, and each chunk writes its runs from there.
+    Every statement sits in a block: serial blocks (the radix passes) run as one thread under
+    the CUDA schedule.
     """
     buckets = 1 << RADIX_BITS
     mask = T.int64(buckets - 1)
@@ -273,22 +283,43 @@ def _index_phases() -> dict[str, tvm.tirx.PrimFunc]:
                     Src[q] = SrcTmp[q]
 
     @T.prim_func(s_tir=True)
-    def unique(keys: T.handle, uidx: T.handle, seg: T.handle, count: T.handle):
+    def unique(keys: T.handle, uidx: T.handle, seg: T.handle, count: T.handle, runs: T.handle):
         T.func_attr({"tirx.noalias": True})
         u = T.int64()
         Keys = T.match_buffer(keys, (u,), "int64", align=8)
         Uidx = T.match_buffer(uidx, (u,), "int64", align=8)
         Seg = T.match_buffer(seg, (u + 1,), "int64", align=8)
         Count = T.match_buffer(count, (1,), "int64", align=8)
-        with T.sblock("init"):
-            Count[0] = T.int64(0)
-        with T.sblock("scan"):
-            for q in T.serial(u):
-                if q == 0 or Keys[q] != Keys[T.max(q, T.int64(1)) - 1]:
-                    Uidx[Count[0]] = Keys[q]
-                    Seg[Count[0]] = q
-                    Count[0] = Count[0] + T.int64(1)
-            Seg[Count[0]] = u
+        Runs = T.match_buffer(runs, ((u + SCAN_CHUNK - 1) // SCAN_CHUNK + 1,), "int64", align=8)
+        for c in T.serial((u + SCAN_CHUNK - 1) // SCAN_CHUNK):
+            with T.sblock("rows_count"):
+                vc = T.axis.spatial((u + SCAN_CHUNK - 1) // SCAN_CHUNK, c)
+                T.reads(Keys[0:u])
+                T.writes(Runs[vc + 1])
+                runs_here = T.alloc_buffer((1,), "int64", scope="local")
+                runs_here[0] = T.int64(0)
+                for t in T.serial(T.min(SCAN_CHUNK, u - vc * SCAN_CHUNK)):
+                    if _run_start(Keys, vc * SCAN_CHUNK + t):
+                        runs_here[0] = runs_here[0] + T.int64(1)
+                Runs[vc + 1] = runs_here[0]
+        offsets(Runs, (u + SCAN_CHUNK - 1) // SCAN_CHUNK)
+        for c in T.serial((u + SCAN_CHUNK - 1) // SCAN_CHUNK):
+            with T.sblock("rows_scatter"):
+                vc = T.axis.spatial((u + SCAN_CHUNK - 1) // SCAN_CHUNK, c)
+                T.reads(Keys[0:u], Runs[vc])
+                T.writes(Uidx[Runs[vc] : Runs[vc + 1]], Seg[Runs[vc] : Runs[vc + 1]])
+                out = T.alloc_buffer((1,), "int64", scope="local")
+                out[0] = Runs[vc]
+                for t in T.serial(T.min(SCAN_CHUNK, u - vc * SCAN_CHUNK)):
+                    if _run_start(Keys, vc * SCAN_CHUNK + t):
+                        Uidx[out[0]] = Keys[vc * SCAN_CHUNK + t]
+                        Seg[out[0]] = vc * SCAN_CHUNK + t
+                        out[0] = out[0] + T.int64(1)
+        with T.sblock("count"):
+            T.reads(Runs[(u + SCAN_CHUNK - 1) // SCAN_CHUNK])
+            T.writes(Count[0], Seg[0 : u + 1])
+            Count[0] = Runs[(u + SCAN_CHUNK - 1) // SCAN_CHUNK]
+            Seg[Runs[(u + SCAN_CHUNK - 1) // SCAN_CHUNK]] = u
 
     @T.prim_func(s_tir=True)
     def rank(seg: T.handle, src: T.handle, ranks: T.handle):

@@ -19,6 +19,7 @@ from tvm.script import tirx as T
 
 from . import element_bytes
 from .columns import Columns, columns
+from .scan import offsets
 
 Expr = tvm.ir.Expr
 
@@ -403,7 +404,7 @@ def _rsp_merge(keep_unmatched: bool) -> tvm.tirx.PrimFunc:
 
 def _csr_count(keep_unmatched: bool) -> tvm.tirx.PrimFunc:
     """Per row (in parallel): the size of the union or intersection of the two rows' column ids;
-    then ``indptr`` as their prefix sum."""
+    then ``indptr`` as their prefix sum (a blocked scan, parallel over chunks)."""
 
     @T.prim_func(s_tir=True)
     def func(a_ptr: T.handle, a_idx: T.handle, b_ptr: T.handle, b_idx: T.handle, indptr: T.handle):
@@ -442,12 +443,7 @@ def _csr_count(keep_unmatched: bool) -> tvm.tirx.PrimFunc:
                     P[vi + 1] = p[2] + (AP[vi + 1] - p[0]) + (BP[vi + 1] - p[1])
                 else:
                     P[vi + 1] = p[2]
-        with T.sblock("scan"):
-            T.reads(P[0:n1])
-            T.writes(P[0:n1])
-            P[0] = T.int64(0)
-            for i in T.serial(n1 - 1):
-                P[i + 1] = P[i + 1] + P[i]
+        offsets(P, n1 - 1)
 
     return func
 

@@ -1,0 +1,99 @@
+"""The blocked prefix sums and ``unique`` (templates/scan.py) at sizes around their chunk edges.
+
+Every op whose index phase scans is checked against numpy / scipy with row or entry counts one
+below, at and one above ``SCAN_CHUNK`` and over several chunks, in serial and parallel builds.
+"""
+
+import numpy as np
+import pytest
+import scipy.sparse
+from hypothesis import given
+from hypothesis import strategies as st
+
+import sparsegen as mx
+from sparsegen.templates import SCAN_CHUNK
+
+EDGES = (SCAN_CHUNK - 1, SCAN_CHUNK, SCAN_CHUNK + 1, 2 * SCAN_CHUNK, 3 * SCAN_CHUNK + 5)
+"""Counts that straddle chunk boundaries: the last chunk short, full, of one element; several."""
+
+
+def _matrix(rng: np.random.Generator, rows: int, cols: int, row_density: float) -> np.ndarray:
+    """float32 values in rows kept with probability ``row_density``, half their elements zero."""
+    x = rng.integers(1, 9, size=(rows, cols)).astype(np.float32)
+    x[rng.random((rows, cols)) < 0.5] = 0
+    x[rng.random(rows) >= row_density] = 0
+    return x
+
+
+@given(rows=st.sampled_from(EDGES), cols=st.sampled_from((1, 5)),
+       row_density=st.sampled_from((0.0, 0.01, 0.5, 1.0)), seed=st.integers(0, 2**32 - 1))
+def test_cast_scans(rows, cols, row_density, seed):
+    x = _matrix(np.random.default_rng(seed), rows, cols, row_density)
+    rsp = mx.nd.array(x).tostype("row_sparse")
+    kept = np.flatnonzero(x.any(axis=1))
+    np.testing.assert_array_equal(rsp.indices.asnumpy(), kept)
+    np.testing.assert_array_equal(rsp.data.asnumpy(), x[kept])
+    csr = mx.nd.sparse.csr_matrix(x)
+    oracle = scipy.sparse.csr_matrix(x)
+    np.testing.assert_array_equal(csr.indptr.asnumpy(), oracle.indptr)
+    np.testing.assert_array_equal(csr.indices.asnumpy(), oracle.indices)
+    np.testing.assert_array_equal(csr.data.asnumpy(), oracle.data)
+
+
+@given(rows=st.sampled_from(EDGES), cols=st.sampled_from((1, 7)),
+       densities=st.tuples(*[st.sampled_from((0.0, 0.3, 1.0))] * 2),
+       seed=st.integers(0, 2**32 - 1))
+def test_csr_count_scans(rows, cols, densities, seed):
+    rng = np.random.default_rng(seed)
+    a, b = (_matrix(rng, rows, cols, d) for d in densities)
+    ca, cb = mx.nd.sparse.csr_matrix(a), mx.nd.sparse.csr_matrix(b)
+    for result, expected, stored in ((ca + cb, a + b, (a != 0) | (b != 0)),
+                                     (ca * cb, a * b, (a != 0) & (b != 0))):
+        pattern = scipy.sparse.csr_matrix(stored)
+        assert result.stype == "csr"
+        np.testing.assert_array_equal(result.indptr.asnumpy(), pattern.indptr)
+        np.testing.assert_array_equal(result.indices.asnumpy(), pattern.indices)
+        np.testing.assert_array_equal(result.asnumpy(), expected)
+
+
+def _csr_with_entries(rng: np.random.Generator, entries: int,
+                      columns: int) -> scipy.sparse.csr_matrix:
+    """A csr matrix of ``entries`` entries, up to 8 a row, over ``columns`` columns."""
+    rows = max(1, -(-entries // min(columns, 8)))
+    cells = np.sort(rng.choice(rows * columns, size=entries, replace=False))
+    data = rng.integers(1, 9, size=entries).astype(np.float32)
+    return scipy.sparse.csr_matrix((data, (cells // columns, cells % columns)),
+                                   shape=(rows, columns))
+
+
+def _check_products(csr: scipy.sparse.csr_matrix, ctx: mx.Context,
+                    rng: np.random.Generator) -> None:
+    """csrᵀ·dense -> row_sparse and dense·csr -> csr against scipy, both on ``ctx``."""
+    lhs_csr = mx.nd.sparse.csr_matrix((csr.data, csr.indices.astype(np.int64),
+                                       csr.indptr.astype(np.int64)), shape=csr.shape, ctx=ctx)
+    used = np.unique(csr.indices)
+    rhs = rng.integers(1, 5, size=(csr.shape[0], 6)).astype(np.float32)
+    result = mx.nd.dot(lhs_csr, mx.nd.array(rhs, ctx=ctx), transpose_a=True)
+    np.testing.assert_array_equal(result.indices.asnumpy(), used)
+    np.testing.assert_array_equal(result.data.asnumpy(), (csr.T @ rhs)[used])
+    lhs = rng.integers(1, 5, size=(2, csr.shape[0])).astype(np.float32)
+    product = mx.nd.dot(mx.nd.array(lhs, ctx=ctx), lhs_csr)
+    np.testing.assert_array_equal(product.indices.asnumpy(), np.tile(used, 2))
+    np.testing.assert_array_equal(product.data.asnumpy(), (csr.T @ lhs.T).T[:, used].ravel())
+
+
+@given(entries=st.sampled_from(EDGES), columns=st.sampled_from((1, 3, 40, 10**6)),
+       seed=st.integers(0, 2**32 - 1))
+def test_unique_scans(entries, columns, seed):
+    """csrᵀ·dense and dense·csr -> csr: runs of one column across chunk edges (few columns) or
+    one entry per column (many)."""
+    rng = np.random.default_rng(seed)
+    _check_products(_csr_with_entries(rng, entries, columns), mx.cpu(), rng)
+
+
+@pytest.mark.parametrize("entries", EDGES)
+def test_unique_scan_on_an_emulated_gpu(entries, monkeypatch):
+    """The same through the GPU code path (scratch allocated per buffer on the device)."""
+    monkeypatch.setenv("SPARSEGEN_GPU", "host")
+    rng = np.random.default_rng(entries)
+    _check_products(_csr_with_entries(rng, entries, 200), mx.gpu(0), rng)
