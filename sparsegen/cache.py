@@ -102,9 +102,9 @@ class Kernel:
         return f"<Kernel {self.key.kernel} {self.key.dtypes} {self.key.target.label}>"
 
 
-def _load(key: KernelKey, path: Path) -> Any:
-    """Load a cache entry; a CUDA entry's cubin is registered first, so that the runtime's
-    compile request for its device code is answered without compiling."""
+def load_entry(key: KernelKey, path: Path) -> Any:
+    """Load the module of the cache entry at ``path``; a CUDA entry's cubin is registered first,
+    so that the runtime's compile request for its device code is answered without compiling."""
     if key.target.kind == "cuda":
         cuda_runtime.register_cubin(path.with_suffix(".cu").read_text(),
                                     path.with_suffix(".cubin").read_bytes())
@@ -185,7 +185,7 @@ class KernelCache:
         with _file_lock(path.with_suffix(".lock")):
             if path.exists():
                 try:
-                    kernel = Kernel(key, _load(key, path), path)
+                    kernel = Kernel(key, load_entry(key, path), path)
                     self.stats["disk"] += 1
                     return kernel
                 except Exception as err:  # an unloadable entry of any kind is rebuilt
@@ -198,7 +198,7 @@ class KernelCache:
                     )
                     self.stats["rebuilt"] += 1
             self._build(key, path)
-            return Kernel(key, _load(key, path), path)
+            return Kernel(key, load_entry(key, path), path)
 
     def _build(self, key: KernelKey, path: Path) -> None:
         compiler = _compiler(key, self.directory)

@@ -65,6 +65,13 @@ say "kernels for $CPU_TARGET and cuda $ARCH, dtypes $DTYPES"
 "$PY" -m sparsegen.cli build --dtypes $DTYPES
 # shellcheck disable=SC2086
 "$PY" -m sparsegen.cli build --target cuda --arch "$ARCH" --dtypes $DTYPES
+say "storage casts for every dtype (zeros and conversions of any dtype run them)"
+CASTS="cast_dense_rsp cast_rsp_dense cast_dense_csr cast_csr_dense"
+ALL_DTYPES="float16 float32 float64 uint8 int8 int32 int64"
+# shellcheck disable=SC2086
+"$PY" -m sparsegen.cli build --ops $CASTS --dtypes $ALL_DTYPES
+# shellcheck disable=SC2086
+"$PY" -m sparsegen.cli build --target cuda --arch "$ARCH" --ops $CASTS --dtypes $ALL_DTYPES
 say "CUDA tuning candidates for $ARCH: the first $TUNE_TRIALS configs of each tunable kernel, float32"
 "$PY" -m sparsegen.cli tune --prebuild --target cuda --arch "$ARCH" --op all --dtype float32 \
     --trials "$TUNE_TRIALS" --buckets large

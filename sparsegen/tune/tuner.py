@@ -28,8 +28,8 @@ from tqdm import tqdm
 
 from .. import cuda_runtime, registry
 from ..build import BuildSummary
-from ..cache import CompilerMissingError, KernelKey, choose, default_cache, forget_choices, versions
-from ..cache import _load as load_entry  # a cache entry as a module (CUDA: its cubin served)
+from ..cache import (CompilerMissingError, KernelKey, choose, default_cache, forget_choices,
+                     load_entry, versions)
 from ..device import DeviceArray
 from ..errors import SparsegenError
 from ..runtime import tvm_ffi
