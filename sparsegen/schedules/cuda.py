@@ -21,8 +21,8 @@ Knobs of ``cuda.rows``:
 
 A ``rows*`` block whose template keeps one thread per row (a reduction over a row's columns, a
 sorted merge: no ``threadIdx.x`` loop inside) gets ``threads`` rows per block on ``threadIdx.x``
-whatever ``row_threads`` says. A serial block (a prefix scan, a merge) becomes a kernel of one
-thread, launched in order on the stream.
+whatever ``row_threads`` says. A serial block (a scan's carry step, a radix sort pass, a merge)
+becomes a kernel of one thread, launched in order on the stream.
 """
 
 from __future__ import annotations
