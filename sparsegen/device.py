@@ -260,6 +260,9 @@ class DeviceArray:
 
 
 # -- what the storage-level code uses for numpy arrays and device arrays alike ------------------
+_ARRAYS = (np.ndarray, DeviceArray)
+
+
 def empty_like(like: Any, shape: tuple[int, ...], dtype: Any) -> Any:
     """An uninitialised buffer of ``shape`` / ``dtype`` in the memory ``like`` lives in."""
     if isinstance(like, DeviceArray):
@@ -367,20 +370,17 @@ def _is_on(buffer: Any, device: Any) -> bool:
 
 
 def _map_buffers(storage: Any, function: Any) -> Any:
-    """``storage`` (a buffer, or a format dataclass of buffers) with ``function`` applied to each
-    buffer."""
-    if isinstance(storage, (np.ndarray, DeviceArray)):
+    """``storage`` (a buffer, or a format dataclass naming its buffers in ``BUFFERS``) with
+    ``function`` applied to each buffer."""
+    if isinstance(storage, _ARRAYS):
         return function(storage)
-    return dataclasses.replace(storage, **{
-        field.name: function(getattr(storage, field.name))
-        for field in dataclasses.fields(storage)
-        if isinstance(getattr(storage, field.name), (np.ndarray, DeviceArray))
-    })
+    return dataclasses.replace(
+        storage, **{name: function(getattr(storage, name)) for name in storage.BUFFERS}
+    )
 
 
 def buffers(storage: Any) -> list[Any]:
     """The buffers of a storage object."""
-    if isinstance(storage, (np.ndarray, DeviceArray)):
+    if isinstance(storage, _ARRAYS):
         return [storage]
-    return [getattr(storage, f.name) for f in dataclasses.fields(storage)
-            if isinstance(getattr(storage, f.name), (np.ndarray, DeviceArray))]
+    return [getattr(storage, name) for name in storage.BUFFERS]

@@ -7,7 +7,7 @@ and array shapes agree, so kernels never read out of bounds.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -88,6 +88,7 @@ class RowSparse:
     data: np.ndarray  # (k, *shape[1:])
     indices: np.ndarray  # (k,) int64
     shape: tuple[int, ...]
+    BUFFERS: ClassVar[tuple[str, ...]] = ("data", "indices")  # fields holding arrays
 
     @property
     def dtype(self) -> np.dtype:
@@ -108,6 +109,7 @@ class CSR:
     indices: np.ndarray  # (nnz,) int64, sorted and unique within each row
     indptr: np.ndarray  # (rows + 1,) int64
     shape: tuple[int, int]
+    BUFFERS: ClassVar[tuple[str, ...]] = ("data", "indices", "indptr")  # fields holding arrays
 
     @property
     def dtype(self) -> np.dtype:
