@@ -92,7 +92,7 @@ def synchronize_all() -> None:
 
 def target_of(buffer: Any) -> Target | None:
     """The kernel target for a buffer: ``None`` (the host CPU) unless it is in CUDA memory."""
-    if isinstance(buffer, DeviceArray) and buffer.device.dlpack_device_type() == 2:
+    if isinstance(buffer, DeviceArray) and buffer.device.dlpack_device_type() == cuda_runtime.CUDA_DEVICE_TYPE:
         return cuda_target(buffer.device.index)
     return None
 
