@@ -92,7 +92,8 @@ def synchronize_all() -> None:
 
 def target_of(buffer: Any) -> Target | None:
     """The kernel target for a buffer: ``None`` (the host CPU) unless it is in CUDA memory."""
-    if isinstance(buffer, DeviceArray) and buffer.device.dlpack_device_type() == cuda_runtime.CUDA_DEVICE_TYPE:
+    cuda = cuda_runtime.CUDA_DEVICE_TYPE
+    if isinstance(buffer, DeviceArray) and buffer.device.dlpack_device_type() == cuda:
         return cuda_target(buffer.device.index)
     return None
 
