@@ -339,8 +339,10 @@ KERNELS: dict[str, KernelDef] = {
             _ROWS,
             ("dtype",),
             (("gather", "(data[k,d] dtype, indices[k] int64, req[m] int64, "
-                        "out[m,d] dtype WRITTEN)"),),
-            "retain: rows of a row_sparse array by requested id, zero rows where not stored",
+                        "out[m,d] dtype WRITTEN)"),
+             ("check", "(req[m] int64, rows int64, bad[1] int64 WRITTEN)")),
+            "retain: rows of a row_sparse array by requested id, zero rows where not stored; "
+            "check: whether requested ids are sorted, unique and in range, where they live",
         ),
     ) + _OPTIM_KERNELS + _DOT_KERNELS + _ELEMWISE_KERNELS
 }

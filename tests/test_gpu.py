@@ -243,3 +243,27 @@ def test_cuda_kernel_without_cuda_libraries_says_why(fresh_cache):
     with pytest.raises(mx.MXNetError, match="the CUDA runtime cannot be loaded"):
         fresh_cache.get(key)
     assert fresh_cache.stats["built"] == fresh_cache.stats["rebuilt"] == 0
+
+
+def test_retain_checks_gpu_ids_on_the_gpu(gpu, monkeypatch):
+    rsp = mx.nd.sparse.row_sparse_array(
+        (np.arange(12, dtype=np.float32).reshape(4, 3), [1, 3, 6, 8]), shape=(10, 3), ctx=gpu)
+    dense = rsp.asnumpy()
+    host_reads = []
+    original = device.DeviceArray.numpy
+    monkeypatch.setattr(device.DeviceArray, "numpy",
+                        lambda self: host_reads.append(self.shape) or original(self))
+    ids = mx.nd.array([0, 3, 8, 9], ctx=gpu, dtype="int64")
+    kept = mx.nd.sparse.retain(rsp, ids)
+    assert host_reads == [] and _on_device(kept)  # checked and used on the device
+    expected = np.zeros_like(dense)
+    expected[[0, 3, 8, 9]] = dense[[0, 3, 8, 9]]
+    np.testing.assert_array_equal(kept.asnumpy(), expected)
+    for unsorted in ([8, 3, 3], [5, 1]):  # any order and repeats: sorted on the host
+        got = mx.nd.sparse.retain(rsp, mx.nd.array(unsorted, ctx=gpu, dtype="int64"))
+        np.testing.assert_array_equal(got.indices.asnumpy(), np.unique(unsorted))
+    for bad in ([3, 10], [-1, 2]):
+        with pytest.raises(mx.MXNetError, match=r"indices out of range \[0, 10\)"):
+            mx.nd.sparse.retain(rsp, mx.nd.array(bad, ctx=gpu, dtype="int64"))
+    empty = mx.nd.sparse.retain(rsp, mx.nd.array(np.zeros(0, np.int64), ctx=gpu, dtype="int64"))
+    assert empty.indices.asnumpy().size == 0

@@ -10,6 +10,7 @@ from ..context import Context
 from ..context import resolve as resolve_context
 from ..device import host_copy, item, rows as copy_rows, to_host
 from ..errors import SparsegenError
+from ..ops import retain as ops_retain
 from ..registry import op_rule
 from . import formats
 from .formats import CSR, INDEX_DTYPE, RowSparse
@@ -340,17 +341,23 @@ def retain(data: RowSparseNDArray, indices: Any) -> RowSparseNDArray:
     ids not stored come back as zero rows (``mxnet.nd.sparse.retain``).
 
     The ids may be in any order and repeat: the result stores each id once, in ascending order,
-    which represents the same array. Ids outside ``[0, data.shape[0])`` raise.
+    which represents the same array. Ids outside ``[0, data.shape[0])`` raise. Sorted int64 ids
+    on the data's GPU are checked there and used as they are; other ids are checked (and sorted)
+    on the host.
     """
     if not isinstance(data, RowSparseNDArray):
         raise SparsegenError(
             f"retain needs a row_sparse array as data, got {getattr(data, 'stype', type(data).__name__)}"
         )
+    rule = op_rule("retain", (data.stype,))
+    if (isinstance(indices, NDArray) and indices.stype == "default"
+            and indices.context == data.context
+            and ops_retain.valid_ids(data._storage, indices._storage)):
+        return wrap(rule.run(data._storage, indices._storage), data.context)
     ids = indices.asnumpy() if isinstance(indices, NDArray) else np.asarray(indices)
     ids = formats.check_indices(ids.ravel(), "indices", data.shape[0], sorted_unique=False)
     if ids.size > 1 and not (ids[1:] > ids[:-1]).all():
         ids = np.unique(ids)
-    rule = op_rule("retain", (data.stype,))
     return wrap(rule.run(data._storage, ids), data.context)
 
 

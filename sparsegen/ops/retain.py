@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..device import colocate, empty_like
-from ..ndarray.formats import RowSparse
+from ..device import DeviceArray, colocate, empty_like, item
+from ..ndarray.formats import INDEX_DTYPE, RowSparse
 from .layout import as_rows, dtype_name, kernel
 
 
@@ -19,3 +19,15 @@ def retain(rsp: RowSparse, row_ids: Any) -> RowSparse:
         as_rows(rsp.data), rsp.indices, row_ids, as_rows(out, written=True)
     )
     return RowSparse(out, row_ids, rsp.shape)
+
+
+def valid_ids(rsp: RowSparse, row_ids: Any) -> bool:
+    """Whether int64 ``row_ids`` are sorted, unique and in range of ``rsp``'s rows, checked where
+    they live (kernel ``retain.check``): a GPU's ids need no trip to the host when they are."""
+    if not isinstance(row_ids, DeviceArray) or row_ids.ndim != 1 or row_ids.dtype != INDEX_DTYPE:
+        return False
+    bad = empty_like(row_ids, (1,), INDEX_DTYPE)
+    kernel("retain", (dtype_name(rsp.dtype),), row_ids, row_ids.size).check(
+        row_ids, rsp.shape[0], bad
+    )
+    return item(bad, 0) < 0

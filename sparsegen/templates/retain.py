@@ -11,7 +11,9 @@ from .columns import columns
 
 def retain(dtype: str, lanes: int = 16,
            row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
-    """``gather``: ``out[r] = data[s]`` where ``indices[s] == req[r]``, else zeros (binary search)."""
+    """``gather``: ``out[r] = data[s]`` where ``indices[s] == req[r]``, else zeros (binary search).
+    ``check``: ``bad[0]`` is -1 when ``req`` is sorted, unique and in ``[0, rows)``, else a
+    position that breaks it (any one: positions are written concurrently)."""
     zero = tvm.tirx.const(0, dtype)
     itemsize = element_bytes(dtype)
     cols = columns(lanes, row_threads)
@@ -59,4 +61,23 @@ def retain(dtype: str, lanes: int = 16,
                 else:
                     cols.each(d, clear, Out, vr)
 
-    return {"gather": gather}
+    @T.prim_func(s_tir=True)
+    def check(req: T.handle, rows: T.int64, bad: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        m = T.int64()
+        Req = T.match_buffer(req, (m,), "int64", align=8)
+        Bad = T.match_buffer(bad, (1,), "int64", align=8)
+        with T.sblock("init"):
+            Bad[0] = T.int64(-1)
+        for r in T.serial(m):
+            with T.sblock("rows"):
+                vr = T.axis.spatial(m, r)
+                T.reads(Req[0:m])
+                T.writes(Bad[0])
+                if Req[vr] < T.int64(0) or Req[vr] >= rows:
+                    Bad[0] = vr
+                elif vr > T.int64(0):  # TIR's `and` does not short-circuit: nested
+                    if Req[vr] <= Req[vr - 1]:
+                        Bad[0] = vr
+
+    return {"gather": gather, "check": check}
