@@ -112,9 +112,9 @@ _OPTIM_KERNELS = (
 
 _SORT_BY_COLUMN = (
     ("sort_dense", "(indices[nnz] int64, indptr[n+1] int64, keys[nnz] int64 WRITTEN, "
-                   "src[nnz] int64 WRITTEN, erow[nnz] int64 WRITTEN)"),
-    ("sort_rest", "(keys[u] int64 WRITTEN, src[u] int64 WRITTEN, keys_tmp[u] int64 WRITTEN, "
-                  "src_tmp[u] int64 WRITTEN, columns int64)"),
+                   "src[nnz] int64 WRITTEN, erow[nnz] int64 WRITTEN, table[t] int64 WRITTEN)"),
+    ("sort_pass", "(keys[u] int64, src[u] int64, keys_out[u] int64 WRITTEN, "
+                  "src_out[u] int64 WRITTEN, table[t] int64 WRITTEN, shift int64)"),
     ("unique", "(keys[u] int64, uidx[u] int64 WRITTEN, seg[u+1] int64 WRITTEN, "
                "count[1] int64 WRITTEN, runs[c+1] int64 WRITTEN)"),
 )
@@ -145,14 +145,15 @@ _DOT_KERNELS = (
         ("dtype",),
         (
             *_SORT_BY_COLUMN[:1],
-            ("sort_rsp", "(indices[nnz] int64, indptr[n+1] int64, rindices[k] int64, "
-                         "keys[u] int64 WRITTEN, src[u] int64 WRITTEN, erow[nnz] int64 WRITTEN)"),
+            ("gather_rsp", "(indices[nnz] int64, indptr[n+1] int64, rindices[k] int64, "
+                           "starts[k+1] int64 WRITTEN, keys[u] int64 WRITTEN, "
+                           "src[u] int64 WRITTEN, erow[nnz] int64 WRITTEN)"),
             *_SORT_BY_COLUMN[1:],
             ("values", "(data[nnz] dtype, src[u] int64, erow[nnz] int64, seg[s+1] int64, "
                        "rhs[k,d] dtype, out[s,d] dtype WRITTEN)"),
         ),
-        "csrᵀ · dense/row_sparse -> row_sparse: radix sort entries by column, list the distinct "
-        "columns, then each output row sums its column's entries",
+        "csrᵀ · dense/row_sparse -> row_sparse: radix sort entries by column (blocked passes), "
+        "list the distinct columns, then each output row sums its column's entries",
     ),
     KernelDef(
         "dot_dense_csr",

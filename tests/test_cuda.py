@@ -44,9 +44,18 @@ BLOCKED_SCANS = (
     ("ew_index", "csr_intersect_count", 1),
     ("dot_csrT", "unique", 2),
     ("dot_dense_csr", "unique", 2),
+    *((kernel, function, 1) for kernel, function in (
+        ("dot_csrT", "sort_dense"), ("dot_csrT", "gather_rsp"), ("dot_csrT", "sort_pass"),
+        ("dot_dense_csr", "sort_dense"), ("dot_dense_csr", "sort_pass"))),
 )
 """Functions with a blocked prefix sum (templates/scan.py), and how many of their kernels run on
-one thread: the carry over chunk totals, and ``unique``'s count."""
+one thread: the carry over chunk totals, and ``unique``'s count. The radix sort's functions
+count, scan and scatter chunks of entries on threads (``gather_rsp`` lists the stored rows'
+entries, a thread per row)."""
+
+SCAN_BUFFERS = {"Table", "Starts"}
+"""The buffers a radix sort function's one-thread kernel (the scan carry) may take: the digit
+table, or the stored rows' offsets; no array of entries."""
 
 
 def _kernels(source: str) -> dict[str, str]:
@@ -119,6 +128,10 @@ def test_every_kernel_compiles_for_each_row_mapping(row_threads):
         threaded = [code for code in codes if "threadIdx" in code]
         assert len(codes) - len(threaded) == serial and len(threaded) >= 3, (kernel, function)
         assert all(_row_index(THREADS, "threadIdx.x") in code for code in threaded), function
+        if function.startswith(("sort", "gather")):
+            serial_code = next(code for code in codes if "threadIdx" not in code)
+            buffers = set(re.findall(r"(\w+)_ptr", serial_code.splitlines()[0]))
+            assert buffers <= SCAN_BUFFERS, (kernel, function, buffers)
     for name, code in kernels.items():  # rows on threadIdx.y only beside shared column loops
         assert ("threadIdx.y" in code) <= bool(_column_index(row_threads).search(code)), name
         assert f"__launch_bounds__({THREADS})" in code or "threadIdx" not in code, name

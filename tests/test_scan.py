@@ -1,8 +1,10 @@
-"""The blocked prefix sums and ``unique`` (templates/scan.py) at sizes around their chunk edges.
+"""The blocked prefix sums, ``unique`` and the blocked radix sort at sizes around their chunk edges.
 
 Every op whose index phase scans is checked against numpy / scipy with row or entry counts one
 below, at and one above ``SCAN_CHUNK`` and over several chunks, in serial and parallel builds.
 """
+
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -11,7 +13,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import sparsegen as mx
-from sparsegen.templates import SCAN_CHUNK
+from sparsegen import runtime
+from sparsegen.ndarray.formats import CSR
+from sparsegen.ops.dot import _sorted_columns
+from sparsegen.templates import SCAN_CHUNK, SORT_CHUNK
 
 EDGES = (SCAN_CHUNK - 1, SCAN_CHUNK, SCAN_CHUNK + 1, 2 * SCAN_CHUNK, 3 * SCAN_CHUNK + 5)
 """Counts that straddle chunk boundaries: the last chunk short, full, of one element; several."""
@@ -97,3 +102,74 @@ def test_unique_scan_on_an_emulated_gpu(entries, monkeypatch):
     monkeypatch.setenv("SPARSEGEN_GPU", "host")
     rng = np.random.default_rng(entries)
     _check_products(_csr_with_entries(rng, entries, 200), mx.gpu(0), rng)
+
+
+SMALL_CHUNK = 64
+"""The sort chunk of the templates built below: chunk edges within a few hundred entries."""
+
+SORT_EDGES = (SMALL_CHUNK - 1, SMALL_CHUNK, SMALL_CHUNK + 1, 5 * SMALL_CHUNK + 3)
+"""Entry counts around the sort's chunk edges: a short chunk, a full one, one of one entry;
+several."""
+
+SORT_COLUMNS = (10, 5000, 10**6)
+"""Column counts needing 1, 2 and 3 radix passes of ``RADIX_BITS`` = 8."""
+
+
+@pytest.fixture(scope="module")
+def small_chunk_sorter():
+    """The index phases built at ``SMALL_CHUNK`` entries per chunk, parallel CPU schedule."""
+    import tvm
+    from tvm import s_tir
+
+    from sparsegen.schedules import cpu
+    from sparsegen.target import host_cpu
+    from sparsegen.templates.dot import _index_phases
+
+    funcs = {name: func.with_attr("global_symbol", name)
+             for name, func in _index_phases(sort_chunk=SMALL_CHUNK).items()}
+    schedule = s_tir.Schedule(tvm.IRModule(funcs), enable_check=False)
+    cpu.ROWS.apply(schedule, {"parallel": True, "chunk": 1, "lanes": 16})
+    target = host_cpu().to_tvm()
+    with target:
+        built = tvm.compile(schedule.mod, target=target)
+    return SimpleNamespace(**{name: runtime.wrap(built[name]) for name in funcs})
+
+
+@given(entries=st.sampled_from(SORT_EDGES), columns=st.sampled_from(SORT_COLUMNS),
+       stored=st.sampled_from((None, 0.0, 0.5, 1.0)), seed=st.integers(0, 2**32 - 1))
+def test_radix_sort_chunks(small_chunk_sorter, entries, columns, stored, seed):
+    """The blocked radix sort is the stable sort by column of the entries of every row
+    (``stored`` None) or of the rows a row_sparse rhs stores (that fraction of them)."""
+    rng = np.random.default_rng(seed)
+    matrix = _csr_with_entries(rng, entries, columns)
+    csr = CSR(matrix.data, matrix.indices.astype(np.int64), matrix.indptr.astype(np.int64),
+              matrix.shape)
+    rows = np.arange(matrix.shape[0])
+    ids = None if stored is None else rows[rng.random(rows.size) < stored]
+    rows_of = np.repeat(rows, np.diff(csr.indptr))
+    positions = np.flatnonzero(np.isin(rows_of, rows if ids is None else ids))
+    src, erow, distinct, starts = _sorted_columns(small_chunk_sorter, csr, ids, positions.size,
+                                                  SMALL_CHUNK)
+    order = positions[np.argsort(csr.indices[positions], kind="stable")]
+    np.testing.assert_array_equal(src, order)
+    expected_rows = rows_of if ids is None else np.searchsorted(ids, rows_of)
+    np.testing.assert_array_equal(erow[positions], expected_rows[positions])
+    used, first = np.unique(csr.indices[order], return_index=True)
+    np.testing.assert_array_equal(distinct, used)
+    np.testing.assert_array_equal(starts, np.append(first, order.size))
+
+
+@pytest.mark.parametrize("columns", SORT_COLUMNS)
+@pytest.mark.parametrize("entries", (SORT_CHUNK - 1, SORT_CHUNK, SORT_CHUNK + 1,
+                                     3 * SORT_CHUNK + 5))
+def test_radix_sort_chunks_of_the_ops(entries, columns):
+    """csrᵀ·dense and dense·csr -> csr with the built kernels' ``SORT_CHUNK`` edges."""
+    rng = np.random.default_rng(entries + columns)
+    _check_products(_csr_with_entries(rng, entries, columns), mx.cpu(), rng)
+
+
+def test_radix_sort_on_an_emulated_gpu(monkeypatch):
+    """Several sort chunks and three radix passes through the GPU code path."""
+    monkeypatch.setenv("SPARSEGEN_GPU", "host")
+    rng = np.random.default_rng(3)
+    _check_products(_csr_with_entries(rng, 3 * SORT_CHUNK + 5, 10**6), mx.gpu(0), rng)
