@@ -218,7 +218,7 @@ _CSR_PAIR = ("a_indptr[n+1] int64, a_indices[na] int64, a_data[na] dtype, b_indp
              "b_indices[nb] int64, b_data[nb] dtype, indptr[n+1] int64, "
              "indices[nnz] int64 WRITTEN, data[nnz] dtype WRITTEN")
 _MERGE = ("(a[ka] int64, b[kb] int64, indices[m] int64 WRITTEN, src_a[m] int64 WRITTEN, "
-          "src_b[m] int64 WRITTEN, count[1] int64 WRITTEN)")
+          "src_b[m] int64 WRITTEN, count[1] int64 WRITTEN, runs[c+1] int64 WRITTEN)")
 _COUNT = ("(a_indptr[n+1] int64, a_indices[na] int64, b_indptr[n+1] int64, b_indices[nb] int64, "
           "indptr[n+1] int64 WRITTEN)")
 

@@ -142,3 +142,19 @@ def test_cuda_kernels_are_keyed_by_arch_and_default_to_a_warp_per_row(fresh_cach
     sm90 = choose("retain", ("float32",), cuda("sm_90")).parallel_key
     assert sm80.digest() != sm90.digest()
     assert dict(sm90.config) == {"lanes": 1, "row_threads": 32, "threads": 128}
+
+
+@pytest.mark.parametrize("function", ["rsp_union", "rsp_intersect"])
+def test_row_sparse_merges_are_multi_threaded(function):
+    """The merge-path merges walk their chunks on threads (a count pass and a write pass, around
+    a blocked scan); only the scan's carry and the total's copy run on one thread, and neither
+    reads the id lists."""
+    definition = KERNELS["ew_index"]
+    source = cuda_source(build_many([(definition, (), definition.space("cuda").config({}))],
+                                    cuda("sm_90"))[1])
+    codes = _kernels_of(_kernels(source), definition.symbol((), function))
+    threaded = [code for code in codes if "threadIdx" in code]
+    walks = [code for code in threaded if "A_ptr" in code and "B_ptr" in code]
+    assert len(codes) - len(threaded) == 2 and len(walks) == 2 and len(threaded) == 4, function
+    assert all(_row_index(THREADS, "threadIdx.x") in code for code in threaded), function
+    assert not any("A_ptr" in code or "B_ptr" in code for code in codes if code not in threaded)

@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 
 import sparsegen as mx
 from conftest import DTYPES
+from sparsegen.cache import get_kernel
+from sparsegen.ops import elemwise as elemwise_ops
 from sparsegen.registry import ELEMWISE_UNARY_DENSE, ELEMWISE_UNARY_SPARSE
 
 STYPES = ("default", "row_sparse", "csr")
@@ -467,3 +469,125 @@ def test_operand_errors():
     for bad in (lambda: ints / 0, lambda: 5 / ints, lambda: ints / ints):
         with pytest.raises(mx.MXNetError, match="integer division by zero"):
             quiet(bad)
+
+
+# -- the row_sparse merges: merge path over chunks (ew_index.rsp_union / rsp_intersect) ----------
+MERGE_CHUNK = elemwise_ops.MERGE_CHUNK
+MERGE_SIZES = (0, 1, MERGE_CHUNK - 1, MERGE_CHUNK, MERGE_CHUNK + 1, 3 * MERGE_CHUNK + 5)
+"""Stored-row counts at the merge chunk's edges: none, one, a chunk's steps - 1 / + 0 / + 1,
+several chunks."""
+
+ID_LISTS = ("identical", "disjoint", "one empty", "interleaved", "equal pairs", "random")
+"""How the two sorted id lists of a merge relate."""
+
+
+def id_lists(rng: np.random.Generator, kind: str, ka: int, kb: int) -> tuple[np.ndarray, ...]:
+    """Two sorted unique int64 id lists of (about) ``ka`` and ``kb`` ids related as ``kind``."""
+    if kind == "identical":
+        a = np.sort(rng.choice(3 * ka + 1, ka, replace=False))
+        return a, a.copy()
+    if kind == "disjoint":
+        return np.arange(ka), np.arange(ka, ka + kb)
+    if kind == "one empty":
+        return np.arange(0, 2 * ka, 2), np.zeros(0, np.int64)
+    if kind == "interleaved":
+        return np.arange(0, 2 * ka, 2), np.arange(1, 2 * kb, 2)
+    if kind == "equal pairs":  # runs of equal ids and of ids in one list only, at every offset
+        ids = np.arange(ka + kb)
+        return (np.sort(rng.choice(ids, min(ka, ids.size), replace=False)),
+                np.sort(rng.choice(ids, min(kb, ids.size), replace=False)))
+    universe = max(ka, kb) + rng.integers(0, ka + kb + 1)
+    return (np.sort(rng.choice(universe, min(ka, universe), replace=False)),
+            np.sort(rng.choice(universe, min(kb, universe), replace=False)))
+
+
+def positions(ids: np.ndarray, stored: np.ndarray) -> np.ndarray:
+    """Where each of ``ids`` is in the sorted ``stored``, -1 where absent."""
+    at = np.minimum(np.searchsorted(stored, ids), max(stored.size - 1, 0))
+    found = (stored[at] == ids) if stored.size else np.zeros(ids.size, bool)
+    return np.where(found, at, -1)
+
+
+def check_merge(a: np.ndarray, b: np.ndarray, union: bool, chunks: int, size: int) -> None:
+    """``ew_index.rsp_union`` / ``rsp_intersect`` over ``chunks`` chunks against numpy, in the
+    serial (``size`` small) or parallel build."""
+    a, b = a.astype(np.int64), b.astype(np.int64)
+    expected = np.union1d(a, b) if union else np.intersect1d(a, b)
+    m = a.size + b.size if union else min(a.size, b.size)
+    ids, src_a, src_b = (np.full(m, -7, np.int64) for _ in range(3))
+    count, runs = np.full(1, -7, np.int64), np.full(chunks + 1, -7, np.int64)
+    index = get_kernel("ew_index", (), size=size)
+    (index.rsp_union if union else index.rsp_intersect)(a, b, ids, src_a, src_b, count, runs)
+    k = expected.size
+    assert count[0] == k, (chunks, a, b)
+    np.testing.assert_array_equal(ids[:k], expected)
+    np.testing.assert_array_equal(src_a[:k], positions(expected, a))
+    np.testing.assert_array_equal(src_b[:k], positions(expected, b))
+
+
+@pytest.mark.parametrize("union", [True, False])
+@given(kind=st.sampled_from(ID_LISTS), ka=st.integers(0, 12), kb=st.integers(0, 12),
+       seed=st.integers(0, 2**32 - 1), size=st.sampled_from((0, 10**6)))
+def test_merge_splits_at_every_diagonal(union, kind, ka, kb, seed, size):
+    """Small lists merged over every chunk count from 1 to one chunk per step (and more chunks
+    than steps): each chunk edge falls at every diagonal, between every pair of equal ids."""
+    a, b = id_lists(np.random.default_rng(seed), kind, ka, kb)
+    for chunks in range(1, a.size + b.size + 3):
+        check_merge(a, b, union, chunks, size)
+
+
+def test_merge_equal_pair_split_by_a_chunk_edge():
+    """``a[i] == b[j]`` on the steps ``2i`` (a first) and ``2i + 1``: chunks of one or three
+    steps start between the two, chunks of two steps hold both."""
+    ids = np.arange(6)
+    for chunks in (12, 6, 4):
+        check_merge(ids, ids, True, chunks, 0)
+        check_merge(ids, ids, False, chunks, 0)
+    check_merge(np.array([5]), np.array([5]), True, 2, 0)  # the pair is both chunks' steps
+
+
+@pytest.mark.parametrize("union", [True, False])
+@given(kind=st.sampled_from(ID_LISTS), ka=st.sampled_from(MERGE_SIZES),
+       kb=st.sampled_from(MERGE_SIZES), seed=st.integers(0, 2**32 - 1),
+       size=st.sampled_from((0, 10**6)))
+def test_merge_around_the_chunk_size(union, kind, ka, kb, seed, size):
+    """Lists of 0, 1, MERGE_CHUNK - 1 .. + 1 and several chunks of ids, in chunks of
+    MERGE_CHUNK steps (as ``rsp_rsp`` splits them) and of a few steps."""
+    a, b = id_lists(np.random.default_rng(seed), kind, ka, kb)
+    steps = a.size + b.size
+    for chunks in {max(1, -(-steps // MERGE_CHUNK)), max(1, steps // 7)}:
+        check_merge(a, b, union, chunks, size)
+
+
+def rsp_of(ids: np.ndarray, rows: int, rng: np.random.Generator, ctx: mx.Context):
+    """A float32 row_sparse array storing the rows ``ids`` (values 1..9) of ``rows`` x 3."""
+    data = rng.integers(1, 10, size=(ids.size, 3)).astype(np.float32)
+    return mx.nd.sparse.row_sparse_array((data, ids.astype(np.int64)), shape=(rows, 3), ctx=ctx)
+
+
+@pytest.mark.parametrize("device", ["cpu", "emulated gpu"])
+@settings(max_examples=20)
+@given(kind=st.sampled_from(ID_LISTS), ka=st.sampled_from(MERGE_SIZES),
+       kb=st.sampled_from(MERGE_SIZES), chunk=st.sampled_from((3, MERGE_CHUNK)),
+       seed=st.integers(0, 2**32 - 1))
+def test_rsp_rsp_merges_at_chunk_edges(device, kind, ka, kb, chunk, seed):
+    """rsp ± rsp and rsp * rsp through the ops (host, or device buffers allocated one by one)
+    with MERGE_CHUNK as shipped and small, against dense numpy."""
+    rng = np.random.default_rng(seed)
+    ids_a, ids_b = id_lists(rng, kind, ka, kb)
+    rows = int(max(ids_a.max(initial=0), ids_b.max(initial=0))) + 2
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(elemwise_ops, "MERGE_CHUNK", chunk)
+        if device != "cpu":
+            patch.setenv("SPARSEGEN_GPU", "host")
+        ctx = mx.cpu() if device == "cpu" else mx.gpu(0)
+        x, y = rsp_of(ids_a, rows, rng, ctx), rsp_of(ids_b, rows, rng, ctx)
+        for result, expected, stored in ((x + y, x.asnumpy() + y.asnumpy(),
+                                          np.union1d(ids_a, ids_b)),
+                                         (x - y, x.asnumpy() - y.asnumpy(),
+                                          np.union1d(ids_a, ids_b)),
+                                         (x * y, x.asnumpy() * y.asnumpy(),
+                                          np.intersect1d(ids_a, ids_b))):
+            assert result.stype == "row_sparse"
+            np.testing.assert_array_equal(result.indices.asnumpy(), stored)
+            np.testing.assert_array_equal(result.asnumpy(), expected)

@@ -20,6 +20,11 @@ UNION_OPS = ("add", "sub")
 """Binary ops whose sparse result stores the union of both operands' positions (the others,
 ``mul``, store the intersection)."""
 
+MERGE_CHUNK = 256
+"""Merge steps (ids of either operand) per chunk of the row_sparse merges (``ew_index.rsp_*``):
+each chunk is one parallel task, on a GPU one thread; the kernel takes the chunk count from the
+size of its ``runs`` scratch."""
+
 
 def _name(values: Any) -> str:
     return dtype_name(values.dtype)
@@ -86,15 +91,22 @@ def dense_binary(a: Any, b: Any, fn: str) -> Any:
     return out
 
 
+def _merge_chunks(steps: int) -> int:
+    """Chunks of at most ``MERGE_CHUNK`` steps for a merge of ``steps`` ids (at least one)."""
+    return max(1, -(-steps // MERGE_CHUNK))
+
+
 def rsp_rsp(a: RowSparse, b: RowSparse, fn: str) -> RowSparse:
     """``a <fn> b`` for two row_sparse arrays: union of rows for add / sub, intersection for mul."""
     union = fn in UNION_OPS
     size = a.indices.size + b.indices.size if union else min(a.indices.size, b.indices.size)
     indices, src_a, src_b = (empty_like(a.indices, (size,), INDEX_DTYPE) for _ in range(3))
     count = empty_like(a.indices, (1,), INDEX_DTYPE)
+    runs = empty_like(a.indices, (_merge_chunks(a.indices.size + b.indices.size) + 1,),
+                      INDEX_DTYPE)
     index = kernel("ew_index", (), a.indices, size)
     (index.rsp_union if union else index.rsp_intersect)(a.indices, b.indices, indices, src_a,
-                                                        src_b, count)
+                                                        src_b, count, runs)
     k = item(count, 0)
     data = empty_like(a.data, (k, *a.shape[1:]), a.dtype)
     getattr(kernel("ew_rsp", (_name(a),), data, data.size), f"fill_{fn}")(
