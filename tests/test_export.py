@@ -175,7 +175,7 @@ def test_bad_requests_are_refused(tmp_path, kwargs, message):
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc (CUDA toolkit) is not installed")
 def test_cuda_export_builds_and_exports_its_symbols(tmp_path):
     """Built with nvcc and checked (symbols, header), not run: no GPU is needed or assumed."""
-    result = export(tmp_path, "cuda", ["retain", "cast_rsp_dense"])
+    result = export(tmp_path, "cuda", ["retain", "cast_rsp_dense", "dot_csrT"])
     manifest = json.loads(result.manifest.read_text())
     assert manifest["device"] == "cuda" and manifest["target"]["host"] == {"kind": "cuda_host"}
     assert manifest["runtime"] == ["libtvm_ffi.so"] and manifest["source"].endswith(".cu")
@@ -184,6 +184,7 @@ def test_cuda_export_builds_and_exports_its_symbols(tmp_path):
     if shutil.which("nm"):
         symbols = subprocess.run(["nm", "-D", "--defined-only", str(result.library)],
                                  capture_output=True, text=True, check=True).stdout
-        for name in ("sg_retain_float32_gather", "sg_cast_rsp_dense_float32_scatter"):
+        for name in ("sg_retain_float32_gather", "sg_cast_rsp_dense_float32_scatter",
+                     "sg_dot_csrT_float32_sort_dense"):
             assert f"__tvm_ffi_{name}" in symbols
     assert "on kDLCUDA" in result.header.read_text()
