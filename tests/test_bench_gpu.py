@@ -5,15 +5,11 @@ import json
 import numpy as np
 import pytest
 
+from sparsegen import cuda_runtime
+from sparsegen.bench import gpu
+from sparsegen.bench.harness import Workload
 from sparsegen.cli import main
 from sparsegen.target import host_cpu
-
-device = pytest.importorskip(
-    "sparsegen.device", reason="sparsegen.device (GPU arrays and their host emulation) is missing"
-)
-from sparsegen import cuda_runtime  # noqa: E402
-from sparsegen.bench import gpu  # noqa: E402
-from sparsegen.bench.harness import Workload  # noqa: E402
 
 
 @pytest.fixture
