@@ -91,11 +91,13 @@ def synchronize_all() -> None:
 
 
 def target_of(buffer: Any) -> Target | None:
-    """The kernel target for a buffer: ``None`` (the host CPU) unless it is in CUDA memory."""
-    cuda = cuda_runtime.CUDA_DEVICE_TYPE
-    if isinstance(buffer, DeviceArray) and buffer.device.dlpack_device_type() == cuda:
-        return cuda_target(buffer.device.index)
-    return None
+    """The kernel target for an array: ``None`` (the host CPU) unless it is in CUDA memory (a
+    ``DeviceArray``, or any DLPack array such as a torch ``cuda`` tensor)."""
+    where = None if isinstance(buffer, np.ndarray) else getattr(buffer, "__dlpack_device__", None)
+    if where is None:
+        return None
+    kind, index = where()
+    return cuda_target(int(index)) if int(kind) == cuda_runtime.CUDA_DEVICE_TYPE else None
 
 
 class _Flags:
@@ -166,10 +168,13 @@ class DeviceArray:
         return f"DeviceArray({self.shape}, {self.dtype.name}, {self.device})"
 
     # -- views and copies ---------------------------------------------------------------------
-    def _view(self, shape: tuple[int, ...]) -> "DeviceArray":
+    def _view(self, shape: tuple[int, ...], byte_offset: int = 0) -> "DeviceArray":
+        """A view of ``shape`` starting ``byte_offset`` bytes in (kernels take offset 0 only)."""
         create = _runtime_function("runtime.TVMTensorCreateView")
-        return DeviceArray(create(self.tensor, tvm_ffi.Shape(list(shape)), self.tensor.dtype, 0),
-                           self.flags.writeable)
+        return DeviceArray(
+            create(self.tensor, tvm_ffi.Shape(list(shape)), self.tensor.dtype, byte_offset),
+            self.flags.writeable,
+        )
 
     def view(self) -> "DeviceArray":
         """A new array object sharing this one's memory (its own ``writeable`` flag)."""
@@ -191,13 +196,8 @@ class DeviceArray:
 
     def rows(self, start: int, stop: int) -> "DeviceArray":
         """A copy of rows ``start:stop``."""
-        create = _runtime_function("runtime.TVMTensorCreateView")
         row_bytes = math.prod(self.shape[1:]) * self.dtype.itemsize
-        view = create(self.tensor, tvm_ffi.Shape([stop - start, *self.shape[1:]]),
-                      self.tensor.dtype, start * row_bytes)
-        result = DeviceArray.empty(view.shape, self.dtype, self.device)
-        _runtime_function("runtime.TVMTensorCopyFromTo")(view, result.tensor)
-        return result
+        return self._view((stop - start, *self.shape[1:]), start * row_bytes).copy()
 
     def copy(self) -> "DeviceArray":
         """A copy in the same device's memory."""
@@ -222,6 +222,9 @@ class DeviceArray:
 
     def numpy(self) -> np.ndarray:
         """A host copy of the values."""
+        return self._read()
+
+    def _read(self) -> np.ndarray:
         values = np.empty(self.shape, self.dtype)
         if self.size:
             _runtime_function("runtime.TVMTensorCopyToBytes")(
@@ -234,14 +237,7 @@ class DeviceArray:
         position = position % self.size if self.size else position
         if not 0 <= position < self.size:
             raise SparsegenError(f"position {position} is out of range for {self.size} elements")
-        create = _runtime_function("runtime.TVMTensorCreateView")
-        view = create(self.tensor, tvm_ffi.Shape([1]), self.tensor.dtype,
-                      position * self.dtype.itemsize)
-        value = np.empty(1, self.dtype)
-        _runtime_function("runtime.TVMTensorCopyToBytes")(
-            view, ctypes.c_void_p(value.ctypes.data), value.nbytes
-        )
-        return value[0].item()
+        return self._view((1,), position * self.dtype.itemsize)._read()[0].item()
 
     def overlaps(self, other: "DeviceArray") -> bool:
         """Whether the two arrays share any byte of memory."""

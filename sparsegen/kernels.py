@@ -31,8 +31,7 @@ from typing import Any
 import numpy as np
 
 from .cache import get_kernel
-from .cuda_runtime import CUDA_DEVICE_TYPE
-from .device import cuda_target
+from .device import target_of
 from .errors import SparsegenError
 from .registry import DATA_DTYPES, KERNELS, KernelDef, kernel_def
 
@@ -168,14 +167,7 @@ def _array_info(value: Any) -> _ArrayInfo | str:
 def _gpu_target(args: tuple[Any, ...]) -> Any:
     """The CUDA target of the first array argument when it is in CUDA memory, else ``None``
     (the host CPU's kernels)."""
-    for value in args:
-        if isinstance(value, np.ndarray):
-            return None
-        where = getattr(value, "__dlpack_device__", None)
-        if where is not None:
-            kind, index = where()
-            return cuda_target(int(index)) if int(kind) == CUDA_DEVICE_TYPE else None
-    return None
+    return target_of(next((a for a in args if hasattr(a, "__dlpack_device__")), None))
 
 
 @lru_cache(maxsize=256)
