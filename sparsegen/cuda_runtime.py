@@ -31,6 +31,7 @@ from .runtime import tvm_ffi  # imported there with torch hidden (see runtime.py
 
 CUDA_DEVICE_TYPE = 2  # DLPack's kDLCUDA
 _COMPUTE_VERSION = 4  # TVM's kComputeVersion device attribute
+_DEVICE_NAME = 5  # TVM's kDeviceName device attribute
 
 _CALLBACK = "tvm_callback_cuda_compile"
 _CUBINS: dict[str, bytes] = {}  # sha256 of a CUDA source -> its cubin
@@ -122,11 +123,17 @@ def device_count() -> int:
 @lru_cache(maxsize=None)
 def arch(device_id: int) -> str:
     """The ``sm_XY`` architecture of CUDA device ``device_id``."""
+    return "sm_" + str(_attribute(device_id, _COMPUTE_VERSION)).replace(".", "")
+
+
+def name(device_id: int) -> str:
+    """The model name of CUDA device ``device_id`` (``NVIDIA H200``)."""
+    return str(_attribute(device_id, _DEVICE_NAME))
+
+
+def _attribute(device_id: int, kind: int) -> object:
     load()
-    version = tvm_ffi.get_global_func("runtime.GetDeviceAttr")(
-        CUDA_DEVICE_TYPE, device_id, _COMPUTE_VERSION
-    )
-    return "sm_" + str(version).replace(".", "")
+    return tvm_ffi.get_global_func("runtime.GetDeviceAttr")(CUDA_DEVICE_TYPE, device_id, kind)
 
 
 def synchronize(device_id: int) -> None:

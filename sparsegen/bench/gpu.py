@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import tvm_ffi
 from tqdm import tqdm
 
 from .. import cuda_runtime, device
@@ -26,7 +25,6 @@ from . import harness, peers
 from .harness import Runner, Workload
 from .workloads_gpu import WORKLOADS
 
-_DEVICE_NAME = 5  # TVM's kDeviceName device attribute
 
 BUDGET_S = 12.0
 """Timed seconds per workload at most: a slow implementation gets fewer rounds (at least 3)."""
@@ -144,10 +142,7 @@ def machine(th: Any) -> dict[str, Any]:
     """The GPU, its architecture and the PyTorch used, as far as they can be read."""
     if device.emulated():
         return {"gpu": "host emulation (SPARSEGEN_GPU=host)", "arch": None, "torch": None}
-    arch = cuda_runtime.arch(0)  # loads the CUDA runtime
-    name = tvm_ffi.get_global_func("runtime.GetDeviceAttr")(
-        cuda_runtime.CUDA_DEVICE_TYPE, 0, _DEVICE_NAME)
-    return {"gpu": str(name), "arch": arch,
+    return {"gpu": cuda_runtime.name(0), "arch": cuda_runtime.arch(0),
             "torch": f"{th.__version__} (CUDA {th.version.cuda})" if th is not None else None}
 
 
