@@ -20,6 +20,9 @@ UNION_OPS = ("add", "sub")
 """Binary ops whose sparse result stores the union of both operands' positions (the others,
 ``mul``, store the intersection)."""
 
+NONFINITE_CHUNK = 8192
+"""Values per chunk of the non-finite check (``ew_dense.nonfinite``): one parallel task each."""
+
 MERGE_CHUNK = 256
 """Merge steps (ids of either operand) per chunk of the row_sparse merges (``ew_index.rsp_*``):
 each chunk is one parallel task, on a GPU one thread; the kernel takes the chunk count from the
@@ -96,8 +99,48 @@ def _merge_chunks(steps: int) -> int:
     return max(1, -(-steps // MERGE_CHUNK))
 
 
+def has_nonfinite(values: Any) -> bool:
+    """Whether ``values`` (any shape, on any device) hold inf or nan: one ``ew_dense.nonfinite``
+    pass over chunks of ``NONFINITE_CHUNK``; never true for integer dtypes (no pass)."""
+    if values.dtype.kind != "f" or values.size == 0:
+        return False
+    counts = empty_like(values, (-(-values.size // NONFINITE_CHUNK) + 1,), INDEX_DTYPE)
+    _dense_kernel(values).nonfinite(_flat(values), counts)
+    return item(counts, -1) > 0
+
+
+def _nonfinite_product(a: RowSparse | CSR, b: RowSparse | CSR) -> bool:
+    """Whether ``a * b`` may hold nan outside the positions stored in both (``inf * 0``)."""
+    return has_nonfinite(a.data) or has_nonfinite(b.data)
+
+
+def _rsp_mul_nonfinite(a: RowSparse, b: RowSparse) -> RowSparse:
+    """``a * b`` when an operand holds inf or nan: the rows stored in both, and the rows stored
+    in one that hold a non-finite value (``x * 0`` is nan there, as in MXNet)."""
+    size = a.indices.size + b.indices.size
+    indices, src_a, src_b = (empty_like(a.indices, (size,), INDEX_DTYPE) for _ in range(3))
+    count = empty_like(a.indices, (1,), INDEX_DTYPE)
+    runs = empty_like(a.indices, (_merge_chunks(size) + 1,), INDEX_DTYPE)
+    kernel("ew_index", (), a.indices, size).rsp_union(a.indices, b.indices, indices, src_a, src_b,
+                                                      count, runs)
+    union = item(count, 0)
+    values = kernel("ew_rsp", (_name(a),), a.data, a.data.size + b.data.size)
+    pos = empty_like(a.indices, (union + 1,), INDEX_DTYPE)
+    src_a, src_b = head(src_a, union), head(src_b, union)
+    values.keep_mul(as_rows(a.data), as_rows(b.data), src_a, src_b, pos)
+    k = item(pos, -1)
+    data = empty_like(a.data, (k, *a.shape[1:]), a.dtype)
+    out_indices = empty_like(a.indices, (k,), INDEX_DTYPE)
+    values.fill_mul_kept(as_rows(a.data), as_rows(b.data), src_a, src_b, pos,
+                         head(indices, union), as_rows(data, written=True), out_indices)
+    return RowSparse(data, out_indices, a.shape)
+
+
 def rsp_rsp(a: RowSparse, b: RowSparse, fn: str) -> RowSparse:
-    """``a <fn> b`` for two row_sparse arrays: union of rows for add / sub, intersection for mul."""
+    """``a <fn> b`` for two row_sparse arrays: union of rows for add / sub, intersection for mul
+    (plus the rows where inf or nan meets an absent row, when an operand holds any)."""
+    if fn == "mul" and _nonfinite_product(a, b):
+        return _rsp_mul_nonfinite(a, b)
     union = fn in UNION_OPS
     size = a.indices.size + b.indices.size if union else min(a.indices.size, b.indices.size)
     indices, src_a, src_b = (empty_like(a.indices, (size,), INDEX_DTYPE) for _ in range(3))
@@ -118,15 +161,23 @@ def rsp_rsp(a: RowSparse, b: RowSparse, fn: str) -> RowSparse:
 
 def csr_csr(a: CSR, b: CSR, fn: str) -> CSR:
     """``a <fn> b`` for two csr matrices, row by row: union of columns for add / sub,
-    intersection for mul."""
-    index = kernel("ew_index", (), a.indptr, a.indices.size + b.indices.size)
-    count = index.csr_union_count if fn in UNION_OPS else index.csr_intersect_count
+    intersection for mul (plus the entries where inf or nan meets an absent entry, when an
+    operand holds any)."""
     indptr = empty_like(a.indptr, (a.shape[0] + 1,), INDEX_DTYPE)
-    count(a.indptr, a.indices, b.indptr, b.indices, indptr)
+    values = kernel("ew_csr", (_name(a),), a.data, a.indices.size + b.indices.size)
+    fill = f"fill_{fn}"
+    if fn == "mul" and _nonfinite_product(a, b):
+        values.count_mul_nonfinite(a.indptr, a.indices, a.data, b.indptr, b.indices, b.data,
+                                   indptr)
+        fill = "fill_mul_nonfinite"
+    else:
+        index = kernel("ew_index", (), a.indptr, a.indices.size + b.indices.size)
+        count = index.csr_union_count if fn in UNION_OPS else index.csr_intersect_count
+        count(a.indptr, a.indices, b.indptr, b.indices, indptr)
     nnz = item(indptr, -1)
     indices = empty_like(a.indptr, (nnz,), INDEX_DTYPE)
     data = empty_like(a.data, (nnz,), a.dtype)
-    getattr(kernel("ew_csr", (_name(a),), data, nnz), f"fill_{fn}")(
+    getattr(values, fill)(
         a.indptr, a.indices, a.data, b.indptr, b.indices, b.data, indptr, indices, data
     )
     return CSR(data, indices, indptr, a.shape)
