@@ -202,11 +202,12 @@ def dense_sparse(dense: Any, sparse: RowSparse | CSR, fn: str) -> Any:
 
 
 def sparse_dense(sparse: RowSparse | CSR, dense: Any, fn: str) -> Any:
-    """``sparse <fn> dense`` (add / sub) -> dense; ``s - d`` runs as ``(0 - d) + s``, which is
-    the same value in IEEE and integer arithmetic."""
+    """``sparse <fn> dense`` (add / sub) -> dense; ``s - d`` runs as ``(-d) + s``, which is
+    ``s - d`` in IEEE and integer arithmetic where ``s`` is stored, and ``-d`` elsewhere (so
+    ``-0.0`` where ``d`` is 0, as MXNet)."""
     if fn == "add":
         return dense_sparse(dense, sparse, fn)
-    return update_dense(scalar(dense, "rsub_scalar", 0), sparse, "add")
+    return update_dense(unary(dense, "negative"), sparse, "add")
 
 
 def sparse_dense_mul(sparse: RowSparse | CSR, dense: Any, fn: str) -> RowSparse | CSR:
