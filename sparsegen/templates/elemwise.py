@@ -74,13 +74,18 @@ def binary(fn: str, dtype: str, a: Expr, b: Expr) -> Expr:
 def _float_with_zero(fn: str, dt: str, x: Expr, zero_first: bool) -> Expr:
     """``x <fn> 0`` (``0 <fn> x`` when ``zero_first``) in IEEE arithmetic, written out because
     TVM's simplifier folds ``x * 0`` to 0 and ``x + 0`` to ``x``: ``x * 0`` is a zero with the
-    sign of ``x`` (nan for inf and nan), ``x + 0`` and ``0 - x`` turn -0.0 into +0."""
+    sign of ``x`` (the target's default nan for inf, nan itself for nan), ``x + 0`` and ``0 - x``
+    turn -0.0 into +0, and a nan operand passes unchanged (its sign included)."""
     zero = _const(0, dt)
     if fn == "mul":
-        return T.Select(tirx.isfinite(x), tirx.copysign(zero, x), _const(math.nan, dt))
-    if fn == "add" or (fn == "sub" and zero_first):
-        value = -x if fn == "sub" else x
-        return T.Select(x == zero, zero, value)
+        # finite: a zero with x's sign; else a real multiplication by a zero the simplifier
+        # cannot see, so inf * 0 is the target's default nan and a nan operand stays itself
+        signed_zero = tirx.copysign(zero, x)
+        return T.Select(tirx.isfinite(x), signed_zero, x * signed_zero)
+    if fn == "add":
+        return T.Select(x == zero, zero, x)
+    if zero_first:  # 0 - x: -x, but +0 for both zeros and nan unchanged
+        return T.Select(x == zero, zero, T.Select(tirx.isnan(x), x, -x))
     return x  # x - 0 is x, -0.0 and nan included
 
 
