@@ -194,20 +194,20 @@ def test_sparse_products_keep_nan_of_inf_times_absent(stype, device, pair, seed,
         x, y = (mx.nd.array(v, dtype=v.dtype, ctx=ctx).tostype(stype) for v in (a, b))
         result = x * y
         assert result.context == ctx
-    assert result.stype == stype
-    with np.errstate(all="ignore"):
-        np.testing.assert_array_equal(result.asnumpy(), (a * b).astype(a.dtype))
-    sa, sb = a != 0, b != 0  # stored elements (no explicit zeros here)
-    if stype == "row_sparse":
-        rows_a, rows_b = sa.any(axis=1), sb.any(axis=1)
-        bad_a, bad_b = (~np.isfinite(v)).any(axis=1) for v in (a, b)
-        keep = (rows_a & rows_b) | (bad_a & ~rows_b) | (bad_b & ~rows_a)
-        np.testing.assert_array_equal(result.indices.asnumpy(), np.flatnonzero(keep))
-    else:
-        keep = (sa & sb) | (~np.isfinite(a) & ~sb) | (~np.isfinite(b) & ~sa)
-        np.testing.assert_array_equal(result.indptr.asnumpy(),
-                                      np.concatenate([[0], np.cumsum(keep.sum(axis=1))]))
-        np.testing.assert_array_equal(result.indices.asnumpy(), np.nonzero(keep)[1])
+        assert result.stype == stype
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_equal(result.asnumpy(), (a * b).astype(a.dtype))
+        sa, sb = a != 0, b != 0  # stored elements (no explicit zeros here)
+        if stype == "row_sparse":
+            rows_a, rows_b = sa.any(axis=1), sb.any(axis=1)
+            bad_a, bad_b = ((~np.isfinite(v)).any(axis=1) for v in (a, b))
+            keep = (rows_a & rows_b) | (bad_a & ~rows_b) | (bad_b & ~rows_a)
+            np.testing.assert_array_equal(result.indices.asnumpy(), np.flatnonzero(keep))
+        else:
+            keep = (sa & sb) | (~np.isfinite(a) & ~sb) | (~np.isfinite(b) & ~sa)
+            np.testing.assert_array_equal(result.indptr.asnumpy(),
+                                          np.concatenate([[0], np.cumsum(keep.sum(axis=1))]))
+            np.testing.assert_array_equal(result.indices.asnumpy(), np.nonzero(keep)[1])
 
 
 SCALARS = (0, 1, -3, 2.5, -0.5, 300, 1e6, math.inf, -math.inf, math.nan, np.float32(1.5),
