@@ -109,9 +109,11 @@ def has_nonfinite(values: Any) -> bool:
     return item(counts, -1) > 0
 
 
-def _nonfinite_product(a: RowSparse | CSR, b: RowSparse | CSR) -> bool:
-    """Whether ``a * b`` may hold nan outside the positions stored in both (``inf * 0``)."""
-    return has_nonfinite(a.data) or has_nonfinite(b.data)
+def _nonfinite_product(a: RowSparse | CSR, b: RowSparse | CSR, shared: int) -> bool:
+    """Whether ``a * b`` may hold nan outside the ``shared`` positions stored in both (``inf *
+    0``): only an operand that stores positions beyond them is checked, so a product of two
+    arrays storing the same rows pays nothing."""
+    return any(len(x.indices) > shared and has_nonfinite(x.data) for x in (a, b))
 
 
 def _rsp_mul_nonfinite(a: RowSparse, b: RowSparse) -> RowSparse:
@@ -139,8 +141,6 @@ def _rsp_mul_nonfinite(a: RowSparse, b: RowSparse) -> RowSparse:
 def rsp_rsp(a: RowSparse, b: RowSparse, fn: str) -> RowSparse:
     """``a <fn> b`` for two row_sparse arrays: union of rows for add / sub, intersection for mul
     (plus the rows where inf or nan meets an absent row, when an operand holds any)."""
-    if fn == "mul" and _nonfinite_product(a, b):
-        return _rsp_mul_nonfinite(a, b)
     union = fn in UNION_OPS
     size = a.indices.size + b.indices.size if union else min(a.indices.size, b.indices.size)
     indices, src_a, src_b = (empty_like(a.indices, (size,), INDEX_DTYPE) for _ in range(3))
@@ -151,6 +151,8 @@ def rsp_rsp(a: RowSparse, b: RowSparse, fn: str) -> RowSparse:
     (index.rsp_union if union else index.rsp_intersect)(a.indices, b.indices, indices, src_a,
                                                         src_b, count, runs)
     k = item(count, 0)
+    if fn == "mul" and _nonfinite_product(a, b, k):
+        return _rsp_mul_nonfinite(a, b)
     data = empty_like(a.data, (k, *a.shape[1:]), a.dtype)
     getattr(kernel("ew_rsp", (_name(a),), data, data.size), f"fill_{fn}")(
         as_rows(a.data), as_rows(b.data), head(src_a, k), head(src_b, k),
@@ -165,16 +167,15 @@ def csr_csr(a: CSR, b: CSR, fn: str) -> CSR:
     operand holds any)."""
     indptr = empty_like(a.indptr, (a.shape[0] + 1,), INDEX_DTYPE)
     values = kernel("ew_csr", (_name(a),), a.data, a.indices.size + b.indices.size)
+    index = kernel("ew_index", (), a.indptr, a.indices.size + b.indices.size)
+    count = index.csr_union_count if fn in UNION_OPS else index.csr_intersect_count
+    count(a.indptr, a.indices, b.indptr, b.indices, indptr)
+    nnz = item(indptr, -1)
     fill = f"fill_{fn}"
-    if fn == "mul" and _nonfinite_product(a, b):
+    if fn == "mul" and _nonfinite_product(a, b, nnz):
         values.count_mul_nonfinite(a.indptr, a.indices, a.data, b.indptr, b.indices, b.data,
                                    indptr)
-        fill = "fill_mul_nonfinite"
-    else:
-        index = kernel("ew_index", (), a.indptr, a.indices.size + b.indices.size)
-        count = index.csr_union_count if fn in UNION_OPS else index.csr_intersect_count
-        count(a.indptr, a.indices, b.indptr, b.indices, indptr)
-    nnz = item(indptr, -1)
+        nnz, fill = item(indptr, -1), "fill_mul_nonfinite"
     indices = empty_like(a.indptr, (nnz,), INDEX_DTYPE)
     data = empty_like(a.data, (nnz,), a.dtype)
     getattr(values, fill)(
