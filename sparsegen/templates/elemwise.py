@@ -663,9 +663,26 @@ def _row_ops(fn: str, dtype: str) -> tuple[Callable[..., None], ...]:
     return both, left, right
 
 
+def _row_writer(fn: str, dtype: str, cols: Columns) -> Callable[..., None]:
+    """A macro writing output row ``r`` from row ``sa`` of ``a`` and ``sb`` of ``b`` (-1 where
+    the operand does not store it)."""
+    both, left, right = _row_ops(fn, dtype)
+
+    @T.macro
+    def write(out, r, a, sa, b, sb, d):
+        if sa >= T.int64(0) and sb >= T.int64(0):
+            cols.each(d, both, out, r, a, sa, b, sb)
+        elif sa >= T.int64(0):
+            cols.each(d, left, out, r, a, sa)
+        else:
+            cols.each(d, right, out, r, b, sb)
+
+    return write
+
+
 def _rsp_fill(fn: str, dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
     align = element_bytes(dtype)
-    both, left, right = _row_ops(fn, dtype)
+    write = _row_writer(fn, dtype, cols)
 
     @T.prim_func(s_tir=True)
     def func(a: T.handle, b: T.handle, src_a: T.handle, src_b: T.handle, out: T.handle):
@@ -684,12 +701,7 @@ def _rsp_fill(fn: str, dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
                 vr = T.axis.spatial(k, r)
                 T.reads(A[0:ka, 0:d], B[0:kb, 0:d], SA[vr], SB[vr])
                 T.writes(Out[vr, 0:d])
-                if SA[vr] >= T.int64(0) and SB[vr] >= T.int64(0):
-                    cols.each(d, both, Out, vr, A, SA[vr], B, SB[vr])
-                elif SA[vr] >= T.int64(0):
-                    cols.each(d, left, Out, vr, A, SA[vr])
-                else:
-                    cols.each(d, right, Out, vr, B, SB[vr])
+                write(Out, vr, A, SA[vr], B, SB[vr], d)
 
     return func
 
@@ -786,7 +798,7 @@ def _rsp_keep_mul(dtype: str) -> tvm.tirx.PrimFunc:
 
 def _rsp_fill_kept(fn: str, dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
     align = element_bytes(dtype)
-    both, left, right = _row_ops(fn, dtype)
+    write = _row_writer(fn, dtype, cols)
 
     @T.prim_func(s_tir=True)
     def func(a: T.handle, b: T.handle, src_a: T.handle, src_b: T.handle, pos: T.handle,
@@ -812,12 +824,7 @@ def _rsp_fill_kept(fn: str, dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
                 T.writes(Out[P[vr], 0:d], OutIds[P[vr]])
                 if P[vr + 1] > P[vr]:
                     OutIds[P[vr]] = Ids[vr]
-                    if SA[vr] >= T.int64(0) and SB[vr] >= T.int64(0):
-                        cols.each(d, both, Out, P[vr], A, SA[vr], B, SB[vr])
-                    elif SA[vr] >= T.int64(0):
-                        cols.each(d, left, Out, P[vr], A, SA[vr])
-                    else:
-                        cols.each(d, right, Out, P[vr], B, SB[vr])
+                    write(Out, P[vr], A, SA[vr], B, SB[vr], d)
 
     return func
 
