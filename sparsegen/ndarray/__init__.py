@@ -8,6 +8,7 @@ import numpy as np
 
 from ..context import Context
 from ..context import resolve as resolve_context
+from ..errors import SparsegenError
 from . import sparse
 from .dot import dot
 from . import elemwise
@@ -16,8 +17,28 @@ from .formats import check_dtype, check_shape
 from .ndarray import NDArray
 from .sparse import BaseSparseNDArray, CSRNDArray, RowSparseNDArray
 from .storage import cast_storage
+from .values import allocated, check_allocation, user_values
 
 _DEFAULT = np.dtype("float32")
+
+
+def _dense_shape(shape: Any, dtype: np.dtype) -> tuple[int, ...]:
+    """A dense array's ``shape`` checked: non-negative ints (not bools), addressable in memory."""
+    dims = shape if isinstance(shape, (tuple, list)) else (shape,)
+    if any(isinstance(d, (bool, np.bool_)) for d in dims):
+        raise SparsegenError(f"shape must hold non-negative ints, got {shape!r} (a bool is not a size)")
+    checked = check_shape(shape)
+    check_allocation(checked, dtype)
+    return checked
+
+
+def _dense_dtype(dtype: Any) -> np.dtype:
+    return check_dtype(_DEFAULT if dtype is None else dtype, "dtype")
+
+
+def _check_like(data: Any, function: str) -> None:
+    if not isinstance(data, NDArray):
+        raise SparsegenError(f"{function}: data must be an NDArray, got {type(data).__name__}")
 
 
 def array(source_array: Any, ctx: Context | None = None, dtype: Any = None) -> NDArray:
@@ -25,13 +46,20 @@ def array(source_array: Any, ctx: Context | None = None, dtype: Any = None) -> N
 
     Sparse NDArrays and scipy sparse matrices give sparse arrays; anything else gives a dense
     array whose dtype is ``dtype``, else the source NDArray's, else float32 (as MXNet 1.x, even
-    for numpy input).
+    for numpy input). Values ``dtype`` cannot hold (nan as an integer, 300 as uint8) raise.
     """
     if isinstance(source_array, BaseSparseNDArray) or sparse._is_scipy_sparse(source_array):
         return sparse.array(source_array, ctx=ctx, dtype=dtype)
-    if dtype is None:
-        dtype = source_array.dtype if isinstance(source_array, NDArray) else _DEFAULT
-    values = sparse._values(source_array, dtype, "source_array")
+    if isinstance(source_array, NDArray):
+        dtype = source_array.dtype if dtype is None else dtype
+        values = sparse._values(source_array, dtype, "source_array")
+    else:
+        if hasattr(source_array, "__dlpack__") and not isinstance(source_array, np.ndarray):
+            from ..interop import as_numpy
+
+            source_array = as_numpy(source_array, "source_array")
+        values = user_values(source_array, check_dtype(_DEFAULT if dtype is None else dtype,
+                                                       "source_array dtype"), "source_array")
     return NDArray(values, resolve_context(ctx))
 
 
@@ -42,13 +70,25 @@ def empty(shape: Any, ctx: Context | None = None, dtype: Any = None, stype: str 
 
 def zeros(shape: Any, ctx: Context | None = None, dtype: Any = None, stype: str | None = None, **kwargs: Any) -> NDArray:
     """An all-zero array of ``shape`` (dense unless ``stype`` says otherwise)."""
-    return sparse.zeros(stype or "default", shape, ctx=ctx, dtype=dtype)
+    if stype in (None, "default"):
+        resolved = _dense_dtype(dtype)
+        dims = _dense_shape(shape, resolved)
+        return allocated(lambda: sparse.zeros("default", dims, ctx=ctx, dtype=resolved), dims,
+                         resolved)
+    return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype)
 
 
 def full(shape: Any, val: Any, ctx: Context | None = None, dtype: Any = None) -> NDArray:
-    """A dense array of ``shape`` filled with ``val``."""
-    dtype = check_dtype(_DEFAULT if dtype is None else dtype, "dtype")
-    return NDArray(np.full(check_shape(shape), val, dtype), resolve_context(ctx))
+    """A dense array of ``shape`` filled with ``val`` (a number, or values that broadcast)."""
+    ctx = resolve_context(ctx)
+    dtype = _dense_dtype(dtype)
+    dims = _dense_shape(shape, dtype)
+    values = user_values(val, dtype, "val")
+    try:
+        filled = np.broadcast_to(values, dims)
+    except ValueError:
+        raise ValueError(f"val of shape {values.shape} does not broadcast to shape {dims}") from None
+    return NDArray(allocated(lambda: np.array(filled, order="C"), dims, dtype), ctx)
 
 
 def ones(shape: Any, ctx: Context | None = None, dtype: Any = None, **kwargs: Any) -> NDArray:
@@ -58,11 +98,13 @@ def ones(shape: Any, ctx: Context | None = None, dtype: Any = None, **kwargs: An
 
 def zeros_like(data: NDArray) -> NDArray:
     """Zeros with the shape, dtype, context and storage type of ``data``."""
+    _check_like(data, "zeros_like")
     return sparse.zeros(data.stype, data.shape, ctx=data.context, dtype=data.dtype)
 
 
 def ones_like(data: NDArray) -> NDArray:
     """A dense array of ones with the shape, dtype and context of ``data``."""
+    _check_like(data, "ones_like")
     return full(data.shape, 1, data.context, data.dtype)
 
 
