@@ -71,7 +71,7 @@ def _short(value: Any) -> str:
 
 def _where(key: Any) -> str:
     """`` in key (...)`` for a tuple key, whose entries the messages name one at a time."""
-    return f"{_where(key)}" if isinstance(key, tuple) else ""
+    return f" in key {_short(key)}" if isinstance(key, tuple) else ""
 
 
 def _key_part(part: Any, key: Any) -> Any:
