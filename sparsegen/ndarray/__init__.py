@@ -8,6 +8,7 @@ import numpy as np
 
 from ..context import Context
 from ..context import resolve as resolve_context
+from ..device import allocated, check_allocation
 from ..errors import SparsegenError
 from . import sparse
 from .dot import dot
@@ -17,7 +18,7 @@ from .formats import check_dtype, check_shape
 from .ndarray import NDArray
 from .sparse import BaseSparseNDArray, CSRNDArray, RowSparseNDArray
 from .storage import cast_storage
-from .values import allocated, check_allocation, user_values
+from .values import user_values
 
 _DEFAULT = np.dtype("float32")
 

@@ -7,7 +7,6 @@ number the destination dtype cannot hold, raises instead, naming the argument an
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -75,27 +74,3 @@ def user_values(source: Any, dtype: np.dtype, what: str) -> np.ndarray:
     raw = _numeric(source, what)
     check_fits(raw, dtype, what)
     return np.array(raw, dtype=dtype, order="C")
-
-
-def check_allocation(shape: tuple[int, ...], dtype: np.dtype, what: str = "shape") -> None:
-    """Raise ``MXNetError`` when a dense array of ``shape`` cannot be addressed in memory."""
-    limit = np.iinfo(np.intp).max
-    nbytes = math.prod(shape) * dtype.itemsize
-    if nbytes > limit or any(d > limit for d in shape):
-        raise SparsegenError(
-            f"{what} {shape} is too large for a dense {dtype.name} array "
-            f"({math.prod(shape)} elements, {nbytes} bytes; the limit is {limit} bytes)"
-        )
-
-
-def allocated(make: Any, shape: tuple[int, ...], dtype: np.dtype, what: str = "shape") -> Any:
-    """``make()`` (which allocates a dense ``shape`` array), with a failed allocation reported
-    as ``MXNetError`` naming the shape and the bytes it needs."""
-    check_allocation(shape, dtype, what)
-    try:
-        return make()
-    except MemoryError:
-        raise SparsegenError(
-            f"{what} {shape}: out of memory allocating {math.prod(shape) * dtype.itemsize} bytes "
-            f"for a dense {dtype.name} array"
-        ) from None
