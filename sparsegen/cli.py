@@ -154,6 +154,9 @@ def _tune(args: argparse.Namespace) -> int:
         return 0
     log = Path(args.log) if args.log else user_log()
     ship = Path(args.ship) if args.ship else None
+    for folder in (log.parent, ship):  # a path that cannot be written fails now, not after tuning
+        if folder is not None:
+            folder.mkdir(parents=True, exist_ok=True)
     target = tuner.tuning_target(args.target)
     outcomes = tuner.tune(kernels, args.dtype, target, args.trials, log, buckets=args.buckets,
                           ship=ship, rounds=args.rounds)
@@ -181,6 +184,7 @@ def _bench(args: argparse.Namespace) -> int:
         print(f"sparsegen: error: unknown workloads {unknown}; known: {known}", file=sys.stderr)
         return 2
     out = Path(args.out or ("benchmarks/results/gpu" if gpu else "benchmarks/results"))
+    out.mkdir(parents=True, exist_ok=True)  # fails now, not after the benchmarks ran
     report = suite.run(ids, quick=args.quick, out=out) if gpu else suite.run(ids, quick=args.quick)
     paths = suite.write(report, out)
     print(suite.markdown(report))

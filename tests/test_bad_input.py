@@ -434,6 +434,8 @@ CLI = [
     exits("tune", "--dtype", "bogus", "--op", "retain", fragments=("--dtype", "'bogus'")),
     exits("tune", "--op", "bogus", fragments=("'bogus'",)),
     exits("tune", "--target", "bogus", "--op", "retain", fragments=("target", "'bogus'")),
+    exits("tune", "--op", "retain", "--log", "/proc/sparsegen-none/log",
+          fragments=("cannot use /proc/sparsegen-none",)),
     exits("tune", "--buckets", "huge", fragments=("--buckets", "'huge'")),
     exits("tune", "--prebuild", "--target", "cuda", "--arch", "90", fragments=("--arch", "'90'")),
     exits("bench", "--target", "tpu", fragments=("--target", "'tpu'")),
