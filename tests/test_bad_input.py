@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import isolated
 
@@ -595,3 +597,50 @@ def test_cli_reports_an_unusable_path_without_a_traceback(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert "sparsegen: error: cannot use /proc/sparsegen-no-such-dir/x" in err
     assert "Traceback" not in err
+
+
+# -- valid keys index and assign as numpy does (the oracle), after all the checks above ----------
+@st.composite
+def _arrays_and_keys(draw):
+    shape = tuple(draw(st.lists(st.integers(0, 4), min_size=1, max_size=3)))
+    parts: list[Any] = []
+    array_used = False
+    for size in shape[: draw(st.integers(0, len(shape)))]:
+        if draw(st.integers(0, 3)) == 0:
+            parts.append(None)  # a new axis: it takes no axis of the array
+        kinds = ["slice"] + (["int"] if size else []) + ([] if array_used else ["ids"])
+        kind = draw(st.sampled_from(kinds))
+        if kind == "int":
+            parts.append(draw(st.integers(-size, size - 1)))
+        elif kind == "slice":
+            bound = st.none() | st.integers(-size - 2, size + 2)
+            step = draw(st.none() | st.sampled_from((-3, -2, -1, 1, 2, 3)))
+            parts.append(slice(draw(bound), draw(bound), step))
+        else:
+            array_used = True
+            ids = draw(st.lists(st.integers(-size, size - 1), max_size=4)) if size else []
+            parts.append(ids if draw(st.booleans()) else np.array(ids, dtype=np.int64))
+    if draw(st.booleans()):
+        parts.append(Ellipsis)  # at the end, so that the parts index the leading axes
+    key = tuple(parts) if len(parts) != 1 or draw(st.booleans()) else parts[0]
+    dtype = draw(st.sampled_from(("float32", "int32")))
+    values = np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape)
+    return values, key
+
+
+@settings(max_examples=30)
+@given(_arrays_and_keys(), st.integers(-50, 50), st.booleans())
+def test_valid_keys_read_and_write_as_numpy(case, fill, whole):
+    import sparsegen as mx
+
+    values, key = case
+    x = mx.nd.array(values, dtype=values.dtype)
+    expected = values[key]
+    got = x[key].asnumpy()
+    assert got.shape == np.shape(expected) and got.dtype == values.dtype
+    np.testing.assert_array_equal(got, expected)
+    written = values.copy()
+    value = fill if whole else (np.arange(np.size(expected)).reshape(np.shape(expected)) + fill)
+    written[key] = value
+    x[key] = value
+    np.testing.assert_array_equal(x.asnumpy(), written)
