@@ -104,7 +104,8 @@ def numpy_key(key: Any) -> tuple[Any, ...]:
     return converted
 
 
-def reshaped(shape: tuple[int, ...], spec: tuple[Any, ...], reverse: bool = False) -> tuple[int, ...]:
+def reshaped(shape: tuple[int, ...], spec: tuple[Any, ...],
+             reverse: bool = False) -> tuple[int, ...]:
     """The shape ``reshape(spec)`` gives an array of ``shape``, with MXNet's special values:
     0 copies a dimension, -1 infers one, -2 copies the rest, -3 merges two, -4 splits one."""
     def fail(why: str) -> SparsegenError:
