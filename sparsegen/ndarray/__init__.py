@@ -10,7 +10,8 @@ from ..context import Context
 from ..context import resolve as resolve_context
 from . import sparse
 from .dot import dot
-from . import elemwise
+from . import compare, elemwise
+from .compare import *  # noqa: F403 - equal, not_equal, greater, greater_equal, lesser, ...
 from .elemwise import *  # noqa: F403 - elemwise.__all__, which includes abs and round
 from .formats import check_dtype, check_shape
 from .ndarray import NDArray
@@ -77,4 +78,4 @@ __all__ = [
     "CSRNDArray", "NDArray", "RowSparseNDArray", "array", "cast_storage", "dot", "empty", "full",
     "ones", "ones_like", "sparse", "waitall", "zeros", "zeros_like",
 ]
-__all__ += elemwise.__all__
+__all__ += compare.__all__ + elemwise.__all__

@@ -83,6 +83,18 @@ class NDArray:
     def __len__(self) -> int:
         return self.shape[0]
 
+    __hash__ = object.__hash__  # identity, as MXNet: ``==`` is elementwise, not equality
+
+    def __bool__(self) -> bool:
+        """The truth of the one element (``if x:``); more or fewer elements raise, as MXNet."""
+        if self.size == 1:
+            return bool(self.asscalar())
+        if self.size == 0:
+            raise SparsegenError(f"the truth value of an empty NDArray (shape {self.shape}) is "
+                                 "ambiguous")
+        raise ValueError(f"The truth value of an NDArray with multiple elements is ambiguous "
+                         f"(shape {self.shape}).")
+
     def __repr__(self) -> str:
         return f"\n{self.asnumpy()}\n<{type(self).__name__} {_shape_text(self.shape)} @{self._ctx}>"
 
@@ -218,3 +230,22 @@ class NDArray:
 
     def __itruediv__(self, other: Any) -> "NDArray":
         return _late("elemwise").inplace("div", self, other)
+
+    # -- comparisons (sparsegen/ndarray/compare.py): 1 / 0 in the dtype, elementwise ----------
+    def __eq__(self, other: Any) -> "NDArray":  # type: ignore[override]
+        return _late("compare").equal(self, other)
+
+    def __ne__(self, other: Any) -> "NDArray":  # type: ignore[override]
+        return _late("compare").not_equal(self, other)
+
+    def __gt__(self, other: Any) -> "NDArray":
+        return _late("compare").greater(self, other)
+
+    def __ge__(self, other: Any) -> "NDArray":
+        return _late("compare").greater_equal(self, other)
+
+    def __lt__(self, other: Any) -> "NDArray":
+        return _late("compare").lesser(self, other)
+
+    def __le__(self, other: Any) -> "NDArray":
+        return _late("compare").lesser_equal(self, other)
