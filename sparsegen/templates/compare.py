@@ -41,8 +41,27 @@ def compare(fn: str, dtype: str, a: Expr, b: Expr) -> Expr:
     return T.Select(_TESTS[fn](a, b), one, zero)
 
 
+def _blocks(cols: Columns):
+    """``apply(*args, base, j)`` for every element ``base + j < n`` of a flat map: ``n // BLOCK``
+    parallel-safe ``rows`` blocks of ``BLOCK`` elements, then a serial tail."""
+
+    @T.macro
+    def blocks(n, apply, *args):
+        for i in T.serial(n // BLOCK):
+            with T.sblock("rows"):
+                vi = T.axis.spatial(n // BLOCK, i)
+                cols.each(BLOCK, apply, *args, vi * BLOCK)
+        for t in T.serial(n % BLOCK):
+            with T.sblock("tail"):
+                vt = T.axis.spatial(n % BLOCK, t)
+                apply(*args, n - n % BLOCK, vt)
+
+    return blocks
+
+
 def _arrays_map(fn: str, dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
     align = element_bytes(dtype)
+    blocks = _blocks(cols)
 
     @T.macro
     def apply(out, a, b, base, j):
@@ -55,14 +74,7 @@ def _arrays_map(fn: str, dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
         A = T.match_buffer(a, (n,), dtype, align=align)
         B = T.match_buffer(b, (n,), dtype, align=align)
         Out = T.match_buffer(out, (n,), dtype, align=align)
-        for i in T.serial(n // BLOCK):
-            with T.sblock("rows"):
-                vi = T.axis.spatial(n // BLOCK, i)
-                cols.each(BLOCK, apply, Out, A, B, vi * BLOCK)
-        for t in T.serial(n % BLOCK):
-            with T.sblock("tail"):
-                vt = T.axis.spatial(n % BLOCK, t)
-                apply(Out, A, B, n - n % BLOCK, vt)
+        blocks(n, apply, Out, A, B)
 
     return func
 
@@ -70,6 +82,7 @@ def _arrays_map(fn: str, dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
 def _scalar_map(fn: str, dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
     align = element_bytes(dtype)
     scalar_t = _scalar_type(dtype)
+    blocks = _blocks(cols)
 
     @T.macro
     def apply(out, x, s, base, j):
@@ -81,14 +94,7 @@ def _scalar_map(fn: str, dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
         n = T.int64()
         X = T.match_buffer(x, (n,), dtype, align=align)
         Out = T.match_buffer(out, (n,), dtype, align=align)
-        for i in T.serial(n // BLOCK):
-            with T.sblock("rows"):
-                vi = T.axis.spatial(n // BLOCK, i)
-                cols.each(BLOCK, apply, Out, X, s, vi * BLOCK)
-        for t in T.serial(n % BLOCK):
-            with T.sblock("tail"):
-                vt = T.axis.spatial(n % BLOCK, t)
-                apply(Out, X, s, n - n % BLOCK, vt)
+        blocks(n, apply, Out, X, s)
 
     return func
 
