@@ -132,10 +132,12 @@ class NDArray:
             ctx = resolve(other)
             return _late("storage").wrap(place(self._storage, device_of(ctx), fresh=True), ctx)
         if not isinstance(other, NDArray):
-            raise SparsegenError(f"copyto needs an NDArray or a Context, got {type(other).__name__}")
+            raise TypeError(f"copyto: other must be an NDArray or a Context, got "
+                            f"{type(other).__name__}")
         if other.shape != self.shape:
             raise SparsegenError(
-                f"copyto: cannot copy an array of shape {self.shape} into one of shape {other.shape}"
+                f"copyto: cannot copy an array of shape {self.shape} into one of shape "
+                f"{other.shape} (other must have this array's shape; its dtype may differ)"
             )
         if other is not self:
             _late("storage").assign(other, self)

@@ -14,6 +14,7 @@ from ..ops import retain as ops_retain
 from ..registry import op_rule
 from . import formats
 from .formats import CSR, INDEX_DTYPE, RowSparse
+from .dispatch import check_out, deliver
 from .dot import dot
 from . import elemwise
 from .elemwise import *  # noqa: F403 - elemwise.__all__, which includes abs and round
@@ -303,8 +304,13 @@ def _from_scipy(matrix: Any, dtype: Any) -> CSR:
     return formats.csr(data, m.indices, m.indptr, m.shape)
 
 
-def zeros(stype: str, shape: Any, ctx: Context | None = None, dtype: Any = None, **kwargs: Any) -> NDArray:
-    """An all-zero array of storage ``stype`` (``default``, ``row_sparse`` or ``csr``)."""
+def zeros(stype: str, shape: Any, ctx: Context | None = None, dtype: Any = None,
+          out: NDArray | None = None) -> NDArray:
+    """An all-zero array of storage ``stype`` (``default``, ``row_sparse`` or ``csr``), or
+    ``out`` (of that shape and dtype, any storage type) set to zeros."""
+    if out is not None:
+        result = zeros(stype, shape, out.context if ctx is None else ctx, dtype)
+        return deliver("zeros", result._storage, result.stype, result.context, (), out)
     shape = formats.check_shape(shape)
     ctx = resolve_context(ctx)
     if stype == "row_sparse":
@@ -336,29 +342,32 @@ def array(source_array: Any, ctx: Context | None = None, dtype: Any = None) -> B
     )
 
 
-def retain(data: RowSparseNDArray, indices: Any) -> RowSparseNDArray:
+def retain(data: RowSparseNDArray, indices: Any, out: NDArray | None = None) -> RowSparseNDArray:
     """The rows ``indices`` of ``data`` as a row_sparse array whose indices are the requested ids;
     ids not stored come back as zero rows (``mxnet.nd.sparse.retain``).
 
     The ids may be in any order and repeat: the result stores each id once, in ascending order,
     which represents the same array. Ids outside ``[0, data.shape[0])`` raise. Sorted int64 ids
     on the data's GPU are checked there and used as they are; other ids are checked (and sorted)
-    on the host.
+    on the host. ``out`` (a row_sparse array of ``data``'s shape and dtype) receives the result.
     """
     if not isinstance(data, RowSparseNDArray):
         raise SparsegenError(
             f"retain needs a row_sparse array as data, got {getattr(data, 'stype', type(data).__name__)}"
         )
+    check_out("retain", out, data.shape, data.dtype, data.context, ("row_sparse",))
     rule = op_rule("retain", (data.stype,))
     if (isinstance(indices, NDArray) and indices.stype == "default"
             and indices.context == data.context
             and ops_retain.valid_ids(data._storage, indices._storage)):
-        return wrap(rule.run(data._storage, indices._storage), data.context)
+        return deliver("retain", rule.run(data._storage, indices._storage), "row_sparse",
+                       data.context, (data,), out, ("row_sparse",))
     ids = indices.asnumpy() if isinstance(indices, NDArray) else np.asarray(indices)
     ids = formats.check_indices(ids.ravel(), "indices", data.shape[0], sorted_unique=False)
     if ids.size > 1 and not (ids[1:] > ids[:-1]).all():
         ids = np.unique(ids)
-    return wrap(rule.run(data._storage, ids), data.context)
+    return deliver("retain", rule.run(data._storage, ids), "row_sparse", data.context, (data,),
+                   out, ("row_sparse",))
 
 
 __all__ = [
