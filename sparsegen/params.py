@@ -20,7 +20,7 @@ def _is_real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
-def real(value: Any, name: str, *, low: float | None = None, low_open: bool = False,
+def real(value: Any, name: str, *, low: float = -math.inf, low_open: bool = False,
          high: float | None = None, high_open: bool = False, allow_inf: bool = False) -> float:
     """``value`` as a float: a real number, not nan, finite unless ``allow_inf``, within
     ``[low, high]`` (an end is excluded when ``low_open`` / ``high_open``)."""
@@ -30,13 +30,14 @@ def real(value: Any, name: str, *, low: float | None = None, low_open: bool = Fa
     number = float(value)
     if math.isnan(number) or (math.isinf(number) and not allow_inf):
         raise SparsegenError(f"{name} must be a finite number, got {value!r}")
-    too_low = low is not None and (number <= low if low_open else number < low)
+    too_low = number <= low if low_open else number < low
     too_high = high is not None and (number >= high if high_open else number > high)
     if too_low or too_high:
-        left = "(" if low_open else "["
-        right = ")" if high_open else "]"
-        span = f"{left}{'-inf' if low is None else low}, {'inf' if high is None else high}{right}"
-        raise SparsegenError(f"{name} must be in {span}, got {value!r}")
+        if high is None:
+            span = f"{'>' if low_open else '>='} {low:g}"
+        else:
+            span = f"in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+        raise SparsegenError(f"{name} must be {span}, got {value!r}")
     return number
 
 

@@ -54,7 +54,7 @@ def full(shape: Any, val: Any, ctx: Context | None = None, dtype: Any = None,
     to ``val``."""
     dtype = check_dtype(_DEFAULT if dtype is None else dtype, "dtype")
     result = NDArray(np.full(check_shape(shape), val, dtype),
-                     resolve_context(out.context if ctx is None and out is not None else ctx))
+                     resolve_context(getattr(out, "context", None) if ctx is None else ctx))
     return deliver("full", result._storage, "default", result.context, (), out)
 
 

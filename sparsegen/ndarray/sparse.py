@@ -309,7 +309,7 @@ def zeros(stype: str, shape: Any, ctx: Context | None = None, dtype: Any = None,
     """An all-zero array of storage ``stype`` (``default``, ``row_sparse`` or ``csr``), or
     ``out`` (of that shape and dtype, any storage type) set to zeros."""
     if out is not None:
-        result = zeros(stype, shape, out.context if ctx is None else ctx, dtype)
+        result = zeros(stype, shape, getattr(out, "context", None) if ctx is None else ctx, dtype)
         return deliver("zeros", result._storage, result.stype, result.context, (), out)
     shape = formats.check_shape(shape)
     ctx = resolve_context(ctx)
