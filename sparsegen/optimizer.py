@@ -372,7 +372,6 @@ class Optimizer:
             )
 
     def _zeros(self, weight: NDArray, stype: str) -> NDArray:
-        _check_weight(weight, every_row=False)
         return zeros(weight.shape, weight.context, dtype=weight.dtype, stype=stype)
 
     def _begin(self, index: Any, weight: NDArray, grad: NDArray,
@@ -472,6 +471,7 @@ class Adam(Optimizer):
 
     def create_state(self, index: Any, weight: NDArray) -> tuple[NDArray, NDArray]:
         """Zero mean and variance, row_sparse for a row_sparse weight when ``lazy_update``."""
+        _check_weight(weight, every_row=False)
         stype = weight.stype if self.lazy_update else "default"
         return self._zeros(weight, stype), self._zeros(weight, stype)
 
@@ -503,6 +503,7 @@ class AdaGrad(Optimizer):
 
     def create_state(self, index: Any, weight: NDArray) -> NDArray:
         """Zero history, stored like the weight (in the weight's dtype; MXNet's is float32)."""
+        _check_weight(weight, every_row=False)
         return self._zeros(weight, weight.stype)
 
     def update(self, index: Any, weight: NDArray, grad: NDArray, state: Any) -> None:
@@ -545,6 +546,7 @@ class Ftrl(Optimizer):
 
     def create_state(self, index: Any, weight: NDArray) -> tuple[NDArray, NDArray]:
         """Zero ``z`` and ``n``, stored like the weight (weight's dtype; MXNet's is float32)."""
+        _check_weight(weight, every_row=False)
         return self._zeros(weight, weight.stype), self._zeros(weight, weight.stype)
 
     def update(self, index: Any, weight: NDArray, grad: NDArray, state: Any) -> None:
