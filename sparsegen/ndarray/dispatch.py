@@ -53,8 +53,8 @@ def check_out(op: str, out: Any, shape: Sequence[int], dtype: Any, ctx: Any,
     given = np.dtype(out.dtype)
     if out.shape != shape or given != dtype:
         raise SparsegenError(
-            f"{op}: out has shape {out.shape} and dtype {given.name}, the result has shape "
-            f"{shape} and dtype {dtype.name}; pass an out of that shape and dtype"
+            f"{op}: out has shape {out.shape} and dtype {given.name}; the result has shape "
+            f"{shape} and dtype {dtype.name}, and out must match both"
         )
     if stypes is not None and out.stype not in stypes:
         raise SparsegenError(
