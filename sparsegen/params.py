@@ -15,6 +15,12 @@ import numpy as np
 from .errors import SparsegenError
 
 
+def _shown(value: Any) -> str:
+    """``repr(value)``, shortened past 60 characters (a 400-digit int, a long list)."""
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:57]}..."
+
+
 def _is_real(value: Any) -> bool:
     """A real number that is not a bool (``True`` is not a learning rate)."""
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
@@ -25,11 +31,14 @@ def real(value: Any, name: str, *, low: float = -math.inf, low_open: bool = Fals
     """``value`` as a float: a real number, not nan, finite unless ``allow_inf``, within
     ``[low, high]`` (an end is excluded when ``low_open`` / ``high_open``)."""
     if not _is_real(value):
-        raise SparsegenError(f"{name} must be a real number, got {value!r} "
+        raise SparsegenError(f"{name} must be a real number, got {_shown(value)} "
                              f"({type(value).__name__})")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond float64
+        number = math.inf if value > 0 else -math.inf
     if math.isnan(number) or (math.isinf(number) and not allow_inf):
-        raise SparsegenError(f"{name} must be a finite number, got {value!r}")
+        raise SparsegenError(f"{name} must be a finite number, got {_shown(value)}")
     too_low = number <= low if low_open else number < low
     too_high = high is not None and (number >= high if high_open else number > high)
     if too_low or too_high:
@@ -37,14 +46,15 @@ def real(value: Any, name: str, *, low: float = -math.inf, low_open: bool = Fals
             span = f"{'>' if low_open else '>='} {low:g}"
         else:
             span = f"in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
-        raise SparsegenError(f"{name} must be {span}, got {value!r}")
+        raise SparsegenError(f"{name} must be {span}, got {_shown(value)}")
     return number
 
 
 def integer(value: Any, name: str, low: int = 0) -> int:
     """``value`` as an int: an integral number (not a bool) of at least ``low``."""
     if not isinstance(value, numbers.Integral) or isinstance(value, (bool, np.bool_)):
-        raise SparsegenError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
+        raise SparsegenError(f"{name} must be an integer, got {_shown(value)} "
+                             f"({type(value).__name__})")
     if value < low:
         raise SparsegenError(f"{name} must be at least {low}, got {value!r}")
     return int(value)
@@ -56,7 +66,7 @@ def flag(value: Any, name: str) -> bool:
         return bool(value)
     if isinstance(value, numbers.Integral) and value in (0, 1):
         return bool(value)
-    raise SparsegenError(f"{name} must be a boolean, got {value!r} ({type(value).__name__})")
+    raise SparsegenError(f"{name} must be a boolean, got {_shown(value)} ({type(value).__name__})")
 
 
 def representable(value: float, name: str, dtype: np.dtype) -> float:

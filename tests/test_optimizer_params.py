@@ -12,7 +12,7 @@ from sparsegen import optimizer as optim_module
 
 NAN, INF = float("nan"), float("inf")
 NOT_REAL = [None, "0.1", 1j, True, np.bool_(False), [0.1], np.array(0.1)]
-NOT_FINITE = [NAN, INF, -INF]
+NOT_FINITE = [NAN, INF, -INF, 10**400, -(10**400)]
 
 # (optimizer, constructor argument, attribute it sets, values out of range)
 RANGES = [

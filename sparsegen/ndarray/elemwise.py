@@ -306,9 +306,11 @@ def clip(data: NDArray, a_min: Any, a_max: Any, out: NDArray | None = None) -> N
     if not isinstance(data, NDArray):
         raise SparsegenError(f"clip: data must be an NDArray, got {type(data).__name__}")
     dtype = np.dtype(data.dtype)
+    bounds = []
     for name, bound in (("a_min", a_min), ("a_max", a_max)):
-        real(bound, f"clip: {name}", allow_inf=True)  # not None, a string, complex or nan
-    lo, hi = (_clip_bound(v, dtype) for v in (a_min, a_max))
+        checked = real(bound, f"clip: {name}", allow_inf=True)  # not None, str, complex, nan
+        bounds.append(bound if math.isfinite(checked) else checked)  # an int past float: inf
+    lo, hi = (_clip_bound(v, dtype) for v in bounds)
     if lo > hi:
         raise SparsegenError(f"clip: a_min ({a_min}) must not exceed a_max ({a_max})")
     if not lo <= 0 <= hi:
