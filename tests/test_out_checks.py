@@ -225,6 +225,13 @@ def test_slice_assignment_shapes():
     dense = mx.nd.zeros((2, 2), dtype="int32")
     dense[:] = mx.nd.array([[1.5, 2.5]])  # broadcast and cast, as MXNet's dense [:] =
     np.testing.assert_array_equal(dense.asnumpy(), [[1, 2], [1, 2]])
+    with pytest.raises(mx.MXNetError, match=r"shape \(3,\) to x\[0\] of an array of shape"):
+        dense[0] = mx.nd.ones((3,))
+    with pytest.raises(mx.MXNetError, match="cannot assign str"):
+        dense[0] = "abc"
+    with pytest.raises(IndexError):  # as MXNet
+        dense[5] = 1
+    np.testing.assert_array_equal(dense.asnumpy(), [[1, 2], [1, 2]])
 
 
 @pytest.mark.parametrize("stype", ["default", "row_sparse", "csr"])

@@ -154,7 +154,14 @@ class NDArray:
             _late("storage").assign(self, value)  # raises the read-only error
         else:  # a GPU array's values make a round trip through the host
             values = to_host(self._storage)
-            values[key] = value.asnumpy() if isinstance(value, NDArray) else value
+            source = value.asnumpy() if isinstance(value, NDArray) else value
+            try:
+                values[key] = source  # numpy writes nothing when this raises
+            except (TypeError, ValueError) as err:
+                raise SparsegenError(
+                    f"cannot assign {type(value).__name__} of shape {np.shape(source)} to "
+                    f"x[{key!r}] of an array of shape {self.shape}: {err}"
+                ) from None
             if isinstance(self._storage, DeviceArray):
                 self._storage.copy_from(values)
 
