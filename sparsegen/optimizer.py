@@ -128,7 +128,9 @@ def _check_index(index: Any) -> None:
     try:
         hash(index)
     except TypeError:
-        raise SparsegenError(f"index must be an int or a name, got {type(index).__name__}") from None
+        raise SparsegenError(
+            f"index must be an int or a name, got {type(index).__name__}"
+        ) from None
 
 
 # -- hyper-parameters: one checked attribute each -------------------------------------------------
@@ -307,8 +309,8 @@ class Optimizer:
         """Weight-decay multipliers by weight index or name; named weights that do not end in
         ``_weight`` or ``_gamma`` get 0 (MXNet's default); multipliers are finite and >= 0."""
         checked = _multipliers(args_wd_mult, "wd_mult")
-        self.wd_mult = {n: 0.0 for n in self.idx2name.values()
-                        if isinstance(n, str) and not (n.endswith("_weight") or n.endswith("_gamma"))}
+        self.wd_mult = {n: 0.0 for n in self.idx2name.values() if isinstance(n, str)
+                        and not (n.endswith("_weight") or n.endswith("_gamma"))}
         self.wd_mult.update(checked)
 
     def _multiplier(self, index: Any, table: dict[Any, float], attr: str) -> float:

@@ -19,7 +19,8 @@ RANGES = [
     *[(name, "learning_rate", "lr", [-0.1, -1e-30]) for name in ("sgd", "adam", "adagrad")],
     ("ftrl", "learning_rate", "lr", [0, 0.0, -0.1]),
     *[(name, "wd", "wd", [-0.1]) for name in ("sgd", "adam", "adagrad", "ftrl")],
-    *[(name, "rescale_grad", "rescale_grad", [-1.0]) for name in ("sgd", "adam", "adagrad", "ftrl")],
+    *[(name, "rescale_grad", "rescale_grad", [-1.0])
+      for name in ("sgd", "adam", "adagrad", "ftrl")],
     ("sgd", "momentum", "momentum", [-0.5, 1.0, 1.5]),
     ("adam", "beta1", "beta1", [-0.1, 1.0, 1.5]),
     ("adam", "beta2", "beta2", [-0.1, 1.0, 1.5]),

@@ -19,7 +19,7 @@ from .dot import dot
 from . import elemwise
 from .elemwise import *  # noqa: F403 - elemwise.__all__, which includes abs and round
 from .ndarray import NDArray, _shape_text, is_full_slice
-from .storage import cast_storage, convert, register, with_dtype, wrap
+from .storage import cast_storage, convert, register, with_dtype
 
 DEFAULT_DTYPE = np.dtype("float32")
 
