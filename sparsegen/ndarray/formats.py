@@ -35,7 +35,7 @@ class InvalidType(SparsegenError, TypeError):
 def _preview(values: Any, limit: int = 6) -> str:
     """A short print of offending values."""
     values = list(values) if isinstance(values, (list, tuple)) else np.asarray(values).ravel()
-    shown = ", ".join(str(v) for v in values[:limit])
+    shown = ", ".join(repr(str(v)) if isinstance(v, (str, bytes)) else str(v) for v in values[:limit])
     return f"[{shown}{', ...' if len(values) > limit else ''}]"
 
 
@@ -102,7 +102,8 @@ def _bad_integers(arr: np.ndarray) -> tuple[np.ndarray, str]:
             bad = np.flatnonzero(fraction)
             if bad.size:
                 return bad, ""
-            return np.flatnonzero((arr < -(2.0**63)) | (arr >= 2.0**63)), "fit int64 ([-2**63, 2**63))"
+            limit = np.asarray(2.0**63, np.promote_types(arr.dtype, np.float64))
+            return np.flatnonzero((arr < -limit) | (arr >= limit)), "fit int64 ([-2**63, 2**63))"
     if kind == "O":
         def integral(v: Any) -> bool:
             if isinstance(v, (bool, np.bool_)):
@@ -210,6 +211,19 @@ class CSR:
         return self.data.dtype
 
 
+def _inferred_size(ids: np.ndarray, what: str) -> int:
+    """The dimension ``ids`` imply when no shape is given: the largest id plus one."""
+    if not ids.size:
+        return 0
+    largest = int(ids.max())
+    if largest >= INT64_MAX:
+        raise SparsegenError(
+            f"{what}: id {largest} leaves no room for an inferred shape (the largest id plus one "
+            "must fit int64); pass shape="
+        )
+    return max(largest, -1) + 1
+
+
 def check_row_shape(shape: Any) -> tuple[int, ...]:
     """A row_sparse ``shape`` (see ``check_shape``): at least one dimension, and rows whose
     element count fits int64, as the kernels index them."""
@@ -234,7 +248,7 @@ def row_sparse(data: np.ndarray, indices: Any, shape: tuple[int, ...] | None) ->
     check_dtype(data.dtype, "data")
     idx = index_array(indices, "indices")
     if shape is None:
-        shape = (int(idx.max()) + 1 if idx.size else 0, *data.shape[1:])
+        shape = (_inferred_size(idx, "indices"), *data.shape[1:])
     shape = check_row_shape(shape)
     if data.size == 0 and data.shape[0] == 0:
         data = data.reshape((0, *shape[1:]))  # an empty list stores no rows of any shape
@@ -272,7 +286,7 @@ def csr(data: Any, indices: Any, indptr: Any, shape: tuple[int, ...] | None) -> 
     check_range(ptr, "indptr", None, sorted_unique=False)
     idx = index_array(indices, "indices")
     if shape is None:
-        shape = (ptr.size - 1, int(idx.max()) + 1 if idx.size else 0)
+        shape = (ptr.size - 1, _inferred_size(idx, "indices"))
     shape = check_shape(shape)
     if len(shape) != 2:
         raise SparsegenError(f"csr storage needs a 2-D shape, got {shape}")

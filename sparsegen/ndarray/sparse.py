@@ -204,7 +204,13 @@ def _ids(source: Any, what: str) -> Any:
 
 
 def _is_shape(arg: Any) -> bool:
-    return isinstance(arg, tuple) and all(isinstance(d, (int, np.integer)) for d in arg)
+    """Whether ``arg1`` is a shape: a tuple of ints, or of numbers that are not all ints (a shape
+    with a float in it, which ``check_shape`` refuses by name)."""
+    if not isinstance(arg, tuple) or not arg:
+        return False
+    if all(isinstance(d, (int, np.integer)) for d in arg):
+        return True
+    return all(isinstance(d, (int, float, np.number)) and not isinstance(d, bool) for d in arg)
 
 
 def _check_target_shape(storage: Any, shape: Any) -> None:
