@@ -89,7 +89,7 @@ def to_pair(array: RowSparseNDArray) -> tuple[np.ndarray, np.ndarray]:
     if not isinstance(array, RowSparseNDArray):
         raise SparsegenError(f"to_pair needs a row_sparse array, got {_kind(array)}")
     storage = _host_storage(array, "to_pair")
-    return storage.data, formats.frozen(storage.indices)
+    return storage.data.view(), formats.frozen(storage.indices)  # a view cannot be resized
 
 
 def to_scipy(array: CSRNDArray) -> Any:

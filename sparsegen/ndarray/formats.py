@@ -83,9 +83,10 @@ def check_shape(shape: Any, what: str = "shape") -> tuple[int, ...]:
 
 
 def frozen(values: np.ndarray) -> np.ndarray:
-    """A read-only view of a C-contiguous numpy array that cannot be made writeable again
-    (``flags.writeable = True`` raises): how validated indices are shown to users."""
-    view = np.frombuffer(memoryview(values).toreadonly(), dtype=values.dtype)
+    """A read-only view of a numpy array (of a C-contiguous copy when it is not contiguous) that
+    cannot be made writeable again (``flags.writeable = True`` raises): how validated indices
+    are shown to users."""
+    view = np.frombuffer(memoryview(np.ascontiguousarray(values)).toreadonly(), dtype=values.dtype)
     return view.reshape(values.shape)
 
 
@@ -211,7 +212,7 @@ class CSR:
         return self.data.dtype
 
 
-def _inferred_size(ids: np.ndarray, what: str) -> int:
+def inferred_size(ids: np.ndarray, what: str) -> int:
     """The dimension ``ids`` imply when no shape is given: the largest id plus one."""
     if not ids.size:
         return 0
@@ -248,7 +249,7 @@ def row_sparse(data: np.ndarray, indices: Any, shape: tuple[int, ...] | None) ->
     check_dtype(data.dtype, "data")
     idx = index_array(indices, "indices")
     if shape is None:
-        shape = (_inferred_size(idx, "indices"), *data.shape[1:])
+        shape = (inferred_size(idx, "indices"), *data.shape[1:])
     shape = check_row_shape(shape)
     if data.size == 0 and data.shape[0] == 0:
         data = data.reshape((0, *shape[1:]))  # an empty list stores no rows of any shape
@@ -286,7 +287,7 @@ def csr(data: Any, indices: Any, indptr: Any, shape: tuple[int, ...] | None) -> 
     check_range(ptr, "indptr", None, sorted_unique=False)
     idx = index_array(indices, "indices")
     if shape is None:
-        shape = (ptr.size - 1, _inferred_size(idx, "indices"))
+        shape = (ptr.size - 1, inferred_size(idx, "indices"))
     shape = check_shape(shape)
     if len(shape) != 2:
         raise SparsegenError(f"csr storage needs a 2-D shape, got {shape}")

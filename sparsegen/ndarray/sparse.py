@@ -192,14 +192,18 @@ def _values(source: Any, dtype: Any, what: str) -> np.ndarray:
         raise SparsegenError(f"{what} cannot be read as a {dtype.name} array: {err}") from None
 
 
-def _ids(source: Any, what: str) -> Any:
-    """An index argument (ids, indices, indptr, row, col) as ``formats.index_array`` reads it;
-    sparse arrays are refused (their dense values would be used silently)."""
+def _refuse_sparse(source: Any, what: str) -> None:
+    """Raise when an index argument is a sparse array (its dense values would be used silently)."""
     if isinstance(source, BaseSparseNDArray):
         raise SparsegenError(
             f"{what} must be a dense array (default storage), got a {source.stype} array of "
             f"shape {source.shape}"
         )
+
+
+def _ids(source: Any, what: str) -> Any:
+    """An index argument (ids, indices, indptr, row, col) as ``formats.index_array`` reads it."""
+    _refuse_sparse(source, what)
     return _host_array(source, what)
 
 
@@ -306,7 +310,7 @@ def csr_matrix(
         row, col = (formats.check_indices(_ids(a, what), what, None, False)
                     for a, what in zip(arg1[1], ("row", "col")))
         if shape is None:
-            shape = (int(row.max()) + 1 if row.size else 0, int(col.max()) + 1 if col.size else 0)
+            shape = (formats.inferred_size(row, "row"), formats.inferred_size(col, "col"))
         shape = formats.check_shape(shape)
         if len(shape) != 2:
             raise SparsegenError(f"csr storage needs a 2-D shape, got {shape}")
@@ -394,12 +398,11 @@ def retain(data: RowSparseNDArray, indices: Any) -> RowSparseNDArray:
             f"retain needs a row_sparse array as data, got {getattr(data, 'stype', type(data).__name__)}"
         )
     rule = op_rule("retain", (data.stype,))
-    ids = _ids(indices, "indices") if not isinstance(indices, NDArray) or indices.stype != "default" \
-        else indices
-    if (isinstance(ids, NDArray) and ids.context == data.context
-            and ops_retain.valid_ids(data._storage, ids._storage)):
-        return wrap(rule.run(data._storage, copy_buffer(ids._storage)), data.context)
-    ids = formats.index_array(_host_array(ids, "indices"), "indices", flatten=True)
+    _refuse_sparse(indices, "indices")
+    if (isinstance(indices, NDArray) and indices.context == data.context
+            and ops_retain.valid_ids(data._storage, indices._storage)):
+        return wrap(rule.run(data._storage, copy_buffer(indices._storage)), data.context)
+    ids = formats.index_array(_ids(indices, "indices"), "indices", flatten=True)
     formats.check_range(ids, "indices", data.shape[0], sorted_unique=False)
     if ids.size > 1 and not (ids[1:] > ids[:-1]).all():
         ids = np.unique(ids)
