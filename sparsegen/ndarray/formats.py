@@ -1,7 +1,9 @@
 """Storage formats as frozen dataclasses, and the one place where user data is validated.
 
 Everything past this module trusts a format: indices are ``int64``, sorted, unique and in range,
-and array shapes agree, so kernels never read out of bounds.
+and array shapes agree, so kernels never read out of bounds. A format owns its index arrays
+(validated copies that nothing outside sparsegen can write), so that stays true after
+construction.
 """
 
 from __future__ import annotations
@@ -17,9 +19,8 @@ from ..errors import SparsegenError
 from ..registry import DATA_DTYPES
 
 INDEX_DTYPE = np.dtype("int64")
-
-
 INT64_MAX = 2**63 - 1
+_FITS = "fit int64 ([-2**63, 2**63))"
 
 
 class InvalidValue(SparsegenError, ValueError):
@@ -96,7 +97,7 @@ def _bad_integers(arr: np.ndarray) -> tuple[np.ndarray, str]:
     if kind == "i":
         return np.empty(0, np.intp), ""
     if kind == "u":
-        return np.flatnonzero(arr > INT64_MAX), "fit int64 ([-2**63, 2**63))"
+        return np.flatnonzero(arr > INT64_MAX), _FITS
     if kind == "f":
         with np.errstate(invalid="ignore"):
             fraction = ~np.isfinite(arr) | (np.floor(arr) != arr)
@@ -104,7 +105,7 @@ def _bad_integers(arr: np.ndarray) -> tuple[np.ndarray, str]:
             if bad.size:
                 return bad, ""
             limit = np.asarray(2.0**63, np.promote_types(arr.dtype, np.float64))
-            return np.flatnonzero((arr < -limit) | (arr >= limit)), "fit int64 ([-2**63, 2**63))"
+            return np.flatnonzero((arr < -limit) | (arr >= limit)), _FITS
     if kind == "O":
         def integral(v: Any) -> bool:
             if isinstance(v, (bool, np.bool_)):
@@ -116,14 +117,13 @@ def _bad_integers(arr: np.ndarray) -> tuple[np.ndarray, str]:
         bad = np.flatnonzero([not integral(v) for v in arr])
         if bad.size:
             return bad, ""
-        return np.flatnonzero([not -(2**63) <= int(v) <= INT64_MAX for v in arr]), \
-            "fit int64 ([-2**63, 2**63))"
+        return np.flatnonzero([not -(2**63) <= int(v) <= INT64_MAX for v in arr]), _FITS
     return np.arange(arr.size), ""  # bool, complex, strings ...
 
 
 def index_array(indices: Any, what: str, flatten: bool = False) -> np.ndarray:
-    """A fresh 1-D int64 array owned by the caller, holding the values of ``indices`` (of any
-    rank when ``flatten``).
+    """A fresh 1-D int64 array (the caller's own: it shares no memory with ``indices``) holding
+    the values of ``indices`` (of any rank when ``flatten``).
 
     Values that are not integers (``1.5``, ``nan``, ``inf``, strings) or do not fit int64
     (``1e30``, uint64 ``2**63``) raise before any cast, printing the values as given."""
