@@ -112,6 +112,23 @@ def test_retain_with_ids_on_the_gpu_copies_them():
     """, env=HOST_GPU) == [[1, 2], [[0, 0], [0, 0], [3, 4], [0, 0]]]
 
 
+def test_sources_written_after_construction_on_an_emulated_gpu():
+    assert isolated.result("""
+        import numpy as np
+        import sparsegen as mx
+        ids, values = np.array([0, 2], np.int64), np.array([[1., 2.], [3., 4.]], np.float32)
+        rsp = mx.nd.sparse.row_sparse_array((values, ids), shape=(4, 2), ctx=mx.gpu(0))
+        indices, indptr = np.array([1, 0], np.int64), np.array([0, 1, 2], np.int64)
+        csr = mx.nd.sparse.csr_matrix(([1., 2.], indices, indptr), shape=(2, 2), ctx=mx.gpu(0))
+        for source in (ids, indices, indptr):
+            source[:] = 10**12
+        values[:] = 99
+        column = mx.nd.array([[1.], [10.]], ctx=mx.gpu(0))
+        result = [(rsp + rsp).asnumpy().tolist(), mx.nd.dot(csr, column).asnumpy().tolist(),
+                  csr.tostype("default").asnumpy().tolist()]
+    """, env=HOST_GPU) == [[[2, 4], [0, 0], [6, 8], [0, 0]], [[10], [2]], [[0, 1], [2, 0]]]
+
+
 @pytest.mark.parametrize("env", [{}, HOST_GPU], ids=["cpu", "emulated-gpu"])
 def test_index_views_cannot_be_made_writeable(env):
     assert isolated.result("""
