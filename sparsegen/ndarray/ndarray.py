@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import math
 from typing import Any
 
 import numpy as np
@@ -65,8 +66,8 @@ class NDArray:
 
     @property
     def size(self) -> int:
-        """The number of elements of the (dense) array."""
-        return int(np.prod(self.shape, dtype=np.int64))
+        """The number of elements of the (dense) array, as an exact Python int."""
+        return math.prod(self.shape)
 
     @property
     def ndim(self) -> int:
@@ -81,6 +82,8 @@ class NDArray:
     ctx = context
 
     def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d array")
         return self.shape[0]
 
     def __repr__(self) -> str:
