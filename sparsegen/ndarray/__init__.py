@@ -9,6 +9,7 @@ import numpy as np
 from ..context import Context
 from ..context import resolve as resolve_context
 from . import sparse
+from .dispatch import deliver
 from .dot import dot
 from . import compare, elemwise
 from .compare import *  # noqa: F403 - equal, not_equal, greater, greater_equal, lesser, ...
@@ -41,30 +42,39 @@ def empty(shape: Any, ctx: Context | None = None, dtype: Any = None, stype: str 
     return zeros(shape, ctx, dtype, stype)
 
 
-def zeros(shape: Any, ctx: Context | None = None, dtype: Any = None, stype: str | None = None, **kwargs: Any) -> NDArray:
-    """An all-zero array of ``shape`` (dense unless ``stype`` says otherwise)."""
-    return sparse.zeros(stype or "default", shape, ctx=ctx, dtype=dtype)
+def zeros(shape: Any, ctx: Context | None = None, dtype: Any = None, stype: str | None = None,
+          out: NDArray | None = None) -> NDArray:
+    """An all-zero array of ``shape`` (dense unless ``stype`` says otherwise), or ``out`` (of
+    that shape and dtype) set to zeros."""
+    return sparse.zeros(stype or "default", shape, ctx=ctx, dtype=dtype, out=out)
 
 
-def full(shape: Any, val: Any, ctx: Context | None = None, dtype: Any = None) -> NDArray:
-    """A dense array of ``shape`` filled with ``val``."""
+def full(shape: Any, val: Any, ctx: Context | None = None, dtype: Any = None,
+         out: NDArray | None = None) -> NDArray:
+    """A dense array of ``shape`` filled with ``val``, or ``out`` (of that shape and dtype) set
+    to ``val``."""
     dtype = check_dtype(_DEFAULT if dtype is None else dtype, "dtype")
-    return NDArray(np.full(check_shape(shape), val, dtype), resolve_context(ctx))
+    result = NDArray(np.full(check_shape(shape), val, dtype),
+                     resolve_context(getattr(out, "context", None) if ctx is None else ctx))
+    return deliver("full", result._storage, "default", result.context, (), out)
 
 
-def ones(shape: Any, ctx: Context | None = None, dtype: Any = None, **kwargs: Any) -> NDArray:
-    """A dense array of ones."""
-    return full(shape, 1, ctx, dtype)
+def ones(shape: Any, ctx: Context | None = None, dtype: Any = None,
+         out: NDArray | None = None) -> NDArray:
+    """A dense array of ones, or ``out`` (of that shape and dtype) set to ones."""
+    return full(shape, 1, ctx, dtype, out)
 
 
-def zeros_like(data: NDArray) -> NDArray:
-    """Zeros with the shape, dtype, context and storage type of ``data``."""
-    return sparse.zeros(data.stype, data.shape, ctx=data.context, dtype=data.dtype)
+def zeros_like(data: NDArray, out: NDArray | None = None) -> NDArray:
+    """Zeros with the shape, dtype, context and storage type of ``data`` (or written into
+    ``out``, which must have that shape and dtype)."""
+    return sparse.zeros(data.stype, data.shape, ctx=data.context, dtype=data.dtype, out=out)
 
 
-def ones_like(data: NDArray) -> NDArray:
-    """A dense array of ones with the shape, dtype and context of ``data``."""
-    return full(data.shape, 1, data.context, data.dtype)
+def ones_like(data: NDArray, out: NDArray | None = None) -> NDArray:
+    """A dense array of ones with the shape, dtype and context of ``data`` (or written into
+    ``out``)."""
+    return full(data.shape, 1, data.context, data.dtype, out)
 
 
 def waitall() -> None:

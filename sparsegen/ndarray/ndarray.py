@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import math
 from typing import Any
 
 import numpy as np
@@ -65,8 +66,8 @@ class NDArray:
 
     @property
     def size(self) -> int:
-        """The number of elements of the (dense) array."""
-        return int(np.prod(self.shape, dtype=np.int64))
+        """The number of elements of the (dense) array, as an exact Python int."""
+        return math.prod(self.shape)
 
     @property
     def ndim(self) -> int:
@@ -81,6 +82,8 @@ class NDArray:
     ctx = context
 
     def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d array")
         return self.shape[0]
 
     __hash__ = object.__hash__  # identity, as MXNet: ``==`` is elementwise, not equality
@@ -144,10 +147,12 @@ class NDArray:
             ctx = resolve(other)
             return _late("storage").wrap(place(self._storage, device_of(ctx), fresh=True), ctx)
         if not isinstance(other, NDArray):
-            raise SparsegenError(f"copyto needs an NDArray or a Context, got {type(other).__name__}")
+            raise TypeError(f"copyto: other must be an NDArray or a Context, got "
+                            f"{type(other).__name__}")
         if other.shape != self.shape:
             raise SparsegenError(
-                f"copyto: cannot copy an array of shape {self.shape} into one of shape {other.shape}"
+                f"copyto: cannot copy an array of shape {self.shape} into one of shape "
+                f"{other.shape} (other must have this array's shape; its dtype may differ)"
             )
         if other is not self:
             _late("storage").assign(other, self)
@@ -164,7 +169,14 @@ class NDArray:
             _late("storage").assign(self, value)  # raises the read-only error
         else:  # a GPU array's values make a round trip through the host
             values = to_host(self._storage)
-            values[key] = value.asnumpy() if isinstance(value, NDArray) else value
+            source = value.asnumpy() if isinstance(value, NDArray) else value
+            try:
+                values[key] = source  # numpy writes nothing when this raises
+            except (TypeError, ValueError) as err:
+                raise SparsegenError(
+                    f"cannot assign {type(value).__name__} of shape {np.shape(source)} to "
+                    f"x[{key!r}] of an array of shape {self.shape}: {err}"
+                ) from None
             if isinstance(self._storage, DeviceArray):
                 self._storage.copy_from(values)
 
