@@ -62,11 +62,14 @@ def test_corrupt_entry_is_rebuilt_with_a_warning(tmp_path):
     _run(PROBE, tmp_path)
     entries = sorted((tmp_path / "kernels").glob("cast_dense_rsp-*.so"))
     assert len(entries) == 1
+    size = entries[0].stat().st_size
     entries[0].write_bytes(b"this is not a shared library")
     result = _run(PROBE, tmp_path)
     assert result["ok"]
     assert result["stats"]["rebuilt"] == 1 and result["stats"]["built"] == 1
-    assert any("failed to load" in w and "rebuilding" in w for w in result["warnings"])
+    assert result["warnings"] == [f"kernel cache entry {entries[0]} is not loaded: "
+                                  f"{entries[0].name} is 28 bytes, its record says {size}; "
+                                  "rebuilding it"]
     assert _run(PROBE, tmp_path)["stats"].get("rebuilt", 0) == 0  # the rebuilt entry is valid
 
 
@@ -90,6 +93,7 @@ def test_key_holds_everything_that_changes_the_binary():
     assert record["target"]["kind"] == "llvm" and record["target"]["mcpu"] != "generic"
     assert record["config"] == {"chunk": 8, "lanes": 16, "parallel": True}
     assert set(record["versions"]) == {"tvm", "tvm_ffi", "sparsegen", "codegen"}
+    assert record["entry_format"] == kcache.ENTRY_FORMAT
     other = kcache.kernel_key("retain", ("float64",), config={"chunk": 64})
     assert other.digest() != key.digest()
     assert kcache.kernel_key("retain", ("float32",)).digest() != key.digest()
