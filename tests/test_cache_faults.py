@@ -13,17 +13,20 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import isolated
 import sparsegen as mx
 from sparsegen import cache as kcache
-from sparsegen import cachedir, runtime, target
+from sparsegen import cachedir, files, runtime, target
 from sparsegen.build import build_library
 from sparsegen.errors import KernelCacheWarning
 from sparsegen.registry import kernel_def
@@ -81,13 +84,12 @@ def _entry(directory: Path, kernel: str = "cast_dense_rsp") -> Path:
 
 def _rebuilt_once(cache_dir: Path, library: Path, reason: str) -> None:
     """CONVERT in a fresh process rebuilds ``library``'s entry with one warning giving
-    ``reason``, and a later process loads the rebuilt entry from disk with none."""
+    ``reason``, and leaves two entries that verify."""
     outcome = _convert(cache_dir)
     assert outcome.result["stats"] == {"disk": 1, "rebuilt": 1, "built": 1}
     assert _cache_warnings(outcome) == [
         f"kernel cache entry {library} is not loaded: {reason}; rebuilding it"]
-    again = _convert(cache_dir)
-    assert again.result["stats"] == {"disk": 2} and again.warnings == []
+    assert [e["problem"] for e in kcache.KernelCache(cache_dir).entries()] == [None, None]
 
 
 # -- integrity -----------------------------------------------------------------------------------
@@ -99,6 +101,26 @@ def test_truncated_library_is_rebuilt_never_loaded(cache_copy, fraction):
     with open(library, "r+b") as handle:  # in place, as a disk that lost the tail would leave it
         handle.truncate(kept)
     _rebuilt_once(cache_copy, library, f"{library.name} is {kept} bytes, its record says {size}")
+
+
+@given(data=st.data())
+def test_every_truncation_and_every_changed_byte_is_detected(prebuilt, data):
+    library = _entry(prebuilt)
+    original = library.read_bytes()
+    record = json.loads(library.with_suffix(".json").read_text())["files"][".so"]
+    assert files.file_problem(library, record) is None
+    cut = data.draw(st.integers(0, len(original) - 1), label="kept bytes")
+    where = data.draw(st.integers(0, len(original) - 1), label="changed byte")
+    changed = bytearray(original)
+    changed[where] ^= data.draw(st.integers(1, 255), label="xor")
+    with tempfile.TemporaryDirectory() as tmp:
+        damaged = Path(tmp) / library.name
+        damaged.write_bytes(original[:cut])
+        assert files.file_problem(damaged, record) == (
+            f"{library.name} is {cut} bytes, its record says {len(original)}")
+        damaged.write_bytes(bytes(changed))
+        assert files.file_problem(damaged, record) == (
+            f"the content of {library.name} differs from its recorded digest")
 
 
 def test_overwritten_code_is_rebuilt_never_loaded(cache_copy):
