@@ -138,3 +138,17 @@ def test_unknown_kernel_and_dtype():
 
 def test_kernel_cache_warning_is_a_user_warning():
     assert issubclass(KernelCacheWarning, UserWarning)
+
+
+def test_cache_info_counts_corrupt_entries(capsys, fresh_cache):
+    from sparsegen.cli import main
+
+    mx.nd.array(np.eye(2)).tostype("csr")
+    [entry] = fresh_cache.entries()
+    assert entry["problem"] is None
+    library = fresh_cache.directory / "kernels" / entry["file"]
+    library.write_bytes(library.read_bytes()[:100])
+    assert main(["cache", "info", "-v"]) == 0
+    out = capsys.readouterr().out
+    assert "entries    1" in out and "corrupt    1 (rebuilt when next used)" in out
+    assert f"CORRUPT: {library.name} is 100 bytes, its record says {entry['bytes']}" in out
