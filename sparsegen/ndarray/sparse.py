@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -335,11 +336,10 @@ def csr_matrix(
 
 
 def _is_scipy_sparse(arg: Any) -> bool:
-    try:
-        import scipy.sparse
-    except ImportError:  # pragma: no cover - scipy is a dependency
-        return False
-    return scipy.sparse.issparse(arg)
+    """Whether ``arg`` is a scipy sparse matrix; one exists only once scipy.sparse is imported,
+    so a process that never imported it does not pay for the import here (warm start)."""
+    module = sys.modules.get("scipy.sparse")
+    return module is not None and module.issparse(arg)
 
 
 def _from_scipy(matrix: Any, dtype: Any) -> CSR:
