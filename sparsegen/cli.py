@@ -211,9 +211,12 @@ def _cache(args: argparse.Namespace) -> int:
     print(f"directory  {cache.directory}")
     print(f"entries    {len(entries)}")
     print(f"size       {size / 1e6:.2f} MB")
+    print(f"corrupt    {sum(e['problem'] is not None for e in entries)} (rebuilt when next used)")
     if args.verbose:
         for e in entries:
-            print(f"  {e.get('kernel', '?'):16} {','.join(e.get('dtypes', [])):10} {e['bytes']:>9} B  {e['file']}")
+            problem = f"  CORRUPT: {e['problem']}" if e["problem"] else ""
+            print(f"  {e.get('kernel', '?'):16} {','.join(e.get('dtypes', [])):10} {e['bytes']:>9} B  "
+                  f"{e['file']}{problem}")
     return 0
 
 

@@ -11,10 +11,12 @@ from ..context import resolve as resolve_context
 from ..device import allocated, check_allocation
 from ..errors import SparsegenError
 from . import sparse
+from .dispatch import deliver
 from .dot import dot
-from . import elemwise
+from . import compare, elemwise
+from .compare import *  # noqa: F403 - equal, not_equal, greater, greater_equal, lesser, ...
 from .elemwise import *  # noqa: F403 - elemwise.__all__, which includes abs and round
-from .formats import check_dtype, check_shape
+from .formats import InvalidValue, check_dtype, check_shape
 from .ndarray import NDArray
 from .sparse import BaseSparseNDArray, CSRNDArray, RowSparseNDArray
 from .storage import cast_storage
@@ -71,44 +73,52 @@ def empty(shape: Any, ctx: Context | None = None, dtype: Any = None, stype: str 
     return zeros(shape, ctx, dtype, stype)
 
 
-def zeros(shape: Any, ctx: Context | None = None, dtype: Any = None, stype: str | None = None, **kwargs: Any) -> NDArray:
-    """An all-zero array of ``shape`` (dense unless ``stype`` says otherwise)."""
+def zeros(shape: Any, ctx: Context | None = None, dtype: Any = None, stype: str | None = None,
+          out: NDArray | None = None) -> NDArray:
+    """An all-zero array of ``shape`` (dense unless ``stype`` says otherwise), or ``out`` (of
+    that shape and dtype) set to zeros."""
     if stype in (None, "default"):
         resolved = _dense_dtype(dtype)
         dims = _dense_shape(shape, resolved)
-        return allocated(lambda: sparse.zeros("default", dims, ctx=ctx, dtype=resolved), dims,
-                         resolved)
-    return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype)
+        return allocated(lambda: sparse.zeros("default", dims, ctx=ctx, dtype=resolved, out=out),
+                         dims, resolved)
+    return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype, out=out)
 
 
-def full(shape: Any, val: Any, ctx: Context | None = None, dtype: Any = None) -> NDArray:
-    """A dense array of ``shape`` filled with ``val`` (a number, or values that broadcast)."""
-    ctx = resolve_context(ctx)
+def full(shape: Any, val: Any, ctx: Context | None = None, dtype: Any = None,
+         out: NDArray | None = None) -> NDArray:
+    """A dense array of ``shape`` filled with ``val`` (a number, or values that broadcast), or
+    ``out`` (of that shape and dtype) set to ``val``."""
+    ctx = resolve_context(getattr(out, "context", None) if ctx is None else ctx)
     dtype = _dense_dtype(dtype)
     dims = _dense_shape(shape, dtype)
     values = user_values(val, dtype, "val")
     try:
         filled = np.broadcast_to(values, dims)
     except ValueError:
-        raise ValueError(f"val of shape {values.shape} does not broadcast to shape {dims}") from None
-    return NDArray(allocated(lambda: np.array(filled, order="C"), dims, dtype), ctx)
+        raise InvalidValue(f"val of shape {values.shape} does not broadcast to shape {dims}") from None
+    result = NDArray(allocated(lambda: np.array(filled, order="C"), dims, dtype), ctx)
+    return deliver("full", result._storage, "default", result.context, (), out)
 
 
-def ones(shape: Any, ctx: Context | None = None, dtype: Any = None, **kwargs: Any) -> NDArray:
-    """A dense array of ones."""
-    return full(shape, 1, ctx, dtype)
+def ones(shape: Any, ctx: Context | None = None, dtype: Any = None,
+         out: NDArray | None = None) -> NDArray:
+    """A dense array of ones, or ``out`` (of that shape and dtype) set to ones."""
+    return full(shape, 1, ctx, dtype, out)
 
 
-def zeros_like(data: NDArray) -> NDArray:
-    """Zeros with the shape, dtype, context and storage type of ``data``."""
+def zeros_like(data: NDArray, out: NDArray | None = None) -> NDArray:
+    """Zeros with the shape, dtype, context and storage type of ``data`` (or written into
+    ``out``, which must have that shape and dtype)."""
     _check_like(data, "zeros_like")
-    return sparse.zeros(data.stype, data.shape, ctx=data.context, dtype=data.dtype)
+    return sparse.zeros(data.stype, data.shape, ctx=data.context, dtype=data.dtype, out=out)
 
 
-def ones_like(data: NDArray) -> NDArray:
-    """A dense array of ones with the shape, dtype and context of ``data``."""
+def ones_like(data: NDArray, out: NDArray | None = None) -> NDArray:
+    """A dense array of ones with the shape, dtype and context of ``data`` (or written into
+    ``out``)."""
     _check_like(data, "ones_like")
-    return full(data.shape, 1, data.context, data.dtype)
+    return full(data.shape, 1, data.context, data.dtype, out)
 
 
 def waitall() -> None:
@@ -122,4 +132,4 @@ __all__ = [
     "CSRNDArray", "NDArray", "RowSparseNDArray", "array", "cast_storage", "dot", "empty", "full",
     "ones", "ones_like", "sparse", "waitall", "zeros", "zeros_like",
 ]
-__all__ += elemwise.__all__
+__all__ += compare.__all__ + elemwise.__all__

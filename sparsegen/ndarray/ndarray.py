@@ -12,7 +12,7 @@ import numpy as np
 from ..context import Context
 from ..device import DeviceArray, device_of, host_copy, place, to_host
 from ..errors import SparsegenError
-from .formats import check_dtype
+from .formats import InvalidIndex, InvalidType, InvalidValue, check_dtype
 
 STYPES = ("default", "row_sparse", "csr")
 
@@ -48,7 +48,7 @@ def _index_array(part: Any, key: Any) -> np.ndarray:
     (MXNet's default dtype is float32), fractions, nan and booleans are not."""
     ids = np.asarray(part)
     if ids.dtype.kind == "b":
-        raise IndexError(
+        raise InvalidIndex(
             f"boolean index {_short(part)}{_where(key)}: MXNet 1.x reads booleans as the "
             "ids 0 and 1, numpy as a mask; pass ids (np.flatnonzero(mask)) to say which"
         )
@@ -56,11 +56,11 @@ def _index_array(part: Any, key: Any) -> np.ndarray:
         return ids.astype(np.int64)
     if ids.dtype.kind == "f":
         if not np.all(np.isfinite(ids) & (np.floor(ids) == ids)):
-            raise IndexError(f"index {_short(part)}{_where(key)} holds non-integer values")
+            raise InvalidIndex(f"index {_short(part)}{_where(key)} holds non-integer values")
     elif ids.dtype.kind not in "iu":
-        raise IndexError(f"index {_short(part)}{_where(key)} must hold integers")
+        raise InvalidIndex(f"index {_short(part)}{_where(key)} must hold integers")
     if ids.max() > _INT64.max or ids.min() < _INT64.min:
-        raise IndexError(f"index {_short(part)}{_where(key)} is out of range of int64")
+        raise InvalidIndex(f"index {_short(part)}{_where(key)} is out of range of int64")
     return ids.astype(np.int64)
 
 
@@ -82,13 +82,13 @@ def _key_part(part: Any, key: Any) -> Any:
         return _index_array(part, key)  # raises: booleans are ambiguous
     if isinstance(part, numbers.Integral):
         if not _INT64.min <= part <= _INT64.max:
-            raise IndexError(f"index {part}{_where(key)} is out of bounds")
+            raise InvalidIndex(f"index {part}{_where(key)} is out of bounds")
         return int(part)
     if isinstance(part, NDArray):
         return _index_array(part.asnumpy(), key)
     if isinstance(part, (list, np.ndarray)):
         return _index_array(part, key)
-    raise ValueError(
+    raise InvalidValue(
         f"NDArray does not support indexing with key {_short(part)} of type "
         f"{type(part).__name__}; use ints, slices, None, ... or integer arrays"
     )
@@ -199,8 +199,8 @@ class NDArray:
 
     @property
     def size(self) -> int:
-        """The number of elements of the (dense) array."""
-        return int(np.prod(self.shape, dtype=np.int64))
+        """The number of elements of the (dense) array, as an exact Python int."""
+        return math.prod(self.shape)
 
     @property
     def ndim(self) -> int:
@@ -215,7 +215,21 @@ class NDArray:
     ctx = context
 
     def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d array")
         return self.shape[0]
+
+    __hash__ = object.__hash__  # identity, as MXNet: ``==`` is elementwise, not equality
+
+    def __bool__(self) -> bool:
+        """The truth of the one element (``if x:``); more or fewer elements raise, as MXNet."""
+        if self.size == 1:
+            return bool(self.asscalar())
+        if self.size == 0:
+            raise SparsegenError(f"the truth value of an empty NDArray (shape {self.shape}) is "
+                                 "ambiguous")
+        raise ValueError(f"The truth value of an NDArray with multiple elements is ambiguous "
+                         f"(shape {self.shape}).")
 
     def __repr__(self) -> str:
         return f"\n{self.asnumpy()}\n<{type(self).__name__} {_shape_text(self.shape)} @{self._ctx}>"
@@ -269,10 +283,12 @@ class NDArray:
             ctx = resolve(other)
             return _late("storage").wrap(place(self._storage, device_of(ctx), fresh=True), ctx)
         if not isinstance(other, NDArray):
-            raise SparsegenError(f"copyto needs an NDArray or a Context, got {type(other).__name__}")
+            raise TypeError(f"copyto: other must be an NDArray or a Context, got "
+                            f"{type(other).__name__}")
         if other.shape != self.shape:
             raise SparsegenError(
-                f"copyto: cannot copy an array of shape {self.shape} into one of shape {other.shape}"
+                f"copyto: cannot copy an array of shape {self.shape} into one of shape "
+                f"{other.shape} (other must have this array's shape; its dtype may differ)"
             )
         if other is not self:
             _late("storage").assign(other, self)
@@ -281,7 +297,7 @@ class NDArray:
     def as_in_context(self, context: Context) -> "NDArray":
         """This array if it is on ``context``, else a copy on it."""
         if not isinstance(context, Context):
-            raise TypeError(
+            raise InvalidType(
                 f"as_in_context: context must be a Context such as mx.cpu() or mx.gpu(0), "
                 f"got {type(context).__name__} {context!r}"
             )
@@ -289,7 +305,11 @@ class NDArray:
 
     def __setitem__(self, key: Any, value: Any) -> None:
         if not isinstance(value, NDArray):
-            value = _late("values").user_values(value, self._storage.dtype, "value")
+            try:
+                value = _late("values").user_values(value, self._storage.dtype, "value")
+            except InvalidType as err:
+                raise InvalidType(f"cannot assign {type(value).__name__} to x[{_short(key)}]: "
+                                  f"{err}") from None
         if is_full_slice(key) or not self._storage.flags.writeable:
             _late("storage").assign(self, value)  # or raises the read-only error
             return
@@ -297,11 +317,12 @@ class NDArray:
         source = value.asnumpy() if isinstance(value, NDArray) else value
         values = to_host(self._storage)  # a GPU array's values make a round trip through the host
         try:
-            values[index] = source
-        except ValueError as err:
-            raise ValueError(
-                f"cannot assign a value of shape {source.shape} to x[{_short(key)}] of shape "
-                f"{values[index].shape}: {err}"
+            values[index] = source  # numpy writes nothing when this raises
+        except (TypeError, ValueError) as err:
+            error = InvalidType if isinstance(err, TypeError) else InvalidValue
+            raise error(
+                f"cannot assign {type(value).__name__} of shape {np.shape(source)} to "
+                f"x[{_short(key)}] of an array of shape {self.shape}: {err}"
             ) from None
         if isinstance(self._storage, DeviceArray):
             self._storage.copy_from(values)
@@ -322,10 +343,10 @@ class NDArray:
         reverse = bool(kwargs.pop("reverse", False))
         if "shape" in kwargs:
             if shape:
-                raise TypeError("reshape takes the shape positionally or as shape=, not both")
+                raise InvalidType("reshape takes the shape positionally or as shape=, not both")
             shape = (kwargs.pop("shape"),)
         if kwargs:
-            raise TypeError(f"reshape got unexpected keyword arguments {sorted(kwargs)}")
+            raise InvalidType(f"reshape got unexpected keyword arguments {sorted(kwargs)}")
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
         return NDArray(self._storage.reshape(reshaped(self.shape, shape, reverse)), self._ctx)
@@ -380,3 +401,22 @@ class NDArray:
 
     def __itruediv__(self, other: Any) -> "NDArray":
         return _late("elemwise").inplace("div", self, other)
+
+    # -- comparisons (sparsegen/ndarray/compare.py): 1 / 0 in the dtype, elementwise ----------
+    def __eq__(self, other: Any) -> "NDArray":  # type: ignore[override]
+        return _late("compare").equal(self, other)
+
+    def __ne__(self, other: Any) -> "NDArray":  # type: ignore[override]
+        return _late("compare").not_equal(self, other)
+
+    def __gt__(self, other: Any) -> "NDArray":
+        return _late("compare").greater(self, other)
+
+    def __ge__(self, other: Any) -> "NDArray":
+        return _late("compare").greater_equal(self, other)
+
+    def __lt__(self, other: Any) -> "NDArray":
+        return _late("compare").lesser(self, other)
+
+    def __le__(self, other: Any) -> "NDArray":
+        return _late("compare").lesser_equal(self, other)

@@ -12,20 +12,21 @@ from typing import Any
 import numpy as np
 
 from ..errors import SparsegenError
-from .formats import _preview
+from .formats import InvalidType, _preview
 
 _NOT_NUMBERS = (str, bytes, dict, set, frozenset)
 
 
-def _not_numbers(source: Any, what: str, detail: str = "") -> TypeError:
+def _not_numbers(source: Any, what: str, detail: str = "") -> InvalidType:
     shown = repr(source)
     shown = shown if len(shown) <= 80 else shown[:77] + "..."
-    return TypeError(f"{what} must be a number or an array-like of numbers, got "
+    return InvalidType(f"{what} must be a number or an array-like of numbers, got "
                      f"{type(source).__name__} {shown}{detail}")
 
 
 def _numeric(source: Any, what: str) -> np.ndarray:
-    """``source`` as a numpy array of numbers (bool, int, float or complex), or ``TypeError``."""
+    """``source`` as a numpy array of numbers (bool, int, float or complex), or ``InvalidType``
+    (a ``TypeError``)."""
     if source is None or isinstance(source, _NOT_NUMBERS):
         raise _not_numbers(source, what)
     try:
