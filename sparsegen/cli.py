@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import sys
 import textwrap
@@ -91,12 +92,41 @@ def _version(dist: str) -> str:
     return importlib.metadata.version(dist)
 
 
+def _positive_int(text: str) -> int:
+    """An argparse type: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
+def _cuda_arch(text: str) -> str:
+    """An argparse type: a CUDA architecture such as sm_90."""
+    if not re.fullmatch(r"sm_\d{2,3}[a-z]?", text):
+        raise argparse.ArgumentTypeError(f"must be a CUDA architecture such as sm_90, got {text!r}")
+    return text
+
+
+def _check_dtypes(dtypes: Sequence[str] | None, flag: str) -> None:
+    """Raise ``MXNetError`` naming ``flag`` when a dtype has no kernels."""
+    from .errors import SparsegenError
+    from .registry import DATA_DTYPES
+
+    unknown = [d for d in dtypes or () if d not in DATA_DTYPES]
+    if unknown:
+        raise SparsegenError(f"{flag}: unknown dtypes {unknown}; supported: {', '.join(DATA_DTYPES)}")
+
+
 def _build(args: argparse.Namespace) -> int:
     from .build import build_library
     from .registry import DATA_DTYPES
 
     from .target import cuda
 
+    _check_dtypes(args.dtypes, "--dtypes")
     target = cuda(args.arch) if args.target == "cuda" else args.target
     summary = build_library(args.ops, args.dtypes or DATA_DTYPES, target)
     print(summary)
@@ -110,6 +140,7 @@ def _tune(args: argparse.Namespace) -> int:
     from .tune import tuner
     from .tune.records import log_name, user_log
 
+    _check_dtypes(args.dtype, "--dtype")
     kernels = tuner.tunable() if args.op == ["all"] else args.op
     unknown = sorted(set(kernels) - set(tuner.tunable()))
     if unknown:
@@ -123,6 +154,9 @@ def _tune(args: argparse.Namespace) -> int:
         return 0
     log = Path(args.log) if args.log else user_log()
     ship = Path(args.ship) if args.ship else None
+    for folder in (log.parent, ship):  # a path that cannot be written fails now, not after tuning
+        if folder is not None:
+            folder.mkdir(parents=True, exist_ok=True)
     target = tuner.tuning_target(args.target)
     outcomes = tuner.tune(kernels, args.dtype, target, args.trials, log, buckets=args.buckets,
                           ship=ship, rounds=args.rounds)
@@ -150,6 +184,7 @@ def _bench(args: argparse.Namespace) -> int:
         print(f"sparsegen: error: unknown workloads {unknown}; known: {known}", file=sys.stderr)
         return 2
     out = Path(args.out or ("benchmarks/results/gpu" if gpu else "benchmarks/results"))
+    out.mkdir(parents=True, exist_ok=True)  # fails now, not after the benchmarks ran
     report = suite.run(ids, quick=args.quick, out=out) if gpu else suite.run(ids, quick=args.quick)
     paths = suite.write(report, out)
     print(suite.markdown(report))
@@ -176,9 +211,12 @@ def _cache(args: argparse.Namespace) -> int:
     print(f"directory  {cache.directory}")
     print(f"entries    {len(entries)}")
     print(f"size       {size / 1e6:.2f} MB")
+    print(f"corrupt    {sum(e['problem'] is not None for e in entries)} (rebuilt when next used)")
     if args.verbose:
         for e in entries:
-            print(f"  {e.get('kernel', '?'):16} {','.join(e.get('dtypes', [])):10} {e['bytes']:>9} B  {e['file']}")
+            problem = f"  CORRUPT: {e['problem']}" if e["problem"] else ""
+            print(f"  {e.get('kernel', '?'):16} {','.join(e.get('dtypes', [])):10} {e['bytes']:>9} B  "
+                  f"{e['file']}{problem}")
     return 0
 
 
@@ -199,7 +237,8 @@ def parser() -> argparse.ArgumentParser:
     info.set_defaults(run=_info)
     build = sub.add_parser("build", help="precompile kernels into the cache")
     build.add_argument("--target", default="cpu", help="cpu (default), cuda, or a target JSON dict")
-    build.add_argument("--arch", default="sm_90", help="GPU architecture for --target cuda")
+    build.add_argument("--arch", default="sm_90", type=_cuda_arch,
+                       help="GPU architecture for --target cuda")
     build.add_argument("--ops", nargs="+", help="kernel names (default: all)")
     build.add_argument("--dtypes", nargs="+", help="element dtypes (default: all supported)")
     build.set_defaults(run=_build)
@@ -208,13 +247,13 @@ def parser() -> argparse.ArgumentParser:
     tune.add_argument("--target", default="cpu",
                       help="cpu (default), cuda (GPU 0, its own sm_XY; needs a GPU), or a target "
                            "JSON dict")
-    tune.add_argument("--trials", type=int, default=12, help="configs per workload (default 12)")
-    tune.add_argument("--rounds", type=int, default=7,
+    tune.add_argument("--trials", type=_positive_int, default=12, help="configs per workload (default 12)")
+    tune.add_argument("--rounds", type=_positive_int, default=7,
                       help="timing rounds, each running every candidate once (default 7)")
     tune.add_argument("--prebuild", action="store_true",
                       help="only build the candidates --trials would time into the kernel cache "
                            "(no GPU needed), for a runtime-only install to tune among")
-    tune.add_argument("--arch", default="sm_90",
+    tune.add_argument("--arch", default="sm_90", type=_cuda_arch,
                       help="GPU architecture for --prebuild --target cuda (tuning uses GPU 0's)")
     tune.add_argument("--log", help="JSON-lines log to append to (default: under the cache dir)")
     tune.add_argument("--ship", metavar="DIR",
@@ -259,6 +298,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.run(args)
     except SparsegenError as err:
         print(f"sparsegen: error: {err}", file=sys.stderr)
+        return 2
+    except OSError as err:  # a path given on the command line that cannot be read or written
+        where = f" {err.filename}" if err.filename else ""
+        print(f"sparsegen: error: cannot use{where}: {err.strerror or err}", file=sys.stderr)
         return 2
 
 

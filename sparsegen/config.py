@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .errors import SparsegenError
+
 
 def cache_dir() -> Path:
     """The kernel cache directory: ``$SPARSEGEN_CACHE_DIR`` or ``~/.cache/sparsegen``."""
@@ -18,7 +20,16 @@ def num_threads() -> int:
     """Threads for parallel kernels: ``$TVM_NUM_THREADS`` if set, else every core this process may use."""
     configured = os.environ.get("TVM_NUM_THREADS")
     if configured:
-        return max(1, int(configured))
+        try:
+            count = int(configured)
+        except ValueError:
+            count = 0
+        if count < 1:
+            raise SparsegenError(
+                f"TVM_NUM_THREADS must be a positive integer (the kernel thread count), "
+                f"got {configured!r}"
+            )
+        return count
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux

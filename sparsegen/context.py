@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import threading
 
 from .errors import SparsegenError
@@ -19,14 +20,15 @@ class Context:
     def __init__(self, device_type: "str | Context", device_id: int = 0) -> None:
         if isinstance(device_type, Context):
             device_type, device_id = device_type.device_type, device_type.device_id
-        if device_type not in _DEVICE_TYPES:
+        if not isinstance(device_type, str) or device_type not in _DEVICE_TYPES:
             raise SparsegenError(
                 f"device_type must be one of {sorted(_DEVICE_TYPES)}, got {device_type!r}"
             )
-        if not isinstance(device_id, int) or device_id < 0:
+        if (not isinstance(device_id, numbers.Integral) or isinstance(device_id, bool)
+                or device_id < 0):
             raise SparsegenError(f"device_id must be a non-negative int, got {device_id!r}")
         self.device_type = device_type
-        self.device_id = device_id
+        self.device_id = int(device_id)
         self._old: list[Context] = []
 
     @property
@@ -90,8 +92,13 @@ def resolve(ctx: "Context | str | None") -> Context:
     """The context an array is created on; a GPU context with no such GPU raises ``MXNetError``."""
     if ctx is None:
         ctx = current_context()
-    elif not isinstance(ctx, Context):
+    elif isinstance(ctx, str) and ctx in _DEVICE_TYPES:
         ctx = Context(ctx)
+    elif not isinstance(ctx, Context):
+        raise SparsegenError(
+            f"ctx must be a Context such as mx.cpu() or mx.gpu(0), or one of "
+            f"{sorted(_DEVICE_TYPES)}; got {ctx!r}"
+        )
     if ctx.device_type == "gpu":
         available = num_gpus()
         if ctx.device_id >= available:

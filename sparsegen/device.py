@@ -263,8 +263,34 @@ _ARRAYS = (np.ndarray, DeviceArray)
 def empty_like(like: Any, shape: tuple[int, ...], dtype: Any) -> Any:
     """An uninitialised buffer of ``shape`` / ``dtype`` in the memory ``like`` lives in."""
     if isinstance(like, DeviceArray):
+        check_allocation(tuple(shape), np.dtype(dtype))
         return DeviceArray.empty(shape, dtype, like.device)
-    return np.empty(shape, dtype)
+    return allocated(lambda: np.empty(shape, dtype), tuple(shape), np.dtype(dtype))
+
+
+def check_allocation(shape: tuple[int, ...], dtype: np.dtype, what: str = "shape") -> None:
+    """Raise ``MXNetError`` when a dense array of ``shape`` cannot be addressed in memory."""
+    limit = np.iinfo(np.intp).max
+    nbytes = math.prod(shape) * dtype.itemsize
+    if nbytes > limit or any(d > limit for d in shape):
+        raise SparsegenError(
+            f"{what} {shape} is too large for a dense {dtype.name} array "
+            f"({math.prod(shape)} elements, {nbytes} bytes; the limit is {limit} bytes)"
+        )
+
+
+def allocated(make: Any, shape: tuple[int, ...], dtype: np.dtype, what: str = "shape") -> Any:
+    """``make()`` (which allocates a dense ``shape`` array), with a failed allocation reported
+    as ``MXNetError`` naming the shape and the bytes it needs."""
+    check_allocation(shape, dtype, what)
+    try:
+        return make()
+    except MemoryError:
+        raise SparsegenError(
+            f"{what} {shape}: out of memory allocating {math.prod(shape) * dtype.itemsize} bytes "
+            f"for a dense {dtype.name} array"
+        ) from None
+
 
 
 def contiguous(values: Any) -> Any:

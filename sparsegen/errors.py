@@ -13,7 +13,7 @@ class StorageFallbackWarning(UserWarning):
 
 
 class KernelCacheWarning(UserWarning):
-    """A cached kernel could not be loaded and was rebuilt."""
+    """A cached kernel failed its checks and was rebuilt, or the cache directory is not writable."""
 
 
 class TargetWarning(UserWarning):

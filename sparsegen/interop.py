@@ -1,11 +1,14 @@
 """Sparse arrays to and from (values, indices) pairs, scipy.sparse and PyTorch, through DLPack.
 
-Conversions share memory wherever the layouts agree (sparsegen's indices are int64, as torch's
-are; scipy's are usually int32, so those are converted; read-only numpy arrays are copied, as
-kernels cannot take them), and validate what comes in exactly as ``mx.nd.sparse`` constructors
-do. A result that shares memory with its source sees later writes
-to the values. The index arrays must not be changed afterwards: they were validated once and the
-kernels trust them (sparsegen exposes its own indices read-only for that reason).
+These are sparsegen's explicit zero-copy paths, for the values only. A sparse array owns its
+index arrays: what comes in is validated exactly as ``mx.nd.sparse`` constructors validate it
+and the ids are copied (they are small beside the values), so no later write to the source's
+ids reaches the kernels, which trust validated indices. What goes out shows sparsegen's ids
+read-only for good (numpy, scipy) or as copies (torch, whose sparse tensors let them be
+written). The values are shared wherever the layouts agree (read-only numpy arrays are copied,
+as kernels cannot take them): later writes to them are seen on both sides. A shared source must
+keep its memory: resizing it (torch ``resize_``, numpy ``resize(refcheck=False)``) frees what
+the array reads; copy instead (the ``mx.nd.sparse`` constructors copy everything).
 
 PyTorch is optional: only the torch functions import it.
 """
@@ -19,6 +22,7 @@ import numpy as np
 
 from .context import Context
 from .context import resolve as resolve_context
+from .device import copy as copy_buffer
 from .errors import SparsegenError
 from .ndarray import formats
 from .ndarray.ndarray import NDArray
@@ -71,7 +75,8 @@ def _kernel_ready(values: np.ndarray) -> np.ndarray:
 def from_pair(values: Any, indices: Any, shape: Any = None,
               ctx: Context | None = None) -> RowSparseNDArray:
     """A ``RowSparseNDArray`` over ``values`` (k, ...) stored at row ids ``indices`` (k,), sharing
-    their memory when they are C-contiguous and the ids int64 (``shape`` inferred if omitted)."""
+    the values' memory when they are C-contiguous; the ids are a validated copy (``shape``
+    inferred if omitted)."""
     storage = formats.row_sparse(_kernel_ready(as_numpy(values, "values")),
                                  as_numpy(indices, "indices"),
                                  None if shape is None else formats.check_shape(shape))
@@ -79,17 +84,17 @@ def from_pair(values: Any, indices: Any, shape: Any = None,
 
 
 def to_pair(array: RowSparseNDArray) -> tuple[np.ndarray, np.ndarray]:
-    """The stored rows and their int64 ids as numpy arrays sharing memory (ids read-only)."""
+    """The stored rows and their int64 ids as numpy arrays sharing memory (ids read-only for
+    good: ``flags.writeable = True`` raises)."""
     if not isinstance(array, RowSparseNDArray):
         raise SparsegenError(f"to_pair needs a row_sparse array, got {_kind(array)}")
     storage = _host_storage(array, "to_pair")
-    ids = storage.indices.view()
-    ids.flags.writeable = False
-    return storage.data, ids
+    return storage.data.view(), formats.frozen(storage.indices)  # a view cannot be resized
 
 
 def to_scipy(array: CSRNDArray) -> Any:
-    """A ``scipy.sparse.csr_matrix`` sharing the csr array's memory (index arrays read-only).
+    """A ``scipy.sparse.csr_matrix`` sharing the csr array's memory (index arrays read-only for
+    good).
 
     ``CSRNDArray.asscipy()`` is MXNet's copying version."""
     import scipy.sparse
@@ -100,17 +105,16 @@ def to_scipy(array: CSRNDArray) -> Any:
     if s.dtype == np.float16:
         raise SparsegenError("scipy.sparse does not support float16: use x.astype('float32')")
     matrix = scipy.sparse.csr_matrix(s.shape, dtype=s.dtype)
-    indices, indptr = s.indices.view(), s.indptr.view()
-    indices.flags.writeable = indptr.flags.writeable = False
-    matrix.data, matrix.indices, matrix.indptr = s.data, indices, indptr
+    matrix.data, matrix.indices, matrix.indptr = s.data, formats.frozen(s.indices), formats.frozen(s.indptr)
     matrix.has_sorted_indices = True  # validated: sorted and unique in each row
     matrix.has_canonical_format = True
     return matrix
 
 
 def from_scipy(matrix: Any, ctx: Context | None = None) -> CSRNDArray:
-    """A ``CSRNDArray`` from any scipy sparse matrix or array; a canonical int64 csr shares its
-    buffers, anything else (int32 ids, duplicates, other formats) is converted into new ones."""
+    """A ``CSRNDArray`` from any scipy sparse matrix or array; a canonical csr shares its values
+    (its ids are validated copies), anything else (duplicates, other formats) is converted into
+    new buffers."""
     import scipy.sparse
 
     if not scipy.sparse.issparse(matrix):
@@ -133,12 +137,13 @@ def _torch() -> Any:
 
 
 def to_torch(array: NDArray) -> Any:
-    """The array as a torch tensor sharing its memory: dense -> strided, row_sparse -> sparse COO
-    (one sparse dimension, rows stored whole), csr -> sparse CSR."""
+    """The array as a torch tensor sharing its values: dense -> strided, row_sparse -> sparse COO
+    (one sparse dimension, rows stored whole), csr -> sparse CSR. A sparse tensor's index
+    tensors are copies (torch lets them be written, and sparsegen's kernels trust its own)."""
     torch = _torch()
     if isinstance(array, RowSparseNDArray):
         s = array._storage
-        ids = torch.from_dlpack(s.indices).reshape(1, -1)
+        ids = torch.from_dlpack(copy_buffer(s.indices)).reshape(1, -1)
         return torch.sparse_coo_tensor(ids, torch.from_dlpack(s.data), size=s.shape,
                                        is_coalesced=True, check_invariants=False)
     if isinstance(array, CSRNDArray):
@@ -146,7 +151,7 @@ def to_torch(array: NDArray) -> Any:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", "Sparse CSR tensor support is in beta", UserWarning)
             return torch.sparse_csr_tensor(
-                torch.from_dlpack(s.indptr), torch.from_dlpack(s.indices),
+                torch.from_dlpack(copy_buffer(s.indptr)), torch.from_dlpack(copy_buffer(s.indices)),
                 torch.from_dlpack(s.data), size=s.shape, check_invariants=False,
             )
     if isinstance(array, NDArray):
@@ -155,11 +160,11 @@ def to_torch(array: NDArray) -> Any:
 
 
 def from_torch(tensor: Any, ctx: Context | None = None) -> NDArray:
-    """A sparsegen array from a CPU torch tensor, sharing memory where the layout allows.
+    """A sparsegen array from a CPU torch tensor, sharing the values where the layout allows.
 
     strided -> ``NDArray``; sparse COO with one sparse dimension -> ``RowSparseNDArray``
-    (coalesced first if it is not); other 2-D COO and sparse CSR -> ``CSRNDArray`` (int32 ids
-    become int64 copies).
+    (coalesced first if it is not); other 2-D COO and sparse CSR -> ``CSRNDArray``. Index
+    tensors are copied into int64 ids the array owns.
     """
     torch = _torch()
     if not isinstance(tensor, torch.Tensor):

@@ -302,6 +302,25 @@ _ELEMWISE_KERNELS = (
 )
 """Elementwise ops (sparsegen/ops/elemwise.py runs them)."""
 
+COMPARE_OPS = ("equal", "not_equal", "greater", "greater_equal", "lesser", "lesser_equal")
+"""MXNet's comparison ops (``== != > >= < <=``): 1 / 0 in the input dtype, kernel ``cmp_dense``."""
+
+_COMPARE_KERNELS = (
+    KernelDef(
+        "cmp_dense",
+        "sparsegen.templates.compare:dense",
+        _ROWS,
+        ("dtype",),
+        (
+            *((fn, "(a[n] dtype, b[n] dtype, out[n] dtype WRITTEN)") for fn in COMPARE_OPS),
+            *((f"{fn}_scalar", "(x[n] dtype, s float64|int64, out[n] dtype WRITTEN)")
+              for fn in COMPARE_OPS),
+        ),
+        "comparisons over flat buffers (dense arrays or stored values): a <op> b, x <op> scalar",
+    ),
+)
+"""Comparisons (sparsegen/ops/compare.py runs them)."""
+
 KERNELS: dict[str, KernelDef] = {
     k.name: k
     for k in (
@@ -357,7 +376,7 @@ KERNELS: dict[str, KernelDef] = {
             "retain: rows of a row_sparse array by requested id, zero rows where not stored; "
             "check: whether requested ids are sorted, unique and in range, where they live",
         ),
-    ) + _OPTIM_KERNELS + _DOT_KERNELS + _ELEMWISE_KERNELS
+    ) + _OPTIM_KERNELS + _DOT_KERNELS + _ELEMWISE_KERNELS + _COMPARE_KERNELS
 }
 """Every kernel family sparsegen generates."""
 
@@ -413,8 +432,22 @@ _ELEMWISE_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
 """Elementwise storage rules. A scalar op, or clip, whose parameters map zero elsewhere runs on
 the dense form (the front end converts first): its result is dense whatever the input."""
 
+_CMP = "sparsegen.ops.compare:"
+_COMPARE_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
+    **{(fn, ("default", "default")): OpRule("default", _CMP + "arrays") for fn in COMPARE_OPS},
+    **{(f"_{fn}_scalar", (stype,)): OpRule(stype, _CMP + "scalar")
+       for fn in COMPARE_OPS for stype in _STYPES},
+    **{(f"_{fn}_scalar->default", ("default",)): OpRule("default", _CMP + "scalar")
+       for fn in COMPARE_OPS},
+}
+"""Comparison storage rules, as MXNet 1.9.1's: two arrays give a dense result (sparse operands
+fall back to dense). ``x <op> s`` keeps the storage type of ``x`` when ``0 <op> s`` is false
+(``_<op>_scalar``, stored values only); otherwise the front end asks for
+``_<op>_scalar->default``, which has a dense kernel only, so sparse ``x`` falls back to it."""
+
 OP_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
     **_ELEMWISE_RULES,
+    **_COMPARE_RULES,
     ("cast_storage->row_sparse", ("default",)):
         OpRule("row_sparse", "sparsegen.ops.cast:dense_to_row_sparse"),
     ("cast_storage->default", ("row_sparse",)):

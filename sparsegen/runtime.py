@@ -12,7 +12,9 @@ from __future__ import annotations
 import ctypes
 import importlib.metadata
 import importlib.util
+import itertools
 import os
+import shutil
 import sys
 from collections.abc import Callable
 from functools import lru_cache
@@ -36,6 +38,7 @@ finally:
 
 from .config import num_threads  # noqa: E402
 from .errors import SparsegenError  # noqa: E402
+from .files import process_dir  # noqa: E402
 
 RUNTIME_DIR_VARIABLE = "SPARSEGEN_TVM_RUNTIME_DIR"
 VERSION_FILE = "TVM_VERSION"
@@ -92,10 +95,25 @@ def runtime_library() -> Path:
     return path
 
 
+_OPENED: dict[str, tuple[int, int]] = {}  # path handed to dlopen -> (device, inode) it opened
+_FRESH = itertools.count()
+
+
 def load_module(path: Path) -> Any:
-    """Load an exported kernel library (``.so``) as a ``tvm_ffi.Module``."""
+    """Load an exported kernel library (``.so``) as a ``tvm_ffi.Module``.
+
+    ``dlopen`` answers a path it has opened before with the library it opened then, so a file
+    that was replaced since (a rebuilt cache entry) is loaded from a fresh copy of it instead.
+    """
     runtime_library()
-    return tvm_ffi.load_module(str(path))
+    name = str(path)
+    status = os.stat(name)
+    identity = (status.st_dev, status.st_ino)
+    if _OPENED.setdefault(name, identity) != identity:
+        fresh = process_dir("reload") / f"{next(_FRESH)}-{Path(name).name}"
+        shutil.copyfile(name, fresh)
+        name = str(fresh)
+    return tvm_ffi.load_module(name)
 
 
 def _compact(arg: Any) -> Any:

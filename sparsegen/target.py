@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -9,10 +10,13 @@ import platform
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
+from . import cachedir
 from .config import cache_dir
 from .errors import SparsegenError, TargetWarning
+from .files import write_atomically
 
 
 @dataclass(frozen=True)
@@ -98,12 +102,41 @@ def _detect_host_llvm() -> dict[str, Any]:
     return {"kind": "llvm", "mtriple": triple, "mcpu": mcpu}
 
 
+def _recorded_host(record: Path, fingerprint: str) -> Target | None:
+    """The target in the host record at ``record`` if it was written for ``fingerprint`` (this
+    CPU) and names an LLVM CPU; None for a missing, unreadable, foreign or malformed record."""
+    try:
+        data = json.loads(record.read_text())
+        spec = data["target"]
+        if data["fingerprint"] != fingerprint or spec["kind"] != "llvm" or not spec["mcpu"]:
+            return None
+        return Target.from_dict(spec)
+    except (OSError, ValueError, TypeError, KeyError, SparsegenError):
+        return None
+
+
+def _remember_host(spec: dict[str, Any], fingerprint: str) -> None:
+    """Keep this CPU's target in the cache directory (or this process's fallback for it)."""
+    configured = cache_dir()
+    text = json.dumps({"fingerprint": fingerprint, "target": spec}, sort_keys=True)
+    directory = cachedir.writable(configured)
+    try:
+        write_atomically(directory / "hosts" / f"{fingerprint}.json", lambda t: t.write_text(text))
+    except OSError as err:  # the record only saves asking LLVM again: never fatal
+        if directory == configured:
+            fallback = cachedir.fall_back(configured, cachedir.describe(err))
+            with contextlib.suppress(OSError):
+                write_atomically(fallback / "hosts" / f"{fingerprint}.json",
+                                 lambda t: t.write_text(text))
+
+
 @lru_cache(maxsize=None)
 def host_cpu() -> Target:
     """The LLVM target of this machine's real CPU (``$SPARSEGEN_CPU_TARGET`` JSON overrides it).
 
-    LLVM is asked once per CPU model; the answer is kept in the cache directory so that a warm
-    process finds its kernels without importing the TVM compiler.
+    LLVM is asked once per CPU model; the answer is kept in the cache directory, with the CPU's
+    fingerprint, so that a warm process finds its kernels without importing the TVM compiler.
+    A record written for another fingerprint is not trusted: LLVM is asked and it is replaced.
     """
     override = os.environ.get("SPARSEGEN_CPU_TARGET")
     if override:
@@ -111,16 +144,12 @@ def host_cpu() -> Target:
             return Target.from_dict(json.loads(override))
         except json.JSONDecodeError as err:
             raise SparsegenError(f"SPARSEGEN_CPU_TARGET is not valid JSON: {err}") from None
-    record = cache_dir() / "hosts" / f"{_cpu_fingerprint()}.json"
-    try:
-        return Target.from_dict(json.loads(record.read_text()))
-    except (OSError, ValueError, SparsegenError):
-        pass
+    fingerprint = _cpu_fingerprint()
+    found = _recorded_host(cache_dir() / "hosts" / f"{fingerprint}.json", fingerprint)
+    if found is not None:
+        return found
     spec = _detect_host_llvm()
-    record.parent.mkdir(parents=True, exist_ok=True)
-    tmp = record.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(spec, sort_keys=True))
-    os.replace(tmp, record)
+    _remember_host(spec, fingerprint)
     return Target.from_dict(spec)
 
 

@@ -62,11 +62,14 @@ def test_corrupt_entry_is_rebuilt_with_a_warning(tmp_path):
     _run(PROBE, tmp_path)
     entries = sorted((tmp_path / "kernels").glob("cast_dense_rsp-*.so"))
     assert len(entries) == 1
+    size = entries[0].stat().st_size
     entries[0].write_bytes(b"this is not a shared library")
     result = _run(PROBE, tmp_path)
     assert result["ok"]
     assert result["stats"]["rebuilt"] == 1 and result["stats"]["built"] == 1
-    assert any("failed to load" in w and "rebuilding" in w for w in result["warnings"])
+    assert result["warnings"] == [f"kernel cache entry {entries[0]} is not loaded: "
+                                  f"{entries[0].name} is 28 bytes, its record says {size}; "
+                                  "rebuilding it"]
     assert _run(PROBE, tmp_path)["stats"].get("rebuilt", 0) == 0  # the rebuilt entry is valid
 
 
@@ -90,6 +93,7 @@ def test_key_holds_everything_that_changes_the_binary():
     assert record["target"]["kind"] == "llvm" and record["target"]["mcpu"] != "generic"
     assert record["config"] == {"chunk": 8, "lanes": 16, "parallel": True}
     assert set(record["versions"]) == {"tvm", "tvm_ffi", "sparsegen", "codegen"}
+    assert record["entry_format"] == kcache.ENTRY_FORMAT
     other = kcache.kernel_key("retain", ("float64",), config={"chunk": 64})
     assert other.digest() != key.digest()
     assert kcache.kernel_key("retain", ("float32",)).digest() != key.digest()
@@ -134,3 +138,17 @@ def test_unknown_kernel_and_dtype():
 
 def test_kernel_cache_warning_is_a_user_warning():
     assert issubclass(KernelCacheWarning, UserWarning)
+
+
+def test_cache_info_counts_corrupt_entries(capsys, fresh_cache):
+    from sparsegen.cli import main
+
+    mx.nd.array(np.eye(2)).tostype("csr")
+    [entry] = fresh_cache.entries()
+    assert entry["problem"] is None
+    library = fresh_cache.directory / "kernels" / entry["file"]
+    library.write_bytes(library.read_bytes()[:100])
+    assert main(["cache", "info", "-v"]) == 0
+    out = capsys.readouterr().out
+    assert "entries    1" in out and "corrupt    1 (rebuilt when next used)" in out
+    assert f"CORRUPT: {library.name} is 100 bytes, its record says {entry['bytes']}" in out

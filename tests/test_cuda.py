@@ -27,6 +27,8 @@ SHARED_ROWS = (
     ("dot_dense_csr", "matmul"),
     ("ew_rsp", "fill_add"),
     ("ew_dense", "add"),
+    ("cmp_dense", "equal"),
+    ("cmp_dense", "greater_scalar"),
 )
 """Functions whose column loops are shared by ``row_threads`` threads."""
 

@@ -132,6 +132,9 @@ def _check_ops(ctx: mx.Context, rows: int, cols: int, density: float, seed: int)
         "rsp*dense": (rx * mx.nd.array(y, ctx=ctx), x * y),
         "sqrt": (mx.nd.sqrt(rx * rx), np.sqrt(x * x)),
         "scalar": (rx * 3, x * 3),
+        "rsp>0": (rx > 0, (x > 0).astype(x.dtype)),
+        "csr!=0": (cx != 0, (x != 0).astype(x.dtype)),
+        "dense<=dense": (dx <= mx.nd.array(y, ctx=ctx), (x <= y).astype(x.dtype)),
         "cast": (dx.tostype("row_sparse").tostype("default"), x),
         "csr cast": (dx.tostype("csr"), x),
     }

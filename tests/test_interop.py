@@ -23,14 +23,18 @@ def torch():
 
 
 # -- pairs -----------------------------------------------------------------------------------------
-def test_pair_round_trip_shares_memory_and_validates():
+def test_pair_round_trip_shares_values_and_owns_ids():
     values = np.arange(6, dtype=np.float32).reshape(3, 2)
     ids = np.array([0, 4, 2**40 - 1])
     rsp = interop.from_pair(values, ids, (2**40, 2))
     assert rsp.shape == (2**40, 2)
     data, indices = interop.to_pair(rsp)
-    assert np.shares_memory(data, values) and np.shares_memory(indices, ids)
+    assert np.shares_memory(data, values) and not np.shares_memory(indices, ids)
     assert not indices.flags.writeable
+    with pytest.raises(ValueError, match="WRITEABLE"):
+        indices.flags.writeable = True  # read-only for good: the kernels trust these ids
+    ids[1] = 2**41  # the caller's ids are theirs: the array keeps its validated copy
+    np.testing.assert_array_equal(interop.to_pair(rsp)[1], [0, 4, 2**40 - 1])
     again = interop.from_pair(data, indices, rsp.shape)  # read-only ids are copied, not refused
     np.testing.assert_array_equal(again.retain([4]).data.asnumpy(), [[2, 3]])
     values[1] = 7  # the array sees later writes to the shared values
@@ -101,7 +105,9 @@ def test_csr_to_torch_csr_and_back(dense):
     np.testing.assert_array_equal(tensor.to_dense().numpy(), dense)
     back = interop.from_torch(tensor)
     np.testing.assert_array_equal(back.asnumpy(), dense)
-    assert np.shares_memory(back._storage.indptr, csr._storage.indptr)
+    assert not np.shares_memory(tensor.crow_indices().numpy(), csr._storage.indptr)
+    if csr._storage.data.size:
+        assert np.shares_memory(back._storage.data, csr._storage.data)
 
 
 def test_torch_writes_show_in_the_sparsegen_array(torch):

@@ -103,7 +103,7 @@ def test_constructor_type_errors():
         mx.nd.sparse.csr_matrix(3.0)
     with pytest.raises(mx.MXNetError, match="mx.nd.sparse.array expects"):
         mx.nd.sparse.array(np.ones((2, 2)))
-    with pytest.raises(mx.MXNetError, match="shape .* does not match"):
+    with pytest.raises(mx.MXNetError, match=r"shape=\(3, 2\) does not match the shape \(2, 2\)"):
         mx.nd.sparse.row_sparse_array(np.ones((2, 2)), shape=(3, 2))
     with pytest.raises(mx.MXNetError, match="csr_matrix cannot be created from a row_sparse"):
         mx.nd.sparse.csr_matrix(mx.nd.ones((2, 2)).tostype("row_sparse"))
@@ -142,3 +142,50 @@ def test_copyto_requires_equal_shapes_while_slice_assignment_broadcasts():
     d = mx.nd.zeros((3, 2))
     d[:] = mx.nd.array([[1, 2]])  # numpy broadcasting, as MXNet's dense [:] =
     np.testing.assert_array_equal(d.asnumpy(), [[1, 2]] * 3)
+
+
+# -- dot and elementwise arguments (issue 11) ---------------------------------------------------
+@pytest.mark.parametrize("flag", ["yes", None, 2, 0.5, [True]])
+def test_dot_transpose_flags_must_be_booleans(flag):
+    # MXNet 1.9.1: "Invalid Parameter format for transpose_a expect boolean"
+    a = mx.nd.ones((2, 2))
+    for name in ("transpose_a", "transpose_b"):
+        with pytest.raises(mx.MXNetError, match=f"dot: {name} must be a boolean, got"):
+            mx.nd.dot(a, a, **{name: flag})
+    np.testing.assert_array_equal(mx.nd.dot(a, a, transpose_a=1, transpose_b=np.bool_(0))
+                                  .asnumpy(), [[2, 2], [2, 2]])
+
+
+@pytest.mark.parametrize("bound", [None, "0", 1j, float("nan"), [0], np.complex64(1)])
+def test_clip_bounds_must_be_real_numbers(bound):
+    a = mx.nd.array([[1.0, 2.0], [3.0, 4.0]])
+    with pytest.raises(mx.MXNetError, match="clip: a_min must be"):
+        mx.nd.clip(a, bound, 3)
+    with pytest.raises(mx.MXNetError, match="clip: a_max must be"):
+        mx.nd.clip(a, 0, bound)
+    np.testing.assert_array_equal(mx.nd.clip(a, -np.inf, 2.5).asnumpy(), [[1, 2], [2.5, 2.5]])
+    # an int beyond float64 is an infinite bound (MXNet 1.9.1 gives the same values)
+    np.testing.assert_array_equal(mx.nd.clip(a, -10**400, 2.5).asnumpy(), [[1, 2], [2.5, 2.5]])
+
+
+@pytest.mark.parametrize("operand", [np.complex128(1j), 1j, None, "2", [1.0], {"a": 1}])
+def test_bad_operands_are_type_errors(operand):
+    # MXNet 1.9.1: TypeError "type <class ...> not supported"
+    for x in (mx.nd.ones((2, 2)), mx.nd.ones((2, 2)).tostype("row_sparse")):
+        for op in (lambda: x + operand, lambda: operand * x, lambda: x / operand,
+                   lambda: mx.nd.subtract(x, operand)):
+            with pytest.raises(TypeError, match="is not supported"):
+                op()
+
+
+def test_dot_operands_and_dims():
+    a = mx.nd.ones((2, 2))
+    for bad in (np.ones((2, 2)), None, 2.0):
+        with pytest.raises(mx.MXNetError, match="dot: rhs must be an NDArray"):
+            mx.nd.dot(a, bad)
+    with pytest.raises(mx.MXNetError, match=r"lhs \(2, 2\) and rhs \(3, 2\)"):
+        mx.nd.dot(a, mx.nd.ones((3, 2)))
+    with pytest.raises(mx.MXNetError, match="csr operand needs 2-D operands"):
+        mx.nd.dot(a.tostype("csr"), mx.nd.ones((2, 2, 2)))
+    with pytest.raises(mx.MXNetError, match="forward_stype must be None or one of"):
+        mx.nd.dot(a, a, forward_stype="coo")

@@ -8,16 +8,42 @@ import numpy as np
 
 from ..context import Context
 from ..context import resolve as resolve_context
+from ..device import allocated, check_allocation
+from ..errors import SparsegenError
 from . import sparse
+from .dispatch import deliver
 from .dot import dot
-from . import elemwise
+from . import compare, elemwise
+from .compare import *  # noqa: F403 - equal, not_equal, greater, greater_equal, lesser, ...
 from .elemwise import *  # noqa: F403 - elemwise.__all__, which includes abs and round
-from .formats import check_dtype, check_shape
+from .formats import InvalidValue, check_dtype, check_shape
 from .ndarray import NDArray
 from .sparse import BaseSparseNDArray, CSRNDArray, RowSparseNDArray
 from .storage import cast_storage
+from .values import user_values
 
 _DEFAULT = np.dtype("float32")
+
+
+def _dense_shape(shape: Any, dtype: np.dtype) -> tuple[int, ...]:
+    """A dense array's ``shape`` checked: non-negative ints (not bools), addressable in memory."""
+    dims = shape if isinstance(shape, (tuple, list)) else (shape,)
+    if any(isinstance(d, (bool, np.bool_)) for d in dims):
+        raise SparsegenError(
+            f"shape must hold non-negative ints, got {shape!r} (a bool is not a size)"
+        )
+    checked = check_shape(shape)
+    check_allocation(checked, dtype)
+    return checked
+
+
+def _dense_dtype(dtype: Any) -> np.dtype:
+    return check_dtype(_DEFAULT if dtype is None else dtype, "dtype")
+
+
+def _check_like(data: Any, function: str) -> None:
+    if not isinstance(data, NDArray):
+        raise SparsegenError(f"{function}: data must be an NDArray, got {type(data).__name__}")
 
 
 def array(source_array: Any, ctx: Context | None = None, dtype: Any = None) -> NDArray:
@@ -25,13 +51,20 @@ def array(source_array: Any, ctx: Context | None = None, dtype: Any = None) -> N
 
     Sparse NDArrays and scipy sparse matrices give sparse arrays; anything else gives a dense
     array whose dtype is ``dtype``, else the source NDArray's, else float32 (as MXNet 1.x, even
-    for numpy input).
+    for numpy input). Values ``dtype`` cannot hold (nan as an integer, 300 as uint8) raise.
     """
     if isinstance(source_array, BaseSparseNDArray) or sparse._is_scipy_sparse(source_array):
         return sparse.array(source_array, ctx=ctx, dtype=dtype)
-    if dtype is None:
-        dtype = source_array.dtype if isinstance(source_array, NDArray) else _DEFAULT
-    values = sparse._values(source_array, dtype, "source_array")
+    if isinstance(source_array, NDArray):
+        dtype = source_array.dtype if dtype is None else dtype
+        values = sparse._values(source_array, dtype, "source_array")
+    else:
+        if hasattr(source_array, "__dlpack__") and not isinstance(source_array, np.ndarray):
+            from ..interop import as_numpy
+
+            source_array = as_numpy(source_array, "source_array")
+        values = user_values(source_array, check_dtype(_DEFAULT if dtype is None else dtype,
+                                                       "source_array dtype"), "source_array")
     return NDArray(values, resolve_context(ctx))
 
 
@@ -40,30 +73,52 @@ def empty(shape: Any, ctx: Context | None = None, dtype: Any = None, stype: str 
     return zeros(shape, ctx, dtype, stype)
 
 
-def zeros(shape: Any, ctx: Context | None = None, dtype: Any = None, stype: str | None = None, **kwargs: Any) -> NDArray:
-    """An all-zero array of ``shape`` (dense unless ``stype`` says otherwise)."""
-    return sparse.zeros(stype or "default", shape, ctx=ctx, dtype=dtype)
+def zeros(shape: Any, ctx: Context | None = None, dtype: Any = None, stype: str | None = None,
+          out: NDArray | None = None) -> NDArray:
+    """An all-zero array of ``shape`` (dense unless ``stype`` says otherwise), or ``out`` (of
+    that shape and dtype) set to zeros."""
+    if stype in (None, "default"):
+        resolved = _dense_dtype(dtype)
+        dims = _dense_shape(shape, resolved)
+        return allocated(lambda: sparse.zeros("default", dims, ctx=ctx, dtype=resolved, out=out),
+                         dims, resolved)
+    return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype, out=out)
 
 
-def full(shape: Any, val: Any, ctx: Context | None = None, dtype: Any = None) -> NDArray:
-    """A dense array of ``shape`` filled with ``val``."""
-    dtype = check_dtype(_DEFAULT if dtype is None else dtype, "dtype")
-    return NDArray(np.full(check_shape(shape), val, dtype), resolve_context(ctx))
+def full(shape: Any, val: Any, ctx: Context | None = None, dtype: Any = None,
+         out: NDArray | None = None) -> NDArray:
+    """A dense array of ``shape`` filled with ``val`` (a number, or values that broadcast), or
+    ``out`` (of that shape and dtype) set to ``val``."""
+    ctx = resolve_context(getattr(out, "context", None) if ctx is None else ctx)
+    dtype = _dense_dtype(dtype)
+    dims = _dense_shape(shape, dtype)
+    values = user_values(val, dtype, "val")
+    try:
+        filled = np.broadcast_to(values, dims)
+    except ValueError:
+        raise InvalidValue(f"val of shape {values.shape} does not broadcast to shape {dims}") from None
+    result = NDArray(allocated(lambda: np.array(filled, order="C"), dims, dtype), ctx)
+    return deliver("full", result._storage, "default", result.context, (), out)
 
 
-def ones(shape: Any, ctx: Context | None = None, dtype: Any = None, **kwargs: Any) -> NDArray:
-    """A dense array of ones."""
-    return full(shape, 1, ctx, dtype)
+def ones(shape: Any, ctx: Context | None = None, dtype: Any = None,
+         out: NDArray | None = None) -> NDArray:
+    """A dense array of ones, or ``out`` (of that shape and dtype) set to ones."""
+    return full(shape, 1, ctx, dtype, out)
 
 
-def zeros_like(data: NDArray) -> NDArray:
-    """Zeros with the shape, dtype, context and storage type of ``data``."""
-    return sparse.zeros(data.stype, data.shape, ctx=data.context, dtype=data.dtype)
+def zeros_like(data: NDArray, out: NDArray | None = None) -> NDArray:
+    """Zeros with the shape, dtype, context and storage type of ``data`` (or written into
+    ``out``, which must have that shape and dtype)."""
+    _check_like(data, "zeros_like")
+    return sparse.zeros(data.stype, data.shape, ctx=data.context, dtype=data.dtype, out=out)
 
 
-def ones_like(data: NDArray) -> NDArray:
-    """A dense array of ones with the shape, dtype and context of ``data``."""
-    return full(data.shape, 1, data.context, data.dtype)
+def ones_like(data: NDArray, out: NDArray | None = None) -> NDArray:
+    """A dense array of ones with the shape, dtype and context of ``data`` (or written into
+    ``out``)."""
+    _check_like(data, "ones_like")
+    return full(data.shape, 1, data.context, data.dtype, out)
 
 
 def waitall() -> None:
@@ -77,4 +132,4 @@ __all__ = [
     "CSRNDArray", "NDArray", "RowSparseNDArray", "array", "cast_storage", "dot", "empty", "full",
     "ones", "ones_like", "sparse", "waitall", "zeros", "zeros_like",
 ]
-__all__ += elemwise.__all__
+__all__ += compare.__all__ + elemwise.__all__

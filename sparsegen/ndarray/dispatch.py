@@ -4,12 +4,18 @@
 registry has no rule for the inputs' storage types, the inputs are converted to dense, the
 op's dense rule runs, and the result is converted to the storage type of ``out`` (or stays
 dense), with one ``StorageFallbackWarning`` per (op, storage types), as MXNet logs it.
+
+``check_out`` is the one check of every op's ``out=`` argument, and ``deliver`` the one path
+that hands an op's result to the caller or writes it into ``out``.
 """
 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
 
 from ..errors import SparsegenError, StorageFallbackWarning
 from ..registry import op_rule
@@ -19,28 +25,75 @@ from .storage import assign, convert, wrap
 _WARNED: set[tuple[str, tuple[str, ...]]] = set()
 
 
-def _context(op: str, inputs: tuple[NDArray, ...], out: NDArray | None) -> Any:
-    """The one context of every array of the call; mixing contexts raises."""
+def _context(op: str, inputs: tuple[NDArray, ...]) -> Any:
+    """The one context of every input of the call; mixing contexts raises."""
     ctx = inputs[0]._ctx
-    if any(a._ctx != ctx for a in inputs[1:]) or (out is not None and out._ctx != ctx):
-        arrays = [*inputs, *([out] if out is not None else [])]
+    if any(a._ctx != ctx for a in inputs[1:]):
         raise SparsegenError(
             f"{op}: all arrays must be on one context, got "
-            f"{', '.join(str(a.context) for a in arrays)}"
+            f"{', '.join(str(a.context) for a in inputs)}"
         )
     return ctx
+
+
+def check_out(op: str, out: Any, shape: Sequence[int], dtype: Any, ctx: Any,
+              stypes: Sequence[str] | None = None) -> None:
+    """Raise unless ``out`` can receive a result of ``shape`` and ``dtype`` on ``ctx``.
+
+    As in MXNet, ``out`` must have the result's shape and dtype exactly (no broadcasting, no
+    cast); its storage type is free (the result is converted to it) unless the op names the
+    ``stypes`` it can write (``cast_storage``, ``retain``). ``out`` on another context raises.
+    ``None`` (no ``out``) passes.
+    """
+    if out is None:
+        return
+    if not isinstance(out, NDArray):
+        raise TypeError(f"{op}: out must be an NDArray, got {type(out).__name__}")
+    shape, dtype = tuple(int(d) for d in shape), np.dtype(dtype)
+    given = np.dtype(out.dtype)
+    if out.shape != shape or given != dtype:
+        raise SparsegenError(
+            f"{op}: out has shape {out.shape} and dtype {given.name}; the result has shape "
+            f"{shape} and dtype {dtype.name}, and out must match both"
+        )
+    if stypes is not None and out.stype not in stypes:
+        raise SparsegenError(
+            f"{op}: out has storage type {out.stype}, the op writes {' or '.join(stypes)}"
+        )
+    if out.context != ctx:
+        raise SparsegenError(f"{op}: out is on {out.context}, the inputs are on {ctx}")
+
+
+def deliver(op: str, result: Any, result_stype: str, ctx: Any, inputs: Sequence[NDArray],
+            out: Any = None, stypes: Sequence[str] | None = None) -> NDArray:
+    """``result`` (a fresh storage of ``result_stype``) as an array, or written into ``out``.
+
+    ``out`` keeps its storage type (MXNet's rule): the result is converted to it, and ``out``
+    is written only once the result is complete and checked, so a failing op leaves it
+    unchanged. ``out`` may be one of the ``inputs``: the result never shares their memory.
+    """
+    if out is None:
+        return wrap(result, ctx)
+    check_out(op, out, result.shape, result.dtype, ctx, stypes)
+    if (result_stype == out.stype != "default"
+            and not any(result.data is getattr(a._storage, "data", None) for a in inputs)):
+        out._storage = result  # a fresh sparse result moves into out: no copy
+        return out
+    if result_stype not in ("default", out.stype):
+        result = convert(result, result_stype, "default")
+    assign(out, wrap(result, ctx))
+    return out
 
 
 def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None, **params: Any) -> NDArray:
     """Run ``op`` on ``inputs`` (NDArrays) with keyword ``params``; write into ``out`` if given.
 
-    ``out`` keeps its storage type (MXNet's rule): the result is converted to it, and ``out``
-    is only written once the result is complete, so a failing op leaves it unchanged.
+    ``out`` is checked and written by ``deliver``.
     """
     for position, array in enumerate(inputs):
         if not isinstance(array, NDArray):
             raise SparsegenError(f"{op}: input {position} must be an NDArray, got {type(array).__name__}")
-    ctx = _context(op, inputs, out)
+    ctx = _context(op, inputs)
     stypes = tuple([a.stype for a in inputs])
     rule = op_rule(op, stypes)
     if rule is not None:
@@ -62,14 +115,4 @@ def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None, **p
                         else a._storage for a in inputs]
         result = dense_rule.run(*dense_inputs, **params)
         result_stype = dense_rule.output_stype
-    if out is None:
-        return wrap(result, ctx)
-    if (result_stype == out.stype != "default" and result.dtype == out._storage.dtype
-            and tuple(result.shape) == out.shape
-            and not any(result.data is getattr(a._storage, "data", None) for a in inputs)):
-        out._storage = result  # a fresh sparse result moves into out: no copy
-        return out
-    if result_stype not in ("default", out.stype):
-        result = convert(result, result_stype, "default")
-    assign(out, wrap(result, ctx))
-    return out
+    return deliver(op, result, result_stype, ctx, inputs, out)

@@ -6,7 +6,8 @@ import numpy as np
 
 from ..errors import SparsegenError
 from ..ops.dot import output_shape
-from .dispatch import invoke
+from ..params import flag
+from .dispatch import check_out, invoke
 from .ndarray import STYPES, NDArray
 
 DTYPES = ("float32", "float64", "uint8", "int8", "int32", "int64")
@@ -23,7 +24,8 @@ def dot(lhs: NDArray, rhs: NDArray, transpose_a: bool = False, transpose_b: bool
     and dense·csrᵀ give csr, dense·dense gives dense; ``forward_stype`` asks for another
     storage type. Other combinations run densely with a ``StorageFallbackWarning``. Dense
     operands may have any rank (the reduced axis is the last of lhs and the first of rhs, or
-    the other end when transposed); a csr operand needs a 2-D partner, as in MXNet.
+    the other end when transposed); a csr operand needs a 2-D partner, as in MXNet. ``out``
+    must have the product's shape and dtype; any storage type (the result is converted to it).
     """
     for name, array in (("lhs", lhs), ("rhs", rhs)):
         if not isinstance(array, NDArray):
@@ -42,13 +44,15 @@ def dot(lhs: NDArray, rhs: NDArray, transpose_a: bool = False, transpose_b: bool
             f"dot does not support {dtype.name} (MXNet on CPU supports float32 and float64; "
             f"sparsegen supports {', '.join(DTYPES)}): cast with .astype('float32')"
         )
-    transpose_a, transpose_b = bool(transpose_a), bool(transpose_b)
-    output_shape(lhs.shape, rhs.shape, transpose_a, transpose_b)
+    transpose_a = flag(transpose_a, "dot: transpose_a")
+    transpose_b = flag(transpose_b, "dot: transpose_b")
+    shape = output_shape(lhs.shape, rhs.shape, transpose_a, transpose_b)
     if "csr" in (lhs.stype, rhs.stype) and (lhs.ndim != 2 or rhs.ndim != 2):
         raise SparsegenError(
             f"dot with a csr operand needs 2-D operands (as in MXNet), got lhs {lhs.stype} "
             f"{lhs.shape} and rhs {rhs.stype} {rhs.shape}"
         )
+    check_out("dot", out, shape, dtype, lhs.context)  # before any work (deliver checks again)
     op = ("dot" + "_transpose_a" * transpose_a + "_transpose_b" * transpose_b
           + ("" if forward_stype is None else f"->{forward_stype}"))
     return invoke(op, (lhs, rhs), out=out, transpose_a=transpose_a, transpose_b=transpose_b)

@@ -19,8 +19,9 @@ import numpy as np
 
 from ..device import copy_into, to_host
 from ..errors import SparsegenError
+from ..params import real
 from ..registry import ELEMWISE_UNARY_DENSE, ELEMWISE_UNARY_SPARSE, op_rule
-from .dispatch import invoke
+from .dispatch import check_out, invoke
 from .ndarray import NDArray
 from .storage import assign
 
@@ -47,7 +48,7 @@ _FLOAT_MAX = {np.dtype(t): float(np.finfo(t).max) for t in ("float16", "float32"
 
 
 def _is_scalar(value: Any) -> bool:
-    return isinstance(value, _SCALAR_TYPES)
+    return isinstance(value, _SCALAR_TYPES) and not isinstance(value, np.complexfloating)
 
 
 def _operand_error(op: str, value: Any) -> TypeError:
@@ -73,19 +74,6 @@ def _cast_scalar(value: Any, dtype: np.dtype, op: str) -> float | int:
     if dtype.kind == "i" and wrapped >= 1 << (bits - 1):
         wrapped -= 1 << bits
     return wrapped
-
-
-def _check_out(op: str, out: NDArray | None, shape: tuple[int, ...], dtype: np.dtype) -> None:
-    """``out`` must be an NDArray of the result's shape and dtype (MXNet refuses others)."""
-    if out is None:
-        return
-    if not isinstance(out, NDArray):
-        raise SparsegenError(f"{op}: out must be an NDArray, got {type(out).__name__}")
-    if out.shape != shape or np.dtype(out.dtype) != dtype:
-        raise SparsegenError(
-            f"{op}: out has shape {out.shape} and dtype {np.dtype(out.dtype).name}; the result "
-            f"has shape {shape} and dtype {dtype.name}"
-        )
 
 
 def _has_zero(array: NDArray) -> bool:
@@ -137,7 +125,7 @@ def _binary_arrays(fn: str, lhs: NDArray, rhs: NDArray, out: NDArray | None, bro
                     for a in (lhs, rhs))
     if fn == "div":
         _check_int_divisor(op, dtype, rhs)
-    _check_out(op, out, lhs.shape, dtype)
+    check_out(op, out, lhs.shape, dtype, lhs.context)
     return invoke(_BINARY_OPS[fn], (lhs, rhs), out=out, fn=fn)
 
 
@@ -151,7 +139,7 @@ def _scalar_op(fn: str, array: NDArray, value: Any, reflected: bool, out: NDArra
         _check_int_divisor(op, dtype, array if reflected else s)
     if _ZERO_IMAGE[function](float(s)) != 0:
         array = _densified(array)
-    _check_out(op, out, array.shape, dtype)
+    check_out(op, out, array.shape, dtype, array.context)
     return invoke(f"_{function}", (array,), out=out, fn=function, scalar=s)
 
 
@@ -272,7 +260,7 @@ def _unary(name: str, keeps_sparse: bool) -> Callable[..., NDArray]:
     def op(data: NDArray, out: NDArray | None = None) -> NDArray:
         if not isinstance(data, NDArray):
             raise SparsegenError(f"{name}: data must be an NDArray, got {type(data).__name__}")
-        _check_out(name, out, data.shape, np.dtype(data.dtype))
+        check_out(name, out, data.shape, data.dtype, data.context)
         return invoke(name, (data,), out=out, fn=name)
 
     storage = ("row_sparse and csr keep their storage type (only stored values change)"
@@ -318,12 +306,16 @@ def clip(data: NDArray, a_min: Any, a_max: Any, out: NDArray | None = None) -> N
     if not isinstance(data, NDArray):
         raise SparsegenError(f"clip: data must be an NDArray, got {type(data).__name__}")
     dtype = np.dtype(data.dtype)
-    lo, hi = (_clip_bound(v, dtype) for v in (a_min, a_max))
+    bounds = []
+    for name, bound in (("a_min", a_min), ("a_max", a_max)):
+        checked = real(bound, f"clip: {name}", allow_inf=True)  # not None, str, complex, nan
+        bounds.append(bound if math.isfinite(checked) else checked)  # an int past float: inf
+    lo, hi = (_clip_bound(v, dtype) for v in bounds)
     if lo > hi:
         raise SparsegenError(f"clip: a_min ({a_min}) must not exceed a_max ({a_max})")
     if not lo <= 0 <= hi:
         data = _densified(data)
-    _check_out("clip", out, data.shape, dtype)
+    check_out("clip", out, data.shape, dtype, data.context)
     return invoke("clip", (data,), out=out, a_min=lo, a_max=hi)
 
 

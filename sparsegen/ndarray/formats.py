@@ -1,11 +1,15 @@
 """Storage formats as frozen dataclasses, and the one place where user data is validated.
 
 Everything past this module trusts a format: indices are ``int64``, sorted, unique and in range,
-and array shapes agree, so kernels never read out of bounds.
+and array shapes agree, so kernels never read out of bounds. A format owns its index arrays
+(validated copies that nothing outside sparsegen can write), so that stays true after
+construction.
 """
 
 from __future__ import annotations
 
+import math
+import operator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -15,13 +19,30 @@ from ..errors import SparsegenError
 from ..registry import DATA_DTYPES
 
 INDEX_DTYPE = np.dtype("int64")
+INT64_MAX = 2**63 - 1
+_FITS = "fit int64 ([-2**63, 2**63))"
 
 
-def _preview(values: np.ndarray, limit: int = 6) -> str:
+class InvalidValue(SparsegenError, ValueError):
+    """A bad argument value where MXNet raises ``ValueError`` (a shape that contradicts the
+    source's): catchable as either."""
+
+
+class InvalidType(SparsegenError, TypeError):
+    """A bad argument type where MXNet raises ``TypeError`` (a float in a shape): catchable as
+    either."""
+
+
+class InvalidIndex(SparsegenError, IndexError):
+    """A bad indexing key where MXNet raises ``IndexError`` (a boolean mask, a fractional id):
+    catchable as either."""
+
+
+def _preview(values: Any, limit: int = 6) -> str:
     """A short print of offending values."""
-    values = np.asarray(values).ravel()
-    shown = ", ".join(str(v) for v in values[:limit])
-    return f"[{shown}{', ...' if values.size > limit else ''}]"
+    values = list(values) if isinstance(values, (list, tuple)) else np.asarray(values).ravel()
+    shown = ", ".join(repr(str(v)) if isinstance(v, (str, bytes)) else str(v) for v in values[:limit])
+    return f"[{shown}{', ...' if len(values) > limit else ''}]"
 
 
 def check_dtype(dtype: Any, what: str) -> np.dtype:
@@ -39,45 +60,124 @@ def check_dtype(dtype: Any, what: str) -> np.dtype:
 
 
 def check_shape(shape: Any, what: str = "shape") -> tuple[int, ...]:
-    """``shape`` as a tuple of non-negative ints, else a clear error."""
+    """``shape`` as a tuple of Python ints in ``[0, 2**63)``, else a clear error (a float or
+    other non-integer dimension raises ``InvalidType``, as MXNet raises ``TypeError``)."""
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
     try:
-        dims = tuple(int(d) for d in shape)
-    except (TypeError, ValueError):
-        raise SparsegenError(f"{what} must be a tuple of ints, got {shape!r}") from None
-    if any(d != s for d, s in zip(dims, shape)) or any(d < 0 for d in dims):
+        given = tuple(shape)
+    except TypeError:
+        raise InvalidType(f"{what} must be a tuple of ints, got {shape!r}") from None
+    dims = []
+    for position, dim in enumerate(given):
+        try:
+            dims.append(operator.index(dim))
+        except TypeError:
+            raise InvalidType(
+                f"{what} must hold ints, got {shape!r}: {dim!r} ({type(dim).__name__}) at "
+                f"position {position}"
+            ) from None
+    if any(d < 0 for d in dims):
         raise SparsegenError(f"{what} must hold non-negative ints, got {shape!r}")
-    return dims
+    too_big = [p for p, d in enumerate(dims) if d > INT64_MAX]
+    if too_big:
+        raise SparsegenError(
+            f"{what} must hold ints that fit int64 (below 2**63), got {shape!r}: "
+            f"{dims[too_big[0]]} at position {too_big[0]}"
+        )
+    return tuple(dims)
+
+
+def frozen(values: np.ndarray) -> np.ndarray:
+    """A read-only view of a numpy array (of a C-contiguous copy when it is not contiguous) that
+    cannot be made writeable again (``flags.writeable = True`` raises): how validated indices
+    are shown to users."""
+    view = np.frombuffer(memoryview(np.ascontiguousarray(values)).toreadonly(), dtype=values.dtype)
+    return view.reshape(values.shape)
+
+
+def _bad_integers(arr: np.ndarray) -> tuple[np.ndarray, str]:
+    """Positions of entries that are not integers in int64's range, and what is wrong with them."""
+    kind = arr.dtype.kind
+    if kind == "i":
+        return np.empty(0, np.intp), ""
+    if kind == "u":
+        return np.flatnonzero(arr > INT64_MAX), _FITS
+    if kind == "f":
+        with np.errstate(invalid="ignore"):
+            fraction = ~np.isfinite(arr) | (np.floor(arr) != arr)
+            bad = np.flatnonzero(fraction)
+            if bad.size:
+                return bad, ""
+            limit = np.asarray(2.0**63, np.promote_types(arr.dtype, np.float64))
+            return np.flatnonzero((arr < -limit) | (arr >= limit)), _FITS
+    if kind == "O":
+        def integral(v: Any) -> bool:
+            if isinstance(v, (bool, np.bool_)):
+                return False
+            if isinstance(v, (int, np.integer)):
+                return True
+            return isinstance(v, (float, np.floating)) and np.isfinite(v) and float(v).is_integer()
+
+        bad = np.flatnonzero([not integral(v) for v in arr])
+        if bad.size:
+            return bad, ""
+        return np.flatnonzero([not -(2**63) <= int(v) <= INT64_MAX for v in arr]), _FITS
+    return np.arange(arr.size), ""  # bool, complex, strings ...
+
+
+def index_array(indices: Any, what: str, flatten: bool = False) -> np.ndarray:
+    """A fresh 1-D int64 array (the caller's own: it shares no memory with ``indices``) holding
+    the values of ``indices`` (of any rank when ``flatten``).
+
+    Values that are not integers (``1.5``, ``nan``, ``inf``, strings) or do not fit int64
+    (``1e30``, uint64 ``2**63``) raise before any cast, printing the values as given."""
+    try:
+        arr = np.asarray(indices)
+    except (TypeError, ValueError, RuntimeError) as err:
+        raise SparsegenError(f"{what} cannot be read as an array of integers: {err}") from None
+    if flatten:
+        arr = arr.reshape(-1)
+    if arr.ndim != 1:
+        raise SparsegenError(f"{what} must be 1-D, got shape {arr.shape}")
+    bad, problem = _bad_integers(arr) if arr.size else (np.empty(0, np.intp), "")
+    if bad.size:
+        flat_list = isinstance(indices, (list, tuple)) and len(indices) == arr.size
+        given = [indices[p] for p in bad] if flat_list else arr[bad]
+        raise SparsegenError(
+            f"{what} must hold integers{' that ' + problem if problem else ''}, got "
+            f"{_preview(given)} ({arr.dtype}) at positions {_preview(bad)}"
+        )
+    return np.array(arr, dtype=INDEX_DTYPE, order="C", copy=True)
+
+
+def check_range(arr: np.ndarray, what: str, upper: int | None, sorted_unique: bool) -> None:
+    """Raise unless the int64 ``arr`` lies in ``[0, upper)`` (``>= 0`` when ``upper`` is None)
+    and, if ``sorted_unique``, rises strictly."""
+    if not arr.size:
+        return
+    bad = np.flatnonzero((arr < 0) | (arr >= upper)) if upper is not None else np.flatnonzero(arr < 0)
+    if bad.size:
+        bound = f"[0, {upper})" if upper is not None else ">= 0"
+        raise SparsegenError(
+            f"{what} out of range {bound}: {_preview(arr[bad])} at positions {_preview(bad)}"
+        )
+    if sorted_unique:
+        step = np.diff(arr)
+        bad = np.flatnonzero(step <= 0)
+        if bad.size:
+            kind = "duplicate" if step[bad[0]] == 0 else "unsorted"
+            raise SparsegenError(
+                f"{what} must be sorted and unique; {kind} at position {bad[0] + 1}: "
+                f"... {arr[bad[0]]}, {arr[bad[0] + 1]} ..."
+            )
 
 
 def check_indices(indices: Any, what: str, upper: int | None, sorted_unique: bool) -> np.ndarray:
-    """A 1-D int64 copy of ``indices``; checks integrality, range ``[0, upper)`` and order."""
-    arr = np.asarray(indices)
-    if arr.ndim != 1:
-        raise SparsegenError(f"{what} must be 1-D, got shape {arr.shape}")
-    if arr.size and not np.issubdtype(arr.dtype, np.integer):
-        if not np.issubdtype(arr.dtype, np.floating) or not np.all(np.floor(arr) == arr):
-            raise SparsegenError(f"{what} must hold integers, got {_preview(arr)} ({arr.dtype})")
-    arr = np.ascontiguousarray(arr, dtype=INDEX_DTYPE) if arr.size else np.empty(0, INDEX_DTYPE)
-    if not arr.flags.writeable:  # numpy will not hand read-only arrays to the kernels (DLPack)
-        arr = arr.copy()
-    if arr.size:
-        bad = np.flatnonzero((arr < 0) | (arr >= upper)) if upper is not None else np.flatnonzero(arr < 0)
-        if bad.size:
-            bound = f"[0, {upper})" if upper is not None else ">= 0"
-            raise SparsegenError(
-                f"{what} out of range {bound}: {_preview(arr[bad])} at positions {_preview(bad)}"
-            )
-        if sorted_unique:
-            step = np.diff(arr)
-            bad = np.flatnonzero(step <= 0)
-            if bad.size:
-                kind = "duplicate" if step[bad[0]] == 0 else "unsorted"
-                raise SparsegenError(
-                    f"{what} must be sorted and unique; {kind} at position {bad[0] + 1}: "
-                    f"... {arr[bad[0]]}, {arr[bad[0] + 1]} ..."
-                )
+    """A fresh 1-D int64 copy of ``indices`` (see ``index_array``), checked to lie in
+    ``[0, upper)`` and, if ``sorted_unique``, to rise strictly."""
+    arr = index_array(indices, what)
+    check_range(arr, what, upper, sorted_unique)
     return arr
 
 
@@ -98,7 +198,7 @@ class RowSparse:
     @property
     def row_size(self) -> int:
         """Elements per row (the product of the trailing dimensions)."""
-        return int(np.prod(self.shape[1:], dtype=np.int64))
+        return math.prod(self.shape[1:])
 
 
 @dataclass(frozen=True)
@@ -117,18 +217,46 @@ class CSR:
         return self.data.dtype
 
 
+def inferred_size(ids: np.ndarray, what: str) -> int:
+    """The dimension ``ids`` imply when no shape is given: the largest id plus one."""
+    if not ids.size:
+        return 0
+    largest = int(ids.max())
+    if largest >= INT64_MAX:
+        raise SparsegenError(
+            f"{what}: id {largest} leaves no room for an inferred shape (the largest id plus one "
+            "must fit int64); pass shape="
+        )
+    return max(largest, -1) + 1
+
+
+def check_row_shape(shape: Any) -> tuple[int, ...]:
+    """A row_sparse ``shape`` (see ``check_shape``): at least one dimension, and rows whose
+    element count fits int64, as the kernels index them."""
+    shape = check_shape(shape)
+    if not shape:
+        raise SparsegenError("row_sparse storage needs at least 1 dimension, got shape ()")
+    if math.prod(shape[1:]) > INT64_MAX:
+        raise SparsegenError(
+            f"shape {shape} has rows of {math.prod(shape[1:])} elements, more than int64 indexes"
+        )
+    return shape
+
+
 def row_sparse(data: np.ndarray, indices: Any, shape: tuple[int, ...] | None) -> RowSparse:
-    """A validated ``RowSparse`` from data and row ids (``shape`` inferred when ``None``)."""
+    """A validated ``RowSparse`` from data and row ids (``shape`` inferred when ``None``).
+
+    The format owns its row ids (a validated copy); ``data`` is kept as it is when C-contiguous.
+    """
     data = np.asarray(data)
     if data.ndim < 1:
         raise SparsegenError(f"data must have at least 1 dimension (one per stored row), got {data.shape}")
     check_dtype(data.dtype, "data")
+    idx = index_array(indices, "indices")
     if shape is None:
-        raw = np.asarray(indices)
-        rows = int(raw.max()) + 1 if raw.size and np.issubdtype(raw.dtype, np.number) else 0
-        shape = (rows, *data.shape[1:])
-    shape = check_shape(shape)
-    if data.size == 0 and data.shape[0] == 0 and shape:
+        shape = (inferred_size(idx, "indices"), *data.shape[1:])
+    shape = check_row_shape(shape)
+    if data.size == 0 and data.shape[0] == 0:
         data = data.reshape((0, *shape[1:]))  # an empty list stores no rows of any shape
     if len(shape) != data.ndim:
         raise SparsegenError(
@@ -140,7 +268,7 @@ def row_sparse(data: np.ndarray, indices: Any, shape: tuple[int, ...] | None) ->
             f"data rows of shape {data.shape[1:]} do not match shape {shape} (expected rows "
             f"of shape {shape[1:]})"
         )
-    idx = check_indices(indices, "indices", shape[0], sorted_unique=True)
+    check_range(idx, "indices", shape[0], sorted_unique=True)
     if idx.size != data.shape[0]:
         raise SparsegenError(
             f"data and indices must have the same length: data has {data.shape[0]} rows, "
@@ -150,19 +278,21 @@ def row_sparse(data: np.ndarray, indices: Any, shape: tuple[int, ...] | None) ->
 
 
 def csr(data: Any, indices: Any, indptr: Any, shape: tuple[int, ...] | None) -> CSR:
-    """A validated ``CSR`` from the three arrays (``shape`` inferred when ``None``)."""
+    """A validated ``CSR`` from the three arrays (``shape`` inferred when ``None``).
+
+    The format owns its ``indices`` and ``indptr`` (validated copies); ``data`` is kept as it
+    is when C-contiguous."""
     data = np.asarray(data)
     if data.ndim != 1:
         raise SparsegenError(f"data must be 1-D for csr, got shape {data.shape}")
     check_dtype(data.dtype, "data")
-    ptr = np.asarray(indptr)
-    if ptr.ndim != 1 or ptr.size < 1:
+    ptr = index_array(indptr, "indptr")
+    if ptr.size < 1:
         raise SparsegenError(f"indptr must be 1-D with at least one entry, got shape {ptr.shape}")
-    ptr = check_indices(ptr, "indptr", None, sorted_unique=False)
+    check_range(ptr, "indptr", None, sorted_unique=False)
+    idx = index_array(indices, "indices")
     if shape is None:
-        raw = np.asarray(indices)
-        cols = int(raw.max()) + 1 if raw.size else 0
-        shape = (ptr.size - 1, cols)
+        shape = (ptr.size - 1, inferred_size(idx, "indices"))
     shape = check_shape(shape)
     if len(shape) != 2:
         raise SparsegenError(f"csr storage needs a 2-D shape, got {shape}")
@@ -178,7 +308,7 @@ def csr(data: Any, indices: Any, indptr: Any, shape: tuple[int, ...] | None) -> 
             f"indptr must be non-decreasing; it drops at position {drops[0] + 1}: "
             f"... {ptr[drops[0]]}, {ptr[drops[0] + 1]} ..."
         )
-    idx = check_indices(indices, "indices", shape[1], sorted_unique=False)
+    check_range(idx, "indices", shape[1], sorted_unique=False)
     if not (idx.size == data.size == ptr[-1]):
         raise SparsegenError(
             f"data and indices must both have indptr[-1] = {ptr[-1]} entries, got "

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib
+import math
+import numbers
 from typing import Any
 
 import numpy as np
@@ -10,6 +12,7 @@ import numpy as np
 from ..context import Context
 from ..device import DeviceArray, device_of, host_copy, place, to_host
 from ..errors import SparsegenError
+from .formats import InvalidIndex, InvalidType, InvalidValue, check_dtype
 
 STYPES = ("default", "row_sparse", "csr")
 
@@ -35,6 +38,137 @@ def is_full_slice(key: Any) -> bool:
     return key is Ellipsis or (
         isinstance(key, slice) and key.start is None and key.stop is None and key.step is None
     )
+
+
+_INT64 = np.iinfo(np.int64)
+
+
+def _index_array(part: Any, key: Any) -> np.ndarray:
+    """An array index (list, numpy, NDArray values) as int64 ids: integral floats are accepted
+    (MXNet's default dtype is float32), fractions, nan and booleans are not."""
+    ids = np.asarray(part)
+    if ids.dtype.kind == "b":
+        raise InvalidIndex(
+            f"boolean index {_short(part)}{_where(key)}: MXNet 1.x reads booleans as the "
+            "ids 0 and 1, numpy as a mask; pass ids (np.flatnonzero(mask)) to say which"
+        )
+    if ids.size == 0:
+        return ids.astype(np.int64)
+    if ids.dtype.kind == "f":
+        if not np.all(np.isfinite(ids) & (np.floor(ids) == ids)):
+            raise InvalidIndex(f"index {_short(part)}{_where(key)} holds non-integer values")
+    elif ids.dtype.kind not in "iu":
+        raise InvalidIndex(f"index {_short(part)}{_where(key)} must hold integers")
+    if ids.max() > _INT64.max or ids.min() < _INT64.min:
+        raise InvalidIndex(f"index {_short(part)}{_where(key)} is out of range of int64")
+    return ids.astype(np.int64)
+
+
+def _short(value: Any) -> str:
+    text = repr(value.asnumpy() if isinstance(value, NDArray) else value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _where(key: Any) -> str:
+    """`` in key (...)`` for a tuple key, whose entries the messages name one at a time."""
+    return f" in key {_short(key)}" if isinstance(key, tuple) else ""
+
+
+def _key_part(part: Any, key: Any) -> Any:
+    """One entry of an indexing key as numpy takes it, or the error MXNet 1.9.1 raises."""
+    if part is None or part is Ellipsis or isinstance(part, slice):
+        return part
+    if isinstance(part, (bool, np.bool_)):
+        return _index_array(part, key)  # raises: booleans are ambiguous
+    if isinstance(part, numbers.Integral):
+        if not _INT64.min <= part <= _INT64.max:
+            raise InvalidIndex(f"index {part}{_where(key)} is out of bounds")
+        return int(part)
+    if isinstance(part, NDArray):
+        return _index_array(part.asnumpy(), key)
+    if isinstance(part, (list, np.ndarray)):
+        return _index_array(part, key)
+    raise InvalidValue(
+        f"NDArray does not support indexing with key {_short(part)} of type "
+        f"{type(part).__name__}; use ints, slices, None, ... or integer arrays"
+    )
+
+
+def numpy_key(key: Any) -> tuple[Any, ...]:
+    """An indexing key checked and converted for numpy, as a tuple ending in ``...`` (so that a
+    key of ints selects a 0-d view, not a numpy scalar)."""
+    parts = key if isinstance(key, tuple) else (key,)
+    converted = tuple(_key_part(part, key) for part in parts)
+    if not any(part is Ellipsis for part in converted):
+        converted += (Ellipsis,)
+    return converted
+
+
+def reshaped(shape: tuple[int, ...], spec: tuple[Any, ...],
+             reverse: bool = False) -> tuple[int, ...]:
+    """The shape ``reshape(spec)`` gives an array of ``shape``, with MXNet's special values:
+    0 copies a dimension, -1 infers one, -2 copies the rest, -3 merges two, -4 splits one."""
+    def fail(why: str) -> SparsegenError:
+        return SparsegenError(f"cannot reshape an array of shape {shape} to {spec}: {why}")
+
+    if any(not isinstance(d, numbers.Integral) or isinstance(d, (bool, np.bool_)) for d in spec):
+        raise fail("shape must hold ints")
+    source, wanted = list(shape), [int(d) for d in spec]
+    if reverse:
+        if -3 in wanted or -4 in wanted:
+            raise fail("reverse=True takes only the special values 0, -1 and -2")
+        source.reverse()
+        wanted.reverse()
+    out: list[int] = []
+    i = j = 0
+    infer = None
+    while j < len(wanted):
+        d = wanted[j]
+        if d > 0:
+            out.append(d)
+            i += 1
+        elif d in (0, -1, -3) and i + (d == -3) >= len(source):
+            raise fail(f"the value {d} at position {j} has no input dimension to refer to")
+        elif d == 0:
+            out.append(source[i])
+            i += 1
+        elif d == -1:
+            if infer is not None:
+                raise fail("only one dimension can be -1")
+            infer = len(out)
+            out.append(-1)
+            i += 1
+        elif d == -2:
+            out.extend(source[i:])
+            i = len(source)
+        elif d == -3:
+            out.append(source[i] * source[i + 1])
+            i += 2
+        elif d == -4:
+            if j + 2 >= len(wanted) or i >= len(source):
+                raise fail("-4 needs the two dimensions to split into after it")
+            a, b = wanted[j + 1], wanted[j + 2]
+            if a == -1 and b == -1 or min(a, b) < -1 or 0 in (a, b):
+                raise fail(f"-4 splits into two positive sizes (one may be -1), got {a}, {b}")
+            a = source[i] // b if a == -1 else a
+            b = source[i] // a if b == -1 else b
+            if a * b != source[i]:
+                raise fail(f"-4 cannot split {source[i]} into {a} x {b}")
+            out += [a, b]
+            i += 1
+            j += 2
+        else:
+            raise fail(f"{d} is not a size or one of MXNet's special values 0, -1, -2, -3, -4")
+        j += 1
+    total = math.prod(shape)
+    if infer is not None:
+        known = math.prod(d for k, d in enumerate(out) if k != infer)
+        if known == 0 or total % known:
+            raise fail(f"-1 cannot be inferred ({total} elements, {known} in the other dimensions)")
+        out[infer] = total // known
+    if math.prod(out) != total:
+        raise fail(f"{math.prod(out)} elements in {tuple(out)}, the array has {total}")
+    return tuple(reversed(out)) if reverse else tuple(out)
 
 
 class NDArray:
@@ -65,8 +199,8 @@ class NDArray:
 
     @property
     def size(self) -> int:
-        """The number of elements of the (dense) array."""
-        return int(np.prod(self.shape, dtype=np.int64))
+        """The number of elements of the (dense) array, as an exact Python int."""
+        return math.prod(self.shape)
 
     @property
     def ndim(self) -> int:
@@ -81,7 +215,21 @@ class NDArray:
     ctx = context
 
     def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d array")
         return self.shape[0]
+
+    __hash__ = object.__hash__  # identity, as MXNet: ``==`` is elementwise, not equality
+
+    def __bool__(self) -> bool:
+        """The truth of the one element (``if x:``); more or fewer elements raise, as MXNet."""
+        if self.size == 1:
+            return bool(self.asscalar())
+        if self.size == 0:
+            raise SparsegenError(f"the truth value of an empty NDArray (shape {self.shape}) is "
+                                 "ambiguous")
+        raise ValueError(f"The truth value of an NDArray with multiple elements is ambiguous "
+                         f"(shape {self.shape}).")
 
     def __repr__(self) -> str:
         return f"\n{self.asnumpy()}\n<{type(self).__name__} {_shape_text(self.shape)} @{self._ctx}>"
@@ -115,9 +263,12 @@ class NDArray:
 
     def astype(self, dtype: Any, copy: bool = True) -> "NDArray":
         """This array with elements cast to ``dtype`` (same storage type)."""
-        if not copy and np.dtype(dtype) == self._storage.dtype:
+        if dtype is None:  # MXNet reads None as float32, numpy as float64: neither is obvious
+            raise SparsegenError("astype: dtype must be given (for example 'float32'), got None")
+        target = check_dtype(dtype, "dtype")
+        if not copy and target == self._storage.dtype:
             return self
-        return _late("storage").with_dtype(self, dtype)
+        return _late("storage").with_dtype(self, target)
 
     # -- copies -----------------------------------------------------------------------------
     def copy(self) -> "NDArray":
@@ -132,10 +283,12 @@ class NDArray:
             ctx = resolve(other)
             return _late("storage").wrap(place(self._storage, device_of(ctx), fresh=True), ctx)
         if not isinstance(other, NDArray):
-            raise SparsegenError(f"copyto needs an NDArray or a Context, got {type(other).__name__}")
+            raise TypeError(f"copyto: other must be an NDArray or a Context, got "
+                            f"{type(other).__name__}")
         if other.shape != self.shape:
             raise SparsegenError(
-                f"copyto: cannot copy an array of shape {self.shape} into one of shape {other.shape}"
+                f"copyto: cannot copy an array of shape {self.shape} into one of shape "
+                f"{other.shape} (other must have this array's shape; its dtype may differ)"
             )
         if other is not self:
             _late("storage").assign(other, self)
@@ -143,30 +296,60 @@ class NDArray:
 
     def as_in_context(self, context: Context) -> "NDArray":
         """This array if it is on ``context``, else a copy on it."""
+        if not isinstance(context, Context):
+            raise InvalidType(
+                f"as_in_context: context must be a Context such as mx.cpu() or mx.gpu(0), "
+                f"got {type(context).__name__} {context!r}"
+            )
         return self if context == self._ctx else self.copyto(context)
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        if is_full_slice(key):
-            _late("storage").assign(self, value)
-        elif not self._storage.flags.writeable:
-            _late("storage").assign(self, value)  # raises the read-only error
-        else:  # a GPU array's values make a round trip through the host
-            values = to_host(self._storage)
-            values[key] = value.asnumpy() if isinstance(value, NDArray) else value
-            if isinstance(self._storage, DeviceArray):
-                self._storage.copy_from(values)
+        if not isinstance(value, NDArray):
+            try:
+                value = _late("values").user_values(value, self._storage.dtype, "value")
+            except InvalidType as err:
+                raise InvalidType(f"cannot assign {type(value).__name__} to x[{_short(key)}]: "
+                                  f"{err}") from None
+        if is_full_slice(key) or not self._storage.flags.writeable:
+            _late("storage").assign(self, value)  # or raises the read-only error
+            return
+        index = numpy_key(key)
+        source = value.asnumpy() if isinstance(value, NDArray) else value
+        values = to_host(self._storage)  # a GPU array's values make a round trip through the host
+        try:
+            values[index] = source  # numpy writes nothing when this raises
+        except (TypeError, ValueError) as err:
+            error = InvalidType if isinstance(err, TypeError) else InvalidValue
+            raise error(
+                f"cannot assign {type(value).__name__} of shape {np.shape(source)} to "
+                f"x[{_short(key)}] of an array of shape {self.shape}: {err}"
+            ) from None
+        if isinstance(self._storage, DeviceArray):
+            self._storage.copy_from(values)
 
     def __getitem__(self, key: Any) -> "NDArray":
-        if isinstance(key, NDArray):
-            key = key.asnumpy().astype(np.int64)
-        result = to_host(self._storage)[key]
-        return NDArray(np.asarray(result), self._ctx)  # a view on the CPU, a copy on a GPU
+        """``x[key]``: a view when the selection is one contiguous block (ints and slices on the
+        leading axes, as MXNet's views), else a copy (steps, inner axes, integer arrays)."""
+        values = to_host(self._storage)
+        result = values[numpy_key(key)]
+        if not (result.flags.c_contiguous and np.may_share_memory(result, values)):
+            result = np.array(result, order="C")
+        return NDArray(result, self._ctx)  # on a GPU, a copy
 
-    def reshape(self, *shape: Any) -> "NDArray":
-        """A dense view with a new shape (``-1`` infers one dimension)."""
+    def reshape(self, *shape: Any, **kwargs: Any) -> "NDArray":
+        """A dense view with a new shape, with MXNet's special values (``-1`` infers one
+        dimension, ``0`` copies one, ``-2`` copies the rest, ``-3`` merges two, ``-4`` splits
+        one); ``reverse=True`` reads them from the right."""
+        reverse = bool(kwargs.pop("reverse", False))
+        if "shape" in kwargs:
+            if shape:
+                raise InvalidType("reshape takes the shape positionally or as shape=, not both")
+            shape = (kwargs.pop("shape"),)
+        if kwargs:
+            raise InvalidType(f"reshape got unexpected keyword arguments {sorted(kwargs)}")
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
-        return NDArray(self._storage.reshape(shape), self._ctx)
+        return NDArray(self._storage.reshape(reshaped(self.shape, shape, reverse)), self._ctx)
 
     # -- synchronisation (CPU kernels are synchronous, GPU kernels run in stream order) --------
     def wait_to_read(self) -> None:
@@ -218,3 +401,22 @@ class NDArray:
 
     def __itruediv__(self, other: Any) -> "NDArray":
         return _late("elemwise").inplace("div", self, other)
+
+    # -- comparisons (sparsegen/ndarray/compare.py): 1 / 0 in the dtype, elementwise ----------
+    def __eq__(self, other: Any) -> "NDArray":  # type: ignore[override]
+        return _late("compare").equal(self, other)
+
+    def __ne__(self, other: Any) -> "NDArray":  # type: ignore[override]
+        return _late("compare").not_equal(self, other)
+
+    def __gt__(self, other: Any) -> "NDArray":
+        return _late("compare").greater(self, other)
+
+    def __ge__(self, other: Any) -> "NDArray":
+        return _late("compare").greater_equal(self, other)
+
+    def __lt__(self, other: Any) -> "NDArray":
+        return _late("compare").lesser(self, other)
+
+    def __le__(self, other: Any) -> "NDArray":
+        return _late("compare").lesser_equal(self, other)

@@ -2,23 +2,25 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
 
 from ..context import Context
 from ..context import resolve as resolve_context
-from ..device import host_copy, item, rows as copy_rows, to_host
+from ..device import DeviceArray, copy as copy_buffer, host_copy, item, rows as copy_rows, to_host
 from ..errors import SparsegenError
 from ..ops import retain as ops_retain
 from ..registry import op_rule
 from . import formats
 from .formats import CSR, INDEX_DTYPE, RowSparse
+from .dispatch import check_out, deliver
 from .dot import dot
 from . import elemwise
 from .elemwise import *  # noqa: F403 - elemwise.__all__, which includes abs and round
 from .ndarray import NDArray, _shape_text, is_full_slice
-from .storage import cast_storage, convert, register, with_dtype, wrap
+from .storage import cast_storage, convert, register, with_dtype
 
 DEFAULT_DTYPE = np.dtype("float32")
 
@@ -57,12 +59,17 @@ class BaseSparseNDArray(NDArray):
     def _part(self, values: Any, writable: bool) -> NDArray:
         """One of the format's arrays as a dense NDArray sharing its buffer.
 
-        Index arrays come back read-only: kernels trust validated indices, so they must not be
-        changed behind the format's back.
+        Index arrays come back read-only for good (``formats.frozen``; on a GPU, a read-only
+        copy): kernels trust validated indices, so nothing may change them behind the format's
+        back.
         """
-        view = values.view()
-        view.flags.writeable = writable
-        return NDArray(view, self._ctx)
+        if writable:
+            return NDArray(values.view(), self._ctx)
+        if isinstance(values, DeviceArray):
+            view = copy_buffer(values)
+            view.flags.writeable = False
+            return NDArray(view, self._ctx)
+        return NDArray(formats.frozen(values), self._ctx)
 
     @property
     def data(self) -> NDArray:
@@ -159,18 +166,25 @@ register(CSR, CSRNDArray)
 
 
 # -- creation ---------------------------------------------------------------------------------
+def _host_array(source: Any, what: str) -> Any:
+    """``source`` in a form numpy reads: a dense NDArray's values (a host copy), a torch or other
+    DLPack array as a numpy view, anything else as it is."""
+    if isinstance(source, NDArray):
+        return source.asnumpy()
+    if not isinstance(source, np.ndarray) and hasattr(source, "__dlpack__"):
+        from ..interop import as_numpy
+
+        return as_numpy(source, what)
+    return source
+
+
 def _values(source: Any, dtype: Any, what: str) -> np.ndarray:
     """``source`` (NDArray, numpy, a torch or other DLPack array, nested lists) as a fresh numpy
     array.
 
     dtype: the one asked for, else the source's own for arrays, else float32 (as MXNet).
     """
-    if isinstance(source, NDArray):
-        source = source.asnumpy()
-    elif not isinstance(source, np.ndarray) and hasattr(source, "__dlpack__"):
-        from ..interop import as_numpy
-
-        source = as_numpy(source, what)
+    source = _host_array(source, what)
     if dtype is None:
         dtype = source.dtype if isinstance(source, np.ndarray) else DEFAULT_DTYPE
     dtype = formats.check_dtype(dtype, f"{what} dtype")
@@ -180,13 +194,39 @@ def _values(source: Any, dtype: Any, what: str) -> np.ndarray:
         raise SparsegenError(f"{what} cannot be read as a {dtype.name} array: {err}") from None
 
 
+def _refuse_sparse(source: Any, what: str) -> None:
+    """Raise when an index argument is a sparse array (its dense values would be used silently)."""
+    if isinstance(source, BaseSparseNDArray):
+        raise SparsegenError(
+            f"{what} must be a dense array (default storage), got a {source.stype} array of "
+            f"shape {source.shape}"
+        )
+
+
+def _ids(source: Any, what: str) -> Any:
+    """An index argument (ids, indices, indptr, row, col) as ``formats.index_array`` reads it."""
+    _refuse_sparse(source, what)
+    return _host_array(source, what)
+
+
 def _is_shape(arg: Any) -> bool:
-    return isinstance(arg, tuple) and all(isinstance(d, (int, np.integer)) for d in arg)
+    """Whether ``arg1`` is a shape: a tuple of ints, or of numbers that are not all ints (a shape
+    with a float in it, which ``check_shape`` refuses by name)."""
+    if not isinstance(arg, tuple) or not arg:
+        return False
+    if all(isinstance(d, (int, np.integer)) for d in arg):
+        return True
+    return all(isinstance(d, (int, float, np.number)) and not isinstance(d, bool) for d in arg)
 
 
 def _check_target_shape(storage: Any, shape: Any) -> None:
+    """Raise ``InvalidValue`` (a ``ValueError``, as MXNet raises) when ``shape=`` is given and is
+    not the shape of what ``arg1`` builds."""
     if shape is not None and tuple(storage.shape) != formats.check_shape(shape):
-        raise SparsegenError(f"shape {tuple(shape)} does not match the source's shape {storage.shape}")
+        raise formats.InvalidValue(
+            f"shape={shape!r} does not match the shape {tuple(storage.shape)} of the array "
+            "built from arg1"
+        )
 
 
 def _copy_of(source: BaseSparseNDArray, dtype: Any, shape: Any) -> Any:
@@ -212,10 +252,11 @@ def row_sparse_array(
     if isinstance(arg1, RowSparseNDArray):
         result = _copy_of(arg1, dtype, shape)
     elif _is_shape(arg1):
-        result = _empty_row_sparse(formats.check_shape(arg1), dtype)
+        result = _empty_row_sparse(arg1, dtype)
+        _check_target_shape(result, shape)
     elif isinstance(arg1, tuple) and len(arg1) == 2:
         data = _values(arg1[0], dtype, "data")
-        result = formats.row_sparse(data, arg1[1], None if shape is None else tuple(shape))
+        result = formats.row_sparse(data, _ids(arg1[1], "indices"), shape)
     elif isinstance(arg1, NDArray) and arg1.stype == "csr":
         raise SparsegenError("row_sparse_array cannot be created from a csr array (as in MXNet)")
     elif isinstance(arg1, (NDArray, np.ndarray, list)):
@@ -228,14 +269,14 @@ def row_sparse_array(
     return RowSparseNDArray(result, ctx)
 
 
-def _empty_row_sparse(shape: tuple[int, ...], dtype: Any) -> RowSparse:
-    if not shape:
-        raise SparsegenError("row_sparse storage needs at least 1 dimension, got shape ()")
+def _empty_row_sparse(shape: Any, dtype: Any) -> RowSparse:
+    shape = formats.check_row_shape(shape)
     dtype = formats.check_dtype(DEFAULT_DTYPE if dtype is None else dtype, "dtype")
     return RowSparse(np.empty((0, *shape[1:]), dtype), np.empty(0, INDEX_DTYPE), shape)
 
 
-def _empty_csr(shape: tuple[int, ...], dtype: Any) -> CSR:
+def _empty_csr(shape: Any, dtype: Any) -> CSR:
+    shape = formats.check_shape(shape)
     if len(shape) != 2:
         raise SparsegenError(f"csr storage needs a 2-D shape, got {shape}")
     dtype = formats.check_dtype(DEFAULT_DTYPE if dtype is None else dtype, "dtype")
@@ -252,23 +293,31 @@ def csr_matrix(
     if isinstance(arg1, CSRNDArray):
         result = _copy_of(arg1, dtype, shape)
     elif _is_shape(arg1):
-        result = _empty_csr(formats.check_shape(arg1), dtype)
+        result = _empty_csr(arg1, dtype)
+        _check_target_shape(result, shape)
     elif _is_scipy_sparse(arg1):
         result = _from_scipy(arg1, dtype)
         _check_target_shape(result, shape)
     elif isinstance(arg1, tuple) and len(arg1) == 3:
         data = _values(arg1[0], dtype, "data")
-        result = formats.csr(data, arg1[1], arg1[2], None if shape is None else tuple(shape))
+        result = formats.csr(data, _ids(arg1[1], "indices"), _ids(arg1[2], "indptr"), shape)
     elif isinstance(arg1, tuple) and len(arg1) == 2 and isinstance(arg1[1], tuple):
         import scipy.sparse
 
         data = _values(arg1[0], dtype, "data")
-        row, col = (formats.check_indices(a, what, None, False) for a, what in zip(arg1[1], ("row", "col")))
+        if len(arg1[1]) != 2:
+            raise SparsegenError(
+                f"csr_matrix((data, (row, col))) needs two index arrays, got {len(arg1[1])}"
+            )
+        row, col = (formats.check_indices(_ids(a, what), what, None, False)
+                    for a, what in zip(arg1[1], ("row", "col")))
         if shape is None:
-            shape = (int(row.max()) + 1 if row.size else 0, int(col.max()) + 1 if col.size else 0)
+            shape = (formats.inferred_size(row, "row"), formats.inferred_size(col, "col"))
         shape = formats.check_shape(shape)
+        if len(shape) != 2:
+            raise SparsegenError(f"csr storage needs a 2-D shape, got {shape}")
         for ids, dim, what in ((row, shape[0], "row"), (col, shape[1], "col")):
-            formats.check_indices(ids, what, dim, sorted_unique=False)
+            formats.check_range(ids, what, dim, sorted_unique=False)
         if not data.size == row.size == col.size:
             raise SparsegenError(
                 f"data, row and col must have the same length, got {data.size}, {row.size}, {col.size}"
@@ -287,11 +336,10 @@ def csr_matrix(
 
 
 def _is_scipy_sparse(arg: Any) -> bool:
-    try:
-        import scipy.sparse
-    except ImportError:  # pragma: no cover - scipy is a dependency
-        return False
-    return scipy.sparse.issparse(arg)
+    """Whether ``arg`` is a scipy sparse matrix; one exists only once scipy.sparse is imported,
+    so a process that never imported it does not pay for the import here (warm start)."""
+    module = sys.modules.get("scipy.sparse")
+    return module is not None and module.issparse(arg)
 
 
 def _from_scipy(matrix: Any, dtype: Any) -> CSR:
@@ -303,8 +351,13 @@ def _from_scipy(matrix: Any, dtype: Any) -> CSR:
     return formats.csr(data, m.indices, m.indptr, m.shape)
 
 
-def zeros(stype: str, shape: Any, ctx: Context | None = None, dtype: Any = None, **kwargs: Any) -> NDArray:
-    """An all-zero array of storage ``stype`` (``default``, ``row_sparse`` or ``csr``)."""
+def zeros(stype: str, shape: Any, ctx: Context | None = None, dtype: Any = None,
+          out: NDArray | None = None) -> NDArray:
+    """An all-zero array of storage ``stype`` (``default``, ``row_sparse`` or ``csr``), or
+    ``out`` (of that shape and dtype, any storage type) set to zeros."""
+    if out is not None:
+        result = zeros(stype, shape, getattr(out, "context", None) if ctx is None else ctx, dtype)
+        return deliver("zeros", result._storage, result.stype, result.context, (), out)
     shape = formats.check_shape(shape)
     ctx = resolve_context(ctx)
     if stype == "row_sparse":
@@ -336,29 +389,34 @@ def array(source_array: Any, ctx: Context | None = None, dtype: Any = None) -> B
     )
 
 
-def retain(data: RowSparseNDArray, indices: Any) -> RowSparseNDArray:
+def retain(data: RowSparseNDArray, indices: Any, out: NDArray | None = None) -> RowSparseNDArray:
     """The rows ``indices`` of ``data`` as a row_sparse array whose indices are the requested ids;
     ids not stored come back as zero rows (``mxnet.nd.sparse.retain``).
 
     The ids may be in any order and repeat: the result stores each id once, in ascending order,
-    which represents the same array. Ids outside ``[0, data.shape[0])`` raise. Sorted int64 ids
-    on the data's GPU are checked there and used as they are; other ids are checked (and sorted)
-    on the host.
+    which represents the same array. Ids outside ``[0, data.shape[0])`` raise, and so do sparse
+    ids (as in MXNet, retain has no kernel for them). Sorted int64 ids on the data's GPU are
+    checked there and copied; other ids are checked (and sorted) on the host. The result never
+    shares memory with ``indices``. ``out`` (a row_sparse array of ``data``'s shape and dtype)
+    receives the result.
     """
     if not isinstance(data, RowSparseNDArray):
         raise SparsegenError(
             f"retain needs a row_sparse array as data, got {getattr(data, 'stype', type(data).__name__)}"
         )
+    check_out("retain", out, data.shape, data.dtype, data.context, ("row_sparse",))
     rule = op_rule("retain", (data.stype,))
-    if (isinstance(indices, NDArray) and indices.stype == "default"
-            and indices.context == data.context
+    _refuse_sparse(indices, "indices")
+    if (isinstance(indices, NDArray) and indices.context == data.context
             and ops_retain.valid_ids(data._storage, indices._storage)):
-        return wrap(rule.run(data._storage, indices._storage), data.context)
-    ids = indices.asnumpy() if isinstance(indices, NDArray) else np.asarray(indices)
-    ids = formats.check_indices(ids.ravel(), "indices", data.shape[0], sorted_unique=False)
+        return deliver("retain", rule.run(data._storage, copy_buffer(indices._storage)),
+                       "row_sparse", data.context, (data,), out, ("row_sparse",))
+    ids = formats.index_array(_ids(indices, "indices"), "indices", flatten=True)
+    formats.check_range(ids, "indices", data.shape[0], sorted_unique=False)
     if ids.size > 1 and not (ids[1:] > ids[:-1]).all():
         ids = np.unique(ids)
-    return wrap(rule.run(data._storage, ids), data.context)
+    return deliver("retain", rule.run(data._storage, ids), "row_sparse", data.context, (data,),
+                   out, ("row_sparse",))
 
 
 __all__ = [

@@ -15,7 +15,7 @@ from ..device import astype, copy_into, deep_copy, device_of, place, to_host
 from ..errors import SparsegenError
 from ..registry import op_rule
 from . import formats
-from .ndarray import STYPES, NDArray
+from .ndarray import STYPES, NDArray, _late
 
 
 _CLASSES: dict[type, type[NDArray]] = {}
@@ -52,11 +52,15 @@ def convert(storage: Any, src_stype: str, stype: str) -> Any:
     return rule.run(storage)
 
 
-def cast_storage(data: NDArray, stype: str) -> NDArray:
-    """``data`` in storage type ``stype`` (MXNet's ``cast_storage``): a new array."""
+def cast_storage(data: NDArray, stype: str, out: NDArray | None = None) -> NDArray:
+    """``data`` in storage type ``stype`` (MXNet's ``cast_storage``): a new array, or written
+    into ``out``, which must have ``stype``, ``data``'s shape, dtype and context."""
     if not isinstance(data, NDArray):
         raise SparsegenError(f"cast_storage needs an NDArray, got {type(data).__name__}")
-    return wrap(convert(data._storage, data.stype, stype), data.context)
+    dispatch = _late("dispatch")
+    dispatch.check_out("cast_storage", out, data.shape, data.dtype, data.context, (stype,))
+    result = convert(data._storage, data.stype, stype)
+    return dispatch.deliver("cast_storage", result, stype, data.context, (data,), out, (stype,))
 
 
 def with_dtype(data: NDArray, dtype: Any) -> NDArray:
@@ -93,6 +97,11 @@ def assign(dest: NDArray, value: Any) -> None:
         raise SparsegenError(
             "this array is a read-only view of a sparse array's indices; "
             "build a new sparse array instead"
+        )
+    if isinstance(value, NDArray) and value.stype != "default" and value.shape != dest.shape:
+        raise SparsegenError(
+            f"cannot assign a {value.stype} array of shape {value.shape} to an array of shape "
+            f"{dest.shape} (sparse arrays do not broadcast)"
         )
     if isinstance(value, NDArray) and value.stype == dest.stype and value.shape == dest.shape:
         storage = value._storage
