@@ -4,8 +4,7 @@ Arithmetic follows MXNet 1.9.1: every op computes in the element dtype (float16 
 rounded once), integer division truncates toward zero, and unary math on integer dtypes computes
 in float64 and converts back (saturating to int64, then wrapping to the dtype, never undefined).
 
-Buffers are declared with the element size as their alignment: TVM otherwise assumes 64-byte
-aligned data and emits aligned vector loads, which fault on numpy buffers (16-byte aligned).
+Flat maps over dense buffers take their loop shape from ``flat.py``.
 """
 
 from __future__ import annotations
@@ -13,6 +12,7 @@ from __future__ import annotations
 import math
 import struct
 from collections.abc import Callable
+from functools import partial
 
 import tvm
 from tvm import tirx
@@ -20,6 +20,7 @@ from tvm.script import tirx as T
 
 from . import element_bytes
 from .columns import Columns, columns
+from .flat import binary_map, clip_map, scalar_map, unary_map
 from .scan import offsets
 
 Expr = tvm.ir.Expr
@@ -240,12 +241,6 @@ def clip(dtype: str, x: Expr, lo: Expr, hi: Expr) -> Expr:
     )
 
 
-def _scalar_type(dtype: str) -> Callable[..., Expr]:
-    """Scalars cross the FFI as float64 or int64 and are cast to the element dtype in the kernel
-    (the front end has already rounded or wrapped them into the dtype, so the cast is exact)."""
-    return T.float64 if _is_float(dtype) else T.int64
-
-
 SCALAR_OPS: dict[str, Callable[[str, Expr, Expr], Expr]] = {
     "add_scalar": lambda dt, x, s: binary("add", dt, x, s),
     "sub_scalar": lambda dt, x, s: binary("sub", dt, x, s),
@@ -255,94 +250,6 @@ SCALAR_OPS: dict[str, Callable[[str, Expr, Expr], Expr]] = {
     "rdiv_scalar": lambda dt, x, s: binary("div", dt, s, x),
 }
 """``x <op> s`` and the reflected ``s <op> x``."""
-
-
-# -- maps over flat buffers ---------------------------------------------------------------------
-BLOCK = 512
-"""Elements per ``rows`` block of a flat map: a constant inner loop that LLVM vectorizes (the
-schedule parallelizes the blocks; on a GPU ``row_threads`` threads share a block's elements);
-the last ``n % BLOCK`` elements run in a serial tail."""
-
-
-def _binary_map(fn: str, dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
-    align = element_bytes(dtype)
-
-    @T.macro
-    def apply(out, a, b, base, j):
-        out[base + j] = binary(fn, dtype, a[base + j], b[base + j])
-
-    @T.prim_func(s_tir=True)
-    def func(a: T.handle, b: T.handle, out: T.handle):
-        T.func_attr({"tirx.noalias": True})
-        n = T.int64()
-        A = T.match_buffer(a, (n,), dtype, align=align)
-        B = T.match_buffer(b, (n,), dtype, align=align)
-        Out = T.match_buffer(out, (n,), dtype, align=align)
-        for i in T.serial(n // BLOCK):
-            with T.sblock("rows"):
-                vi = T.axis.spatial(n // BLOCK, i)
-                cols.each(BLOCK, apply, Out, A, B, vi * BLOCK)
-        for t in T.serial(n % BLOCK):
-            with T.sblock("tail"):
-                vt = T.axis.spatial(n % BLOCK, t)
-                Out[n - n % BLOCK + vt] = binary(fn, dtype, A[n - n % BLOCK + vt],
-                                                 B[n - n % BLOCK + vt])
-
-    return func
-
-
-def _scalar_map(fn: str, dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
-    align = element_bytes(dtype)
-    scalar_t = _scalar_type(dtype)
-    build = SCALAR_OPS[fn]
-
-    @T.macro
-    def apply(out, x, s, base, j):
-        out[base + j] = build(dtype, x[base + j], T.Cast(dtype, s))
-
-    @T.prim_func(s_tir=True)
-    def func(x: T.handle, s: scalar_t, out: T.handle):
-        T.func_attr({"tirx.noalias": True})
-        n = T.int64()
-        X = T.match_buffer(x, (n,), dtype, align=align)
-        Out = T.match_buffer(out, (n,), dtype, align=align)
-        for i in T.serial(n // BLOCK):
-            with T.sblock("rows"):
-                vi = T.axis.spatial(n // BLOCK, i)
-                cols.each(BLOCK, apply, Out, X, s, vi * BLOCK)
-        for t in T.serial(n % BLOCK):
-            with T.sblock("tail"):
-                vt = T.axis.spatial(n % BLOCK, t)
-                Out[n - n % BLOCK + vt] = build(dtype, X[n - n % BLOCK + vt], T.Cast(dtype, s))
-
-    return func
-
-
-def _clip_map(dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
-    align = element_bytes(dtype)
-    scalar_t = _scalar_type(dtype)
-
-    @T.macro
-    def apply(out, x, lo, hi, base, j):
-        out[base + j] = clip(dtype, x[base + j], T.Cast(dtype, lo), T.Cast(dtype, hi))
-
-    @T.prim_func(s_tir=True)
-    def func(x: T.handle, lo: scalar_t, hi: scalar_t, out: T.handle):
-        T.func_attr({"tirx.noalias": True})
-        n = T.int64()
-        X = T.match_buffer(x, (n,), dtype, align=align)
-        Out = T.match_buffer(out, (n,), dtype, align=align)
-        for i in T.serial(n // BLOCK):
-            with T.sblock("rows"):
-                vi = T.axis.spatial(n // BLOCK, i)
-                cols.each(BLOCK, apply, Out, X, lo, hi, vi * BLOCK)
-        for t in T.serial(n % BLOCK):
-            with T.sblock("tail"):
-                vt = T.axis.spatial(n % BLOCK, t)
-                Out[n - n % BLOCK + vt] = clip(dtype, X[n - n % BLOCK + vt], T.Cast(dtype, lo),
-                                               T.Cast(dtype, hi))
-
-    return func
 
 
 def nonfinite(dtype: str, x: Expr) -> Expr:
@@ -384,42 +291,19 @@ def dense(dtype: str, row_threads: int | None = None) -> dict[str, tvm.tirx.Prim
     ``nonfinite (x, counts)`` counts the inf and nan values of ``x`` in ``len(counts) - 1``
     even chunks (in parallel) and scans the counts: ``counts[-1]`` is the total."""
     cols = columns(1, row_threads)
-    funcs = {fn: _binary_map(fn, dtype, cols) for fn in ("add", "sub", "mul", "div")}
-    funcs.update({fn: _scalar_map(fn, dtype, cols) for fn in SCALAR_OPS})
-    funcs["clip"] = _clip_map(dtype, cols)
+    funcs = {fn: binary_map(partial(binary, fn, dtype), dtype, cols)
+             for fn in ("add", "sub", "mul", "div")}
+    funcs.update({fn: scalar_map(partial(SCALAR_OPS[fn], dtype), dtype, cols)
+                  for fn in SCALAR_OPS})
+    funcs["clip"] = clip_map(partial(clip, dtype), dtype, cols)
     funcs["nonfinite"] = _nonfinite_count(dtype)
     return funcs
-
-
-def _unary_map(fn: str, dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
-    align = element_bytes(dtype)
-
-    @T.macro
-    def apply(out, x, base, j):
-        out[base + j] = unary(fn, dtype, x[base + j])
-
-    @T.prim_func(s_tir=True)
-    def func(x: T.handle, out: T.handle):
-        T.func_attr({"tirx.noalias": True})
-        n = T.int64()
-        X = T.match_buffer(x, (n,), dtype, align=align)
-        Out = T.match_buffer(out, (n,), dtype, align=align)
-        for i in T.serial(n // BLOCK):
-            with T.sblock("rows"):
-                vi = T.axis.spatial(n // BLOCK, i)
-                cols.each(BLOCK, apply, Out, X, vi * BLOCK)
-        for t in T.serial(n % BLOCK):
-            with T.sblock("tail"):
-                vt = T.axis.spatial(n % BLOCK, t)
-                Out[n - n % BLOCK + vt] = unary(fn, dtype, X[n - n % BLOCK + vt])
-
-    return func
 
 
 def unary_maps(dtype: str, row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
     """One flat map ``(x, out)`` per unary op of ``FLOAT_UNARY``."""
     cols = columns(1, row_threads)
-    return {fn: _unary_map(fn, dtype, cols) for fn in FLOAT_UNARY}
+    return {fn: unary_map(partial(unary, fn, dtype), dtype, cols) for fn in FLOAT_UNARY}
 
 
 # -- index sets (dtype-free) ------------------------------------------------------------------
