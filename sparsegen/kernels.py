@@ -217,7 +217,9 @@ def _check_argument(spec: Argument, value: Any, bound: dict[str, tuple[int, str]
                     device: str = "cpu") -> str:
     """Why ``value`` does not fit ``spec`` for kernels running on ``device``, or '' when it does."""
     if not spec.is_tensor:
-        if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+        if isinstance(value, (bool, np.bool_)):
+            return f"expected a number, got the bool {value!r}"
+        if isinstance(value, (int, float, np.integer, np.floating)):
             return ""
         return f"expected a number, got {type(value).__name__}"
     info = _array_info(value)
@@ -316,6 +318,9 @@ class KernelFunction:
 
     def __call__(self, *args: Any) -> None:
         dtypes = self.dtypes or self._infer_dtypes(args)
+        for position, (spec, value) in enumerate(zip(self.arguments, args)):
+            if not spec.is_tensor and isinstance(value, (bool, np.bool_)):  # TVM takes it as 0/1
+                raise SparsegenError(self._explain(dtypes, args, None))
         size = max((math.prod(getattr(a, "shape", ())) for a in args), default=0)
         target = self._target if self._target is not None else _gpu_target(args)
         compiled = get_kernel(self.kernel.name, dtypes, target, self._config, size=size)
@@ -382,8 +387,12 @@ class KernelFamily:
         return sorted({*super().__dir__(), *self.functions})
 
     def __getitem__(self, dtypes: str | tuple[str, ...]) -> "KernelFamily":
-        return KernelFamily(self.kernel, (dtypes,) if isinstance(dtypes, str) else tuple(dtypes),
-                            self._target, self._config)
+        names = (dtypes,) if isinstance(dtypes, str) else dtypes
+        if not isinstance(names, tuple) or not all(isinstance(d, str) for d in names):
+            raise SparsegenError(
+                f"kernel {self.kernel.name!r} is bound to dtype names (a str, or a tuple of "
+                f"them, one per dtype parameter {self.kernel.dtype_params}), got {dtypes!r}")
+        return KernelFamily(self.kernel, names, self._target, self._config)
 
     def __repr__(self) -> str:
         return (f"<kernel {self.kernel.name} [{_dtypes_label(self.dtypes)}]: "
@@ -400,6 +409,8 @@ def get(name: str, *dtypes: str, target: Any = None,
     """Kernel family ``name`` bound to ``dtypes`` (one per dtype parameter; one dtype is used for
     all), compiled or loaded from the kernel cache now. ``target``/``config`` as in the cache."""
     kernel = kernel_def(name)
+    if config is not None and not isinstance(config, Mapping):
+        raise SparsegenError(f"config must be a dict of schedule knob values, got {config!r}")
     if len(dtypes) == 1:
         dtypes = dtypes * len(kernel.dtype_params)
     family = KernelFamily(kernel, tuple(dtypes), target, config)

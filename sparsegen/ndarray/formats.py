@@ -70,6 +70,11 @@ def check_shape(shape: Any, what: str = "shape") -> tuple[int, ...]:
         raise InvalidType(f"{what} must be a tuple of ints, got {shape!r}") from None
     dims = []
     for position, dim in enumerate(given):
+        if isinstance(dim, (bool, np.bool_)):
+            raise SparsegenError(
+                f"{what} must hold non-negative ints, got {shape!r}: {dim!r} at position "
+                f"{position} (a bool is not a size)"
+            )
         try:
             dims.append(operator.index(dim))
         except TypeError:
