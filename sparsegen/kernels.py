@@ -14,9 +14,14 @@ numpy array or torch tensor. They must be C-contiguous and all on the CPU, or al
 (torch ``cuda`` tensors, say): then that GPU's CUDA kernels run, compiled for its ``sm_XY``. A
 wrong count, dtype, rank, shape, layout or device raises ``SparsegenError`` naming the argument.
 
-Index arrays are trusted as the storage formats guarantee them (int64, sorted, unique, in range):
-the kernels do not check their values, exactly as in the exported C library. Build them through
-``sparsegen.nd.sparse`` (which validates) when they come from users.
+Index values are checked before every call, against the domains the registry's signatures give
+them (``DOMAINS``: ``<n`` in range, ``ptr(nnz)`` a row pointer, ``sorted`` strictly rising,
+``sorted(indptr)`` rising within rows), so that no call reads or writes out of bounds: a bad id
+raises ``SparsegenError`` naming the function, argument, values and positions, and nothing is
+written. The check is vectorised numpy on the index arrays; arrays in CUDA memory have their
+index arrays copied to the host for it. Internal phases (an ``internal`` argument: positions or
+sizes only an earlier phase of the op vouches for) are refused. ``get(..., check=False)`` skips
+the checks and allows the internal phases, for trusted ids, as the exported C library does.
 """
 
 from __future__ import annotations
