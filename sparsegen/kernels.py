@@ -534,5 +534,5 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *KERNELS})
 
 
-__all__ = ["DOMAINS", "Argument", "KernelFamily", "KernelFunction", "argument_table", "arguments", "get",
-           "names", "parse_signature"]
+__all__ = ["DOMAINS", "Argument", "KernelFamily", "KernelFunction", "argument_table",
+           "arguments", "get", "names", "parse_signature"]

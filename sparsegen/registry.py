@@ -167,7 +167,8 @@ _DOT_KERNELS = (
                        "indptr[k+1] int64 ptr(nnz), out[m,n] dtype WRITTEN)"),
             *_SORT_BY_COLUMN,
             ("rank", "(seg[s+1] int64 internal, src[nnz] int64, ranks[nnz] int64 WRITTEN)"),
-            ("values", "(lhs[m,k] dtype, data[nnz] dtype, indptr[k+1] int64, ranks[nnz] int64 internal, "
+            ("values", "(lhs[m,k] dtype, data[nnz] dtype, indptr[k+1] int64, "
+                       "ranks[nnz] int64 internal, "
                        "columns[s] int64, out_data[m,s] dtype WRITTEN, "
                        "out_indices[m,s] int64 WRITTEN, out_indptr[m+1] int64 WRITTEN)"),
         ),
@@ -215,7 +216,8 @@ ELEMWISE_SCALAR_OPS = ("add_scalar", "sub_scalar", "rsub_scalar", "mul_scalar", 
 """``x <op> s`` and the reflected ``s - x``, ``s / x``: functions of kernel ``ew_dense``."""
 
 _FLAT_MAP = "(x[n] dtype, out[n] dtype WRITTEN)"
-_RSP_ARGS = "a[ka,d] dtype, b[kb,d] dtype, src_a[k] int64 internal, src_b[k] int64, out[k,d] dtype WRITTEN"
+_RSP_ARGS = ("a[ka,d] dtype, b[kb,d] dtype, src_a[k] int64 internal, src_b[k] int64, "
+             "out[k,d] dtype WRITTEN")
 _CSR_PAIR = ("a_indptr[n+1] int64, a_indices[na] int64, a_data[na] dtype, b_indptr[n+1] int64, "
              "b_indices[nb] int64, b_data[nb] dtype, indptr[n+1] int64 internal, "
              "indices[nnz] int64 WRITTEN, data[nnz] dtype WRITTEN")

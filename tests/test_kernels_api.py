@@ -295,6 +295,7 @@ def _corruptions(specs, args, sizes):
 _BAD_CALLS = r'''
 import pickle, sys
 import numpy as np
+import sparsegen.kernels as K
 kernel, function, args, cases = pickle.load(open(PATH, "rb"))
 result = []
 for label, position, bad, fragments in cases:
