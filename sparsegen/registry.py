@@ -238,9 +238,10 @@ _ELEMWISE_KERNELS = (
             *((fn, "(x[n] dtype, s float64|int64, out[n] dtype WRITTEN)")
               for fn in ELEMWISE_SCALAR_OPS),
             ("clip", "(x[n] dtype, lo float64|int64, hi float64|int64, out[n] dtype WRITTEN)"),
+            ("nonfinite", "(x[n] dtype, counts[c+1] int64 WRITTEN)"),
         ),
         "elementwise maps over flat buffers (dense arrays or stored values): a <op> b, "
-        "x <op> scalar, clip",
+        "x <op> scalar, clip; nonfinite counts inf and nan values (counts[c] is the total)",
     ),
     KernelDef(
         "ew_unary",
@@ -275,8 +276,15 @@ _ELEMWISE_KERNELS = (
               for fn in ("add", "sub")),
             ("gather_mul", "(dense[n,d] dtype, data[k,d] dtype, indices[k] int64 <n sorted, "
                            "out[k,d] dtype WRITTEN)"),
+            ("keep_mul", "(a[ka,d] dtype, b[kb,d] dtype, src_a[k] int64 internal, src_b[k] int64, "
+                         "pos[k+1] int64 WRITTEN)"),
+            ("fill_mul_kept", "(a[ka,d] dtype, b[kb,d] dtype, src_a[k] int64 internal, "
+                              "src_b[k] int64, "
+                              "pos[k+1] int64, ids[k] int64, out[m,d] dtype WRITTEN, "
+                              "out_ids[m] int64 WRITTEN)"),
         ),
-        "phase 2 of row_sparse (op) row_sparse, and row_sparse with dense, parallel over rows",
+        "phase 2 of row_sparse (op) row_sparse, and row_sparse with dense, parallel over rows; "
+        "keep_mul / fill_mul_kept: a product's rows when an operand holds inf or nan",
     ),
     KernelDef(
         "ew_csr",
@@ -291,8 +299,13 @@ _ELEMWISE_KERNELS = (
             ("gather_mul", "(dense[n,m] dtype, data[nnz] dtype, "
                            "indices[nnz] int64 <m sorted(indptr), indptr[n+1] int64 ptr(nnz), "
                            "out[nnz] dtype WRITTEN)"),
+            ("count_mul_nonfinite", "(a_indptr[n+1] int64, a_indices[na] int64, a_data[na] dtype, "
+                                    "b_indptr[n+1] int64, b_indices[nb] int64, b_data[nb] dtype, "
+                                    "indptr[n+1] int64 WRITTEN internal)"),
+            ("fill_mul_nonfinite", f"({_CSR_PAIR})"),
         ),
-        "phase 2 of csr (op) csr, and csr with dense, parallel over rows",
+        "phase 2 of csr (op) csr, and csr with dense, parallel over rows; *_mul_nonfinite: a "
+        "product's entries when an operand holds inf or nan",
     ),
 )
 """Elementwise ops (sparsegen/ops/elemwise.py runs them)."""

@@ -20,6 +20,9 @@ UNION_OPS = ("add", "sub")
 """Binary ops whose sparse result stores the union of both operands' positions (the others,
 ``mul``, store the intersection)."""
 
+NONFINITE_CHUNK = 8192
+"""Values per chunk of the non-finite check (``ew_dense.nonfinite``): one parallel task each."""
+
 MERGE_CHUNK = 256
 """Merge steps (ids of either operand) per chunk of the row_sparse merges (``ew_index.rsp_*``):
 each chunk is one parallel task, on a GPU one thread; the kernel takes the chunk count from the
@@ -96,8 +99,48 @@ def _merge_chunks(steps: int) -> int:
     return max(1, -(-steps // MERGE_CHUNK))
 
 
+def has_nonfinite(values: Any) -> bool:
+    """Whether ``values`` (any shape, on any device) hold inf or nan: one ``ew_dense.nonfinite``
+    pass over chunks of ``NONFINITE_CHUNK``; never true for integer dtypes (no pass)."""
+    if values.dtype.kind != "f" or values.size == 0:
+        return False
+    counts = empty_like(values, (-(-values.size // NONFINITE_CHUNK) + 1,), INDEX_DTYPE)
+    _dense_kernel(values).nonfinite(_flat(values), counts)
+    return item(counts, -1) > 0
+
+
+def _nonfinite_product(a: RowSparse | CSR, b: RowSparse | CSR, shared: int) -> bool:
+    """Whether ``a * b`` may hold nan outside the ``shared`` positions stored in both (``inf *
+    0``): only an operand that stores positions beyond them is checked, so a product of two
+    arrays storing the same rows pays nothing."""
+    return any(len(x.indices) > shared and has_nonfinite(x.data) for x in (a, b))
+
+
+def _rsp_mul_nonfinite(a: RowSparse, b: RowSparse) -> RowSparse:
+    """``a * b`` when an operand holds inf or nan: the rows stored in both, and the rows stored
+    in one that hold a non-finite value (``x * 0`` is nan there, as in MXNet)."""
+    size = a.indices.size + b.indices.size
+    indices, src_a, src_b = (empty_like(a.indices, (size,), INDEX_DTYPE) for _ in range(3))
+    count = empty_like(a.indices, (1,), INDEX_DTYPE)
+    runs = empty_like(a.indices, (_merge_chunks(size) + 1,), INDEX_DTYPE)
+    kernel("ew_index", (), a.indices, size).rsp_union(a.indices, b.indices, indices, src_a, src_b,
+                                                      count, runs)
+    union = item(count, 0)
+    values = kernel("ew_rsp", (_name(a),), a.data, a.data.size + b.data.size)
+    pos = empty_like(a.indices, (union + 1,), INDEX_DTYPE)
+    src_a, src_b = head(src_a, union), head(src_b, union)
+    values.keep_mul(as_rows(a.data), as_rows(b.data), src_a, src_b, pos)
+    k = item(pos, -1)
+    data = empty_like(a.data, (k, *a.shape[1:]), a.dtype)
+    out_indices = empty_like(a.indices, (k,), INDEX_DTYPE)
+    values.fill_mul_kept(as_rows(a.data), as_rows(b.data), src_a, src_b, pos,
+                         head(indices, union), as_rows(data, written=True), out_indices)
+    return RowSparse(data, out_indices, a.shape)
+
+
 def rsp_rsp(a: RowSparse, b: RowSparse, fn: str) -> RowSparse:
-    """``a <fn> b`` for two row_sparse arrays: union of rows for add / sub, intersection for mul."""
+    """``a <fn> b`` for two row_sparse arrays: union of rows for add / sub, intersection for mul
+    (plus the rows where inf or nan meets an absent row, when an operand holds any)."""
     union = fn in UNION_OPS
     size = a.indices.size + b.indices.size if union else min(a.indices.size, b.indices.size)
     indices, src_a, src_b = (empty_like(a.indices, (size,), INDEX_DTYPE) for _ in range(3))
@@ -108,6 +151,8 @@ def rsp_rsp(a: RowSparse, b: RowSparse, fn: str) -> RowSparse:
     (index.rsp_union if union else index.rsp_intersect)(a.indices, b.indices, indices, src_a,
                                                         src_b, count, runs)
     k = item(count, 0)
+    if fn == "mul" and _nonfinite_product(a, b, k):
+        return _rsp_mul_nonfinite(a, b)
     data = empty_like(a.data, (k, *a.shape[1:]), a.dtype)
     getattr(kernel("ew_rsp", (_name(a),), data, data.size), f"fill_{fn}")(
         as_rows(a.data), as_rows(b.data), head(src_a, k), head(src_b, k),
@@ -118,15 +163,22 @@ def rsp_rsp(a: RowSparse, b: RowSparse, fn: str) -> RowSparse:
 
 def csr_csr(a: CSR, b: CSR, fn: str) -> CSR:
     """``a <fn> b`` for two csr matrices, row by row: union of columns for add / sub,
-    intersection for mul."""
+    intersection for mul (plus the entries where inf or nan meets an absent entry, when an
+    operand holds any)."""
+    indptr = empty_like(a.indptr, (a.shape[0] + 1,), INDEX_DTYPE)
+    values = kernel("ew_csr", (_name(a),), a.data, a.indices.size + b.indices.size)
     index = kernel("ew_index", (), a.indptr, a.indices.size + b.indices.size)
     count = index.csr_union_count if fn in UNION_OPS else index.csr_intersect_count
-    indptr = empty_like(a.indptr, (a.shape[0] + 1,), INDEX_DTYPE)
     count(a.indptr, a.indices, b.indptr, b.indices, indptr)
     nnz = item(indptr, -1)
+    fill = f"fill_{fn}"
+    if fn == "mul" and _nonfinite_product(a, b, nnz):
+        values.count_mul_nonfinite(a.indptr, a.indices, a.data, b.indptr, b.indices, b.data,
+                                   indptr)
+        nnz, fill = item(indptr, -1), "fill_mul_nonfinite"
     indices = empty_like(a.indptr, (nnz,), INDEX_DTYPE)
     data = empty_like(a.data, (nnz,), a.dtype)
-    getattr(kernel("ew_csr", (_name(a),), data, nnz), f"fill_{fn}")(
+    getattr(values, fill)(
         a.indptr, a.indices, a.data, b.indptr, b.indices, b.data, indptr, indices, data
     )
     return CSR(data, indices, indptr, a.shape)
@@ -151,11 +203,12 @@ def dense_sparse(dense: Any, sparse: RowSparse | CSR, fn: str) -> Any:
 
 
 def sparse_dense(sparse: RowSparse | CSR, dense: Any, fn: str) -> Any:
-    """``sparse <fn> dense`` (add / sub) -> dense; ``s - d`` runs as ``(0 - d) + s``, which is
-    the same value in IEEE and integer arithmetic."""
+    """``sparse <fn> dense`` (add / sub) -> dense; ``s - d`` runs as ``(-d) + s``, which is
+    ``s - d`` in IEEE and integer arithmetic where ``s`` is stored, and ``-d`` elsewhere (so
+    ``-0.0`` where ``d`` is 0, as MXNet)."""
     if fn == "add":
         return dense_sparse(dense, sparse, fn)
-    return update_dense(scalar(dense, "rsub_scalar", 0), sparse, "add")
+    return update_dense(unary(dense, "negative"), sparse, "add")
 
 
 def sparse_dense_mul(sparse: RowSparse | CSR, dense: Any, fn: str) -> RowSparse | CSR:

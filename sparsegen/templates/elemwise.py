@@ -11,6 +11,7 @@ aligned data and emits aligned vector loads, which fault on numpy buffers (16-by
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Callable
 
 import tvm
@@ -70,6 +71,34 @@ def binary(fn: str, dtype: str, a: Expr, b: Expr) -> Expr:
     return _in_compute_type(dtype, ops[fn], a, b)
 
 
+def _float_with_zero(fn: str, dt: str, x: Expr, zero_first: bool) -> Expr:
+    """``x <fn> 0`` (``0 <fn> x`` when ``zero_first``) in IEEE arithmetic, written out because
+    TVM's simplifier folds ``x * 0`` to 0 and ``x + 0`` to ``x``: ``x * 0`` is a zero with the
+    sign of ``x`` (the target's default nan for inf, nan itself for nan), ``x + 0`` and ``0 - x``
+    turn -0.0 into +0, and a nan operand passes unchanged (its sign included)."""
+    zero = _const(0, dt)
+    if fn == "mul":
+        # finite: a zero with x's sign; else a real multiplication by a zero the simplifier
+        # cannot see, so inf * 0 is the target's default nan and a nan operand stays itself
+        signed_zero = tirx.copysign(zero, x)
+        return T.Select(tirx.isfinite(x), signed_zero, x * signed_zero)
+    if fn == "add":
+        return T.Select(x == zero, zero, x)
+    if zero_first:  # 0 - x: -x, but +0 for both zeros and nan unchanged
+        return T.Select(x == zero, zero, T.Select(tirx.isnan(x), x, -x))
+    return x  # x - 0 is x, -0.0 and nan included
+
+
+def with_zero(fn: str, dtype: str, x: Expr, zero_first: bool = False) -> Expr:
+    """``x <fn> 0`` (``0 <fn> x`` when ``zero_first``) in ``dtype``, for fn in add, sub, mul: the
+    value at a position stored in one operand only."""
+    if not _is_float(dtype):
+        zero = _const(0, dtype)
+        return binary(fn, dtype, zero, x) if zero_first else binary(fn, dtype, x, zero)
+    compute = "float32" if dtype == "float16" else dtype
+    return _in_compute_type(dtype, lambda v: _float_with_zero(fn, compute, v, zero_first), x)
+
+
 def _libm(name: str) -> Callable[[Expr, str], Expr]:
     """A C math library function (float32 ``namef`` or float64 ``name``): used where TVM's own
     lowering is inaccurate (tanh, atanh near 0) or missing (expm1, cbrt)."""
@@ -86,18 +115,39 @@ def _round_half_away(x: Expr, dt: str) -> Expr:
     return T.Select(tirx.abs(x - t) >= _const(0.5, dt), t + tirx.copysign(_const(1, dt), x), t)
 
 
+def _rint(x: Expr, dt: str) -> Expr:
+    """MXNet's ``rint``: the nearer of ``floor(x)`` and ``ceil(x)``, ``floor`` on a tie, so halves
+    go toward -inf (``rint(1.5) = 1``, ``rint(-2.5) = -3``); ``inf`` stays, nan stays nan."""
+    lo, hi = tirx.floor(x), tirx.ceil(x)
+    return T.Select(x - lo <= hi - x, lo, hi)
+
+
 def _sign(x: Expr, dt: str) -> Expr:
     zero, one = _const(0, dt), _const(1, dt)
     if _is_unsigned(dt):
         return T.Select(x > zero, one, zero)
-    # x itself for zeros (keeps -0.0) and nan (numpy's sign(nan) is nan)
-    return T.Select(x > zero, one, T.Select(x < zero, _const(-1, dt), x))
+    # +0 for both zeros (MXNet, numpy); x itself for nan (numpy's sign(nan) is nan)
+    return T.Select(x > zero, one, T.Select(x < zero, _const(-1, dt), T.Select(x == zero, zero, x)))
 
 
 def _relu(x: Expr, dt: str) -> Expr:
+    """MXNet's relu: ``x`` if ``x > 0`` or nan, else +0 (also for -0.0)."""
     if _is_unsigned(dt):
         return x
-    return T.Select(x < _const(0, dt), _const(0, dt), x)  # keeps nan, as MXNet
+    return T.Select((x > _const(0, dt)) | tirx.isnan(x), x, _const(0, dt))
+
+
+def _degrees_factor(dt: str, numerator: float, denominator: float) -> Expr:
+    """``numerator / denominator`` as MXNet's float32 constant (both rounded to float32, then
+    divided in float32) for float16 / float32, as the correctly rounded float64 for float64."""
+    if dt == "float64":
+        return _const(numerator / denominator, dt)
+    return _const(_f32(_f32(numerator) / _f32(denominator)), dt)
+
+
+def _f32(value: float) -> float:
+    """``value`` rounded to float32 (exact for float32 division of float32 operands)."""
+    return struct.unpack("f", struct.pack("f", value))[0]
 
 
 def _abs(x: Expr, dt: str) -> Expr:
@@ -126,14 +176,14 @@ FLOAT_UNARY: dict[str, Callable[[Expr, str], Expr]] = {
     "floor": _intrinsic(tirx.floor),
     "ceil": _intrinsic(tirx.ceil),
     "round": _round_half_away,
-    "rint": _intrinsic(tirx.nearbyint),
+    "rint": _rint,
     "fix": _intrinsic(tirx.trunc),
     "trunc": _intrinsic(tirx.trunc),
     "expm1": _libm("expm1"),
     "log1p": _intrinsic(tirx.log1p),
     "cbrt": _libm("cbrt"),
-    "degrees": lambda x, dt: x * _const(180.0 / math.pi, dt),
-    "radians": lambda x, dt: x * _const(math.pi / 180.0, dt),
+    "degrees": lambda x, dt: x * _degrees_factor(dt, 180.0, math.pi),
+    "radians": lambda x, dt: x * _degrees_factor(dt, math.pi, 180.0),
     "exp": _intrinsic(tirx.exp),
     "log": _intrinsic(tirx.log),
     "log10": _intrinsic(tirx.log10),
@@ -295,13 +345,49 @@ def _clip_map(dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
     return func
 
 
+def nonfinite(dtype: str, x: Expr) -> Expr:
+    """Whether ``x`` is inf, -inf or nan (never for integer dtypes)."""
+    if not _is_float(dtype):
+        return tirx.const(False, "bool")
+    return tirx.bitwise_not(tirx.isfinite(T.Cast("float32", x) if dtype == "float16" else x))
+
+
+def _nonfinite_count(dtype: str) -> tvm.tirx.PrimFunc:
+    align = element_bytes(dtype)
+
+    @T.prim_func(s_tir=True)
+    def func(x: T.handle, counts: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        n = T.int64()
+        c1 = T.int64()  # blocks + 1
+        X = T.match_buffer(x, (n,), dtype, align=align)
+        C = T.match_buffer(counts, (c1,), "int64", align=8)
+        for i in T.serial(c1 - 1):
+            with T.sblock("rows"):
+                vi = T.axis.spatial(c1 - 1, i)
+                T.reads(X[0:n])
+                T.writes(C[vi + 1])
+                acc = T.alloc_buffer((1,), "int64", scope="local")
+                acc[0] = T.int64(0)
+                for j in T.serial(_chunk_edge(vi + 1, n, c1 - 1) - _chunk_edge(vi, n, c1 - 1)):
+                    acc[0] = acc[0] + T.Cast(
+                        "int64", nonfinite(dtype, X[_chunk_edge(vi, n, c1 - 1) + j]))
+                C[vi + 1] = acc[0]
+        offsets(C, c1 - 1)
+
+    return func
+
+
 def dense(dtype: str, row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
     """Flat maps ``out[i] = f(...)``: the binary ops ``(a, b, out)``, the scalar ops
-    ``(x, s, out)`` and ``clip (x, lo, hi, out)``; used on dense buffers and on stored values."""
+    ``(x, s, out)`` and ``clip (x, lo, hi, out)``; used on dense buffers and on stored values.
+    ``nonfinite (x, counts)`` counts the inf and nan values of ``x`` in ``len(counts) - 1``
+    even chunks (in parallel) and scans the counts: ``counts[-1]`` is the total."""
     cols = columns(1, row_threads)
     funcs = {fn: _binary_map(fn, dtype, cols) for fn in ("add", "sub", "mul", "div")}
     funcs.update({fn: _scalar_map(fn, dtype, cols) for fn in SCALAR_OPS})
     funcs["clip"] = _clip_map(dtype, cols)
+    funcs["nonfinite"] = _nonfinite_count(dtype)
     return funcs
 
 
@@ -558,9 +644,9 @@ def index_sets() -> dict[str, tvm.tirx.PrimFunc]:
 
 
 # -- row_sparse values ------------------------------------------------------------------------
-def _rsp_fill(fn: str, dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
-    align = element_bytes(dtype)
-    zero = _const(0, dtype)
+def _row_ops(fn: str, dtype: str) -> tuple[Callable[..., None], ...]:
+    """Column macros writing an output row from rows of both operands, of ``a`` only, of ``b``
+    only (the other operand's zero made explicit)."""
 
     @T.macro
     def both(out, r, a, ra, b, rb, j):
@@ -568,11 +654,35 @@ def _rsp_fill(fn: str, dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
 
     @T.macro
     def left(out, r, a, ra, j):
-        out[r, j] = binary(fn, dtype, a[ra, j], zero)
+        out[r, j] = with_zero(fn, dtype, a[ra, j])
 
     @T.macro
     def right(out, r, b, rb, j):
-        out[r, j] = binary(fn, dtype, zero, b[rb, j])
+        out[r, j] = with_zero(fn, dtype, b[rb, j], True)
+
+    return both, left, right
+
+
+def _row_writer(fn: str, dtype: str, cols: Columns) -> Callable[..., None]:
+    """A macro writing output row ``r`` from row ``sa`` of ``a`` and ``sb`` of ``b`` (-1 where
+    the operand does not store it)."""
+    both, left, right = _row_ops(fn, dtype)
+
+    @T.macro
+    def write(out, r, a, sa, b, sb, d):
+        if sa >= T.int64(0) and sb >= T.int64(0):
+            cols.each(d, both, out, r, a, sa, b, sb)
+        elif sa >= T.int64(0):
+            cols.each(d, left, out, r, a, sa)
+        else:
+            cols.each(d, right, out, r, b, sb)
+
+    return write
+
+
+def _rsp_fill(fn: str, dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
+    align = element_bytes(dtype)
+    write = _row_writer(fn, dtype, cols)
 
     @T.prim_func(s_tir=True)
     def func(a: T.handle, b: T.handle, src_a: T.handle, src_b: T.handle, out: T.handle):
@@ -591,12 +701,7 @@ def _rsp_fill(fn: str, dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
                 vr = T.axis.spatial(k, r)
                 T.reads(A[0:ka, 0:d], B[0:kb, 0:d], SA[vr], SB[vr])
                 T.writes(Out[vr, 0:d])
-                if SA[vr] >= T.int64(0) and SB[vr] >= T.int64(0):
-                    cols.each(d, both, Out, vr, A, SA[vr], B, SB[vr])
-                elif SA[vr] >= T.int64(0):
-                    cols.each(d, left, Out, vr, A, SA[vr])
-                else:
-                    cols.each(d, right, Out, vr, B, SB[vr])
+                write(Out, vr, A, SA[vr], B, SB[vr], d)
 
     return func
 
@@ -654,21 +759,107 @@ def _rsp_gather_mul(dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
     return func
 
 
+def _rsp_keep_mul(dtype: str) -> tvm.tirx.PrimFunc:
+    align = element_bytes(dtype)
+
+    @T.prim_func(s_tir=True)
+    def func(a: T.handle, b: T.handle, src_a: T.handle, src_b: T.handle, pos: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        ka = T.int64()
+        kb = T.int64()
+        k = T.int64()
+        k1 = T.int64()
+        d = T.int64()
+        A = T.match_buffer(a, (ka, d), dtype, align=align)
+        B = T.match_buffer(b, (kb, d), dtype, align=align)
+        SA = T.match_buffer(src_a, (k,), "int64", align=8)
+        SB = T.match_buffer(src_b, (k,), "int64", align=8)
+        P = T.match_buffer(pos, (k1,), "int64", align=8)
+        for r in T.serial(k):
+            with T.sblock("rows"):
+                vr = T.axis.spatial(k, r)
+                T.reads(A[0:ka, 0:d], B[0:kb, 0:d], SA[vr], SB[vr])
+                T.writes(P[vr + 1])
+                acc = T.alloc_buffer((1,), "int64", scope="local")
+                acc[0] = T.int64(0)
+                if SA[vr] >= T.int64(0) and SB[vr] >= T.int64(0):
+                    acc[0] = T.int64(1)
+                elif SA[vr] >= T.int64(0):
+                    for j in T.serial(d):
+                        acc[0] = T.max(acc[0], T.Cast("int64", nonfinite(dtype, A[SA[vr], j])))
+                else:
+                    for j in T.serial(d):
+                        acc[0] = T.max(acc[0], T.Cast("int64", nonfinite(dtype, B[SB[vr], j])))
+                P[vr + 1] = acc[0]
+        offsets(P, k1 - 1)
+
+    return func
+
+
+def _rsp_fill_kept(fn: str, dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
+    align = element_bytes(dtype)
+    write = _row_writer(fn, dtype, cols)
+
+    @T.prim_func(s_tir=True)
+    def func(a: T.handle, b: T.handle, src_a: T.handle, src_b: T.handle, pos: T.handle,
+             ids: T.handle, out: T.handle, out_ids: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        ka = T.int64()
+        kb = T.int64()
+        k = T.int64()
+        m = T.int64()
+        d = T.int64()
+        A = T.match_buffer(a, (ka, d), dtype, align=align)
+        B = T.match_buffer(b, (kb, d), dtype, align=align)
+        SA = T.match_buffer(src_a, (k,), "int64", align=8)
+        SB = T.match_buffer(src_b, (k,), "int64", align=8)
+        P = T.match_buffer(pos, (k + 1,), "int64", align=8)
+        Ids = T.match_buffer(ids, (k,), "int64", align=8)
+        Out = T.match_buffer(out, (m, d), dtype, align=align)
+        OutIds = T.match_buffer(out_ids, (m,), "int64", align=8)
+        for r in T.serial(k):
+            with T.sblock("rows"):
+                vr = T.axis.spatial(k, r)
+                T.reads(A[0:ka, 0:d], B[0:kb, 0:d], SA[vr], SB[vr], P[vr : vr + 2], Ids[vr])
+                T.writes(Out[P[vr], 0:d], OutIds[P[vr]])
+                if P[vr + 1] > P[vr]:
+                    OutIds[P[vr]] = Ids[vr]
+                    write(Out, P[vr], A, SA[vr], B, SB[vr], d)
+
+    return func
+
+
 def row_sparse(dtype: str, row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
     """Phase 2 of row_sparse ops, parallel over rows: ``fill_<op>`` writes each output row from
     its source rows (zero where absent); ``update_<op>`` applies stored rows to a dense array in
-    place; ``gather_mul`` multiplies stored rows by the dense rows of the same ids."""
+    place; ``gather_mul`` multiplies stored rows by the dense rows of the same ids.
+
+    ``keep_mul`` marks the rows of a union (``src_a``, ``src_b`` from ``ew_index.rsp_union``)
+    that a product stores when an operand holds inf or nan: rows stored in both, and rows stored
+    in one that hold a non-finite value (``x * 0`` is nan there); ``pos`` becomes their offsets.
+    ``fill_mul_kept`` writes those rows and their ids at the offsets."""
     cols = columns(1, row_threads)
     funcs = {f"fill_{fn}": _rsp_fill(fn, dtype, cols) for fn in (*UNION_OPS, "mul")}
     funcs.update({f"update_{fn}": _rsp_update(fn, dtype, cols) for fn in UNION_OPS})
     funcs["gather_mul"] = _rsp_gather_mul(dtype, cols)
+    funcs["keep_mul"] = _rsp_keep_mul(dtype)
+    funcs["fill_mul_kept"] = _rsp_fill_kept("mul", dtype, cols)
     return funcs
 
 
 # -- csr values -------------------------------------------------------------------------------
-def _csr_fill(fn: str, dtype: str, keep_unmatched: bool) -> tvm.tirx.PrimFunc:
+def _csr_fill(fn: str, dtype: str, keep: str) -> tvm.tirx.PrimFunc:
+    """Per row, merge the two rows' entries into the positions ``indptr`` gives: ``keep`` is
+    ``"all"`` (a union: every entry of either), ``"both"`` (entries stored in both) or
+    ``"nonfinite"`` (those, and entries stored in one whose value is inf or nan)."""
     align = element_bytes(dtype)
-    zero = _const(0, dtype)
+
+    def kept(value: Expr) -> Expr:
+        if keep == "all":
+            return tirx.const(True, "bool")
+        if keep == "both":
+            return tirx.const(False, "bool")
+        return nonfinite(dtype, value)
 
     @T.prim_func(s_tir=True)
     def func(a_ptr: T.handle, a_idx: T.handle, a_data: T.handle, b_ptr: T.handle,
@@ -706,28 +897,85 @@ def _csr_fill(fn: str, dtype: str, keep_unmatched: bool) -> tvm.tirx.PrimFunc:
                         p[1] = p[1] + T.int64(1)
                         p[2] = p[2] + T.int64(1)
                     elif AI[p[0]] < BI[p[1]]:
-                        if keep_unmatched:
-                            I[p[2]] = AI[p[0]]
-                            D[p[2]] = binary(fn, dtype, AD[p[0]], zero)
-                            p[2] = p[2] + T.int64(1)
+                        if keep != "both":
+                            if kept(AD[p[0]]):
+                                I[p[2]] = AI[p[0]]
+                                D[p[2]] = with_zero(fn, dtype, AD[p[0]])
+                                p[2] = p[2] + T.int64(1)
                         p[0] = p[0] + T.int64(1)
                     else:
-                        if keep_unmatched:
+                        if keep != "both":
+                            if kept(BD[p[1]]):
+                                I[p[2]] = BI[p[1]]
+                                D[p[2]] = with_zero(fn, dtype, BD[p[1]], True)
+                                p[2] = p[2] + T.int64(1)
+                        p[1] = p[1] + T.int64(1)
+                if keep != "both":
+                    while p[0] < AP[vi + 1]:
+                        if kept(AD[p[0]]):
+                            I[p[2]] = AI[p[0]]
+                            D[p[2]] = with_zero(fn, dtype, AD[p[0]])
+                            p[2] = p[2] + T.int64(1)
+                        p[0] = p[0] + T.int64(1)
+                    while p[1] < BP[vi + 1]:
+                        if kept(BD[p[1]]):
                             I[p[2]] = BI[p[1]]
-                            D[p[2]] = binary(fn, dtype, zero, BD[p[1]])
+                            D[p[2]] = with_zero(fn, dtype, BD[p[1]], True)
                             p[2] = p[2] + T.int64(1)
                         p[1] = p[1] + T.int64(1)
-                if keep_unmatched:
-                    while p[0] < AP[vi + 1]:
-                        I[p[2]] = AI[p[0]]
-                        D[p[2]] = binary(fn, dtype, AD[p[0]], zero)
+
+    return func
+
+
+def _csr_count_nonfinite(dtype: str) -> tvm.tirx.PrimFunc:
+    """Per row (in parallel): how many entries ``_csr_fill(..., "nonfinite")`` writes (entries
+    stored in both rows, and entries of one holding inf or nan); then ``indptr`` as their
+    prefix sum."""
+    align = element_bytes(dtype)
+
+    @T.prim_func(s_tir=True)
+    def func(a_ptr: T.handle, a_idx: T.handle, a_data: T.handle, b_ptr: T.handle,
+             b_idx: T.handle, b_data: T.handle, indptr: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        n1 = T.int64()
+        na = T.int64()
+        nb = T.int64()
+        AP = T.match_buffer(a_ptr, (n1,), "int64", align=8)
+        AI = T.match_buffer(a_idx, (na,), "int64", align=8)
+        AD = T.match_buffer(a_data, (na,), dtype, align=align)
+        BP = T.match_buffer(b_ptr, (n1,), "int64", align=8)
+        BI = T.match_buffer(b_idx, (nb,), "int64", align=8)
+        BD = T.match_buffer(b_data, (nb,), dtype, align=align)
+        P = T.match_buffer(indptr, (n1,), "int64", align=8)
+        for i in T.serial(n1 - 1):
+            with T.sblock("rows"):
+                vi = T.axis.spatial(n1 - 1, i)
+                T.reads(AP[vi : vi + 2], BP[vi : vi + 2], AI[0:na], BI[0:nb], AD[0:na],
+                        BD[0:nb])
+                T.writes(P[vi + 1])
+                p = T.alloc_buffer((3,), "int64", scope="local")  # position in a, in b; count
+                p[0] = AP[vi]
+                p[1] = BP[vi]
+                p[2] = T.int64(0)
+                while p[0] < AP[vi + 1] and p[1] < BP[vi + 1]:
+                    if AI[p[0]] == BI[p[1]]:
                         p[0] = p[0] + T.int64(1)
-                        p[2] = p[2] + T.int64(1)
-                    while p[1] < BP[vi + 1]:
-                        I[p[2]] = BI[p[1]]
-                        D[p[2]] = binary(fn, dtype, zero, BD[p[1]])
                         p[1] = p[1] + T.int64(1)
                         p[2] = p[2] + T.int64(1)
+                    elif AI[p[0]] < BI[p[1]]:
+                        p[2] = p[2] + T.Cast("int64", nonfinite(dtype, AD[p[0]]))
+                        p[0] = p[0] + T.int64(1)
+                    else:
+                        p[2] = p[2] + T.Cast("int64", nonfinite(dtype, BD[p[1]]))
+                        p[1] = p[1] + T.int64(1)
+                while p[0] < AP[vi + 1]:
+                    p[2] = p[2] + T.Cast("int64", nonfinite(dtype, AD[p[0]]))
+                    p[0] = p[0] + T.int64(1)
+                while p[1] < BP[vi + 1]:
+                    p[2] = p[2] + T.Cast("int64", nonfinite(dtype, BD[p[1]]))
+                    p[1] = p[1] + T.int64(1)
+                P[vi + 1] = p[2]
+        offsets(P, n1 - 1)
 
     return func
 
@@ -785,9 +1033,13 @@ def csr(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """Phase 2 of csr ops, parallel over rows: ``fill_<op>`` merges each row's column ids and
     values into the positions ``indptr`` gives; ``update_<op>`` applies stored values to a dense
     matrix in place; ``gather_mul`` multiplies stored values by the dense values at their
-    positions."""
-    funcs = {f"fill_{fn}": _csr_fill(fn, dtype, True) for fn in UNION_OPS}
-    funcs["fill_mul"] = _csr_fill("mul", dtype, False)
+    positions. ``count_mul_nonfinite`` / ``fill_mul_nonfinite`` are the product's index set and
+    values when an operand holds inf or nan: entries stored in both, and entries stored in one
+    that hold a non-finite value (``x * 0`` is nan there)."""
+    funcs = {f"fill_{fn}": _csr_fill(fn, dtype, "all") for fn in UNION_OPS}
+    funcs["fill_mul"] = _csr_fill("mul", dtype, "both")
+    funcs["count_mul_nonfinite"] = _csr_count_nonfinite(dtype)
+    funcs["fill_mul_nonfinite"] = _csr_fill("mul", dtype, "nonfinite")
     funcs.update({f"update_{fn}": _csr_update(fn, dtype) for fn in UNION_OPS})
     funcs["gather_mul"] = _csr_gather_mul(dtype)
     return funcs
