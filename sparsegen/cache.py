@@ -278,6 +278,9 @@ class KernelCache:
             return True
 
     def _load_or_build(self, key: KernelKey) -> Kernel:
+        # configuration errors (TVM_NUM_THREADS, the runtime folder) are raised here, before the
+        # loading below, which would take them for a damaged entry and rebuild it
+        runtime.runtime_library()
         if key.target.kind == "cuda":
             cuda_runtime.load()  # without the CUDA libraries say so, rather than rebuild entries
         bad: tuple[Path, str] | None = None

@@ -24,13 +24,14 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from . import registry, runtime
+from . import cachedir, registry, runtime
 from ._version import __version__
 from .cache import choose, versions
 from .errors import SparsegenError
@@ -85,12 +86,10 @@ class ExportResult:
 # -- choosing and compiling ----------------------------------------------------------------------
 def _compile_target(target: Any) -> Target:
     """The target the library is built for: the host CPU, or CUDA with a CUDA C++ host side."""
-    resolved = resolve_target(target)
+    resolved = resolve_target(target)  # a kind other than llvm and cuda is refused there
     if resolved.kind == "llvm":
         return resolved
-    if resolved.kind == "cuda":
-        return Target.from_dict({**resolved.as_dict, "host": {"kind": "cuda_host"}})
-    raise SparsegenError(f"export targets are cpu (llvm) and cuda, got kind {resolved.kind!r}")
+    return Target.from_dict({**resolved.as_dict, "host": {"kind": "cuda_host"}})
 
 
 def _parts(ops: Sequence[str], dtypes: Sequence[str], target: Target
@@ -482,6 +481,19 @@ def manifest_data(name: str, functions: Sequence[ExportedFunction], target: Targ
     }
 
 
+def _writable(out: Path) -> Path:
+    """``out``, created if need be and checked to take files, else ``SparsegenError`` saying why."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        handle, probe = tempfile.mkstemp(dir=out, prefix=".probe-")
+        os.close(handle)
+        os.unlink(probe)
+    except OSError as err:
+        raise SparsegenError(f"cannot write the export directory {out} "
+                             f"({cachedir.describe(err)})") from None
+    return out
+
+
 def export(
     directory: str | os.PathLike[str],
     target: Any = "cpu",
@@ -498,10 +510,9 @@ def export(
     parts = _parts(list(ops or sorted(registry.KERNELS)), list(dtypes), compile_target)
     if not parts:
         raise SparsegenError("nothing to export: give at least one op and one dtype")
+    out = _writable(Path(directory))  # fails now, not after the build
     mod, executable = _build(parts, compile_target)
     functions = _functions(parts, mod)
-    out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
     runtime_files = _copy_runtime(out, compile_target.kind)
     library = out / f"lib{name}.so"
     source = None

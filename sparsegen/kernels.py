@@ -14,9 +14,14 @@ numpy array or torch tensor. They must be C-contiguous and all on the CPU, or al
 (torch ``cuda`` tensors, say): then that GPU's CUDA kernels run, compiled for its ``sm_XY``. A
 wrong count, dtype, rank, shape, layout or device raises ``SparsegenError`` naming the argument.
 
-Index arrays are trusted as the storage formats guarantee them (int64, sorted, unique, in range):
-the kernels do not check their values, exactly as in the exported C library. Build them through
-``sparsegen.nd.sparse`` (which validates) when they come from users.
+Index values are checked before every call, against the domains the registry's signatures give
+them (``DOMAINS``: ``<n`` in range, ``ptr(nnz)`` a row pointer, ``sorted`` strictly rising,
+``sorted(indptr)`` rising within rows), so that no call reads or writes out of bounds: a bad id
+raises ``SparsegenError`` naming the function, argument, values and positions, and nothing is
+written. The check is vectorised numpy on the index arrays; arrays in CUDA memory have their
+index arrays copied to the host for it. Internal phases (an ``internal`` argument: positions or
+sizes only an earlier phase of the op vouches for) are refused. ``get(..., check=False)`` skips
+the checks and allows the internal phases, for trusted ids, as the exported C library does.
 """
 
 from __future__ import annotations
@@ -31,8 +36,9 @@ from typing import Any
 import numpy as np
 
 from .cache import get_kernel
-from .device import target_of
+from .device import DeviceArray, target_of
 from .errors import SparsegenError
+from .ndarray.formats import check_indptr, check_range, check_sorted_rows
 from .registry import DATA_DTYPES, KERNELS, KernelDef, kernel_def
 
 
@@ -44,6 +50,7 @@ class Argument:
     dtype: str  # a dtype, or alternatives such as "float64|int64" for a scalar
     shape: tuple[str, ...] | None  # dimension expressions ("k", "n+1", "1"); None for a scalar
     written: bool
+    domain: tuple[str, ...] = ()  # what its values must be: "<n", "ptr(nnz)", "sorted", ...
 
     @property
     def is_tensor(self) -> bool:
@@ -57,9 +64,20 @@ class Argument:
 
 
 _ITEM = re.compile(
-    r"^(?P<name>\w+)(?:\[(?P<dims>[^\]]*)\])?(?:\s+(?!WRITTEN$)(?P<dtype>[\w|]+))?"
-    r"(?:\s+(?P<written>WRITTEN))?$"
+    r"^(?P<name>\w+)(?:\[(?P<dims>[^\]]*)\])?(?:\s+(?!WRITTEN\b)(?P<dtype>[\w|]+))?"
+    r"(?:\s+(?P<written>WRITTEN))?(?P<domain>(?:\s+\S+)*)$"
 )
+_DOMAIN = re.compile(r"^(?:<(?P<below>\w+)|ptr\((?P<ptr>\w+)\)|sorted(?:\((?P<rows>\w+)\))?"
+                     r"|(?P<internal>internal))$")
+DOMAINS = {
+    "<n": "every value in [0, n), n a dimension of the signature",
+    "ptr(nnz)": "a row pointer: starts at 0, never drops, ends at nnz",
+    "sorted": "non-negative and strictly rising (sorted, unique)",
+    "sorted(indptr)": "strictly rising within each row that row pointer indptr delimits",
+    "internal": "made by another phase of the op (or sized by its plan): not checkable, so the "
+                "function is refused unless checks are turned off",
+}
+"""The value domains a signature gives its index arguments, and what each requires."""
 _DIM = re.compile(r"^(?:(?P<literal>\d+)|(?P<symbol>[A-Za-z_]\w*)(?:\+(?P<offset>\d+))?)$")
 
 
@@ -87,7 +105,10 @@ def parse_signature(text: str, dtypes: Mapping[str, str] | None = None) -> tuple
     untyped: list[str] = []
     for item in _split_items(stripped[1:-1]):
         match = _ITEM.match(item)
-        if match is None or (match["dtype"] is None and (match["dims"] or match["written"])):
+        domain = tuple(match["domain"].split()) if match else ()
+        if (match is None or (match["dtype"] is None and (match["dims"] or match["written"]))
+                or not all(_DOMAIN.match(d) for d in domain)
+                or (domain and match["dims"] is None)):
             raise SparsegenError(f"cannot read argument {item!r} of signature {text!r}")
         if match["dtype"] is None:
             untyped.append(match["name"])
@@ -96,7 +117,7 @@ def parse_signature(text: str, dtypes: Mapping[str, str] | None = None) -> tuple
         arguments.extend(Argument(name, dtype, None, False) for name in untyped)
         untyped.clear()
         dims = None if match["dims"] is None else tuple(d.strip() for d in match["dims"].split(","))
-        arguments.append(Argument(match["name"], dtype, dims, bool(match["written"])))
+        arguments.append(Argument(match["name"], dtype, dims, bool(match["written"]), domain))
     if untyped:
         raise SparsegenError(f"arguments {untyped} of signature {text!r} have no type")
     return tuple(arguments)
@@ -217,7 +238,9 @@ def _check_argument(spec: Argument, value: Any, bound: dict[str, tuple[int, str]
                     device: str = "cpu") -> str:
     """Why ``value`` does not fit ``spec`` for kernels running on ``device``, or '' when it does."""
     if not spec.is_tensor:
-        if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+        if isinstance(value, (bool, np.bool_)):
+            return f"expected a number, got the bool {value!r}"
+        if isinstance(value, (int, float, np.integer, np.floating)):
             return ""
         return f"expected a number, got {type(value).__name__}"
     info = _array_info(value)
@@ -255,14 +278,17 @@ class KernelFunction:
     """
 
     def __init__(self, kernel: KernelDef, function: str, dtypes: tuple[str, ...] | None,
-                 target: Any = None, config: dict[str, Any] | None = None) -> None:
+                 target: Any = None, config: dict[str, Any] | None = None,
+                 check: bool = True) -> None:
         self.kernel = kernel
         self.name = function
         self.dtypes = dtypes
+        self.check = check
         self._target = target
         self._config = config
         self._generic = arguments(kernel, function, tuple(kernel.dtype_params))
         self.arguments = arguments(kernel, function, dtypes) if dtypes else self._generic
+        self.internal = next((a.name for a in self._generic if "internal" in a.domain), None)
         self.__doc__ = self._document()
 
     def call_line(self) -> str:
@@ -279,8 +305,18 @@ class KernelFunction:
             *argument_table(self.arguments),
             "",
             "Arrays: numpy, torch or any DLPack array, C-contiguous, on the CPU, never copied.",
-            "Index arrays must hold valid ids (int64, sorted, unique, in range): not checked.",
+            *self._domain_lines(),
         ])
+
+    def _domain_lines(self) -> list[str]:
+        if self.internal is not None:
+            return [f"An internal phase ('{self.internal}' comes from another phase): refused "
+                    "unless checks are off (sparsegen.kernels.get(..., check=False))."]
+        checked = [f"  {a.name}: {' '.join(a.domain)}" for a in self._generic if a.domain]
+        if not checked:
+            return []
+        state = "checked before every call" if self.check else "NOT checked (check=False)"
+        return [f"Index values, {state} (see sparsegen.kernels.DOMAINS):", *checked]
 
     def __repr__(self) -> str:
         return (f"<kernel function {self.kernel.name}.{self.name}"
@@ -316,9 +352,28 @@ class KernelFunction:
 
     def __call__(self, *args: Any) -> None:
         dtypes = self.dtypes or self._infer_dtypes(args)
+        head = f"{self.kernel.name}.{self.name} [{_dtypes_label(dtypes)}]"
+        if self.check and self.internal is not None:
+            raise SparsegenError(
+                f"{head} is an internal phase of its op: argument '{self.internal}' comes from "
+                "another phase and its values cannot be checked, so the call is refused; call it "
+                f"through sparsegen.kernels.get({self.kernel.name!r}, ..., check=False) on "
+                "arrays you vouch for"
+            )
+        for spec, value in zip(self.arguments, args):
+            if not spec.is_tensor and isinstance(value, (bool, np.bool_)):  # TVM takes it as 0/1
+                raise SparsegenError(self._explain(dtypes, args, None))
         size = max((math.prod(getattr(a, "shape", ())) for a in args), default=0)
         target = self._target if self._target is not None else _gpu_target(args)
         compiled = get_kernel(self.kernel.name, dtypes, target, self._config, size=size)
+        if self.check and any(a.domain for a in self._generic):
+            device = "cuda" if compiled.key.target.kind == "cuda" else "cpu"
+            specs = arguments(self.kernel, self.name, dtypes)
+            bound: dict[str, tuple[int, str]] = {}
+            problem = self._structure(head, specs, args, bound, device)
+            if problem:
+                raise SparsegenError(problem)
+            _check_domains(head, specs, args, {k: v for k, (v, _) in bound.items()})
         try:
             compiled.functions[self.name](*args)
         except (TypeError, ValueError, BufferError, RuntimeError) as err:
@@ -330,14 +385,9 @@ class KernelFunction:
         """Which argument is wrong and how, from the documented signature (else TVM's words)."""
         specs = arguments(self.kernel, self.name, dtypes) if dtypes else self._generic
         head = f"{self.kernel.name}.{self.name} [{_dtypes_label(dtypes)}]"
-        if len(args) != len(specs):
-            return (f"{head} takes {len(specs)} arguments "
-                    f"({', '.join(a.describe() for a in specs)}), got {len(args)}")
-        bound: dict[str, tuple[int, str]] = {}
-        for position, (spec, value) in enumerate(zip(specs, args)):
-            problem = _check_argument(spec, value, bound, device)
-            if problem:
-                return f"{head}: argument #{position} '{spec.name}' ({spec.describe()}) {problem}"
+        problem = self._structure(head, specs, args, {}, device)
+        if problem:
+            return problem
         if err is None:
             return ""
         text = str(err).strip()
@@ -347,17 +397,75 @@ class KernelFunction:
         return f"{head}: {text}"
 
 
+    @staticmethod
+    def _structure(head: str, specs: Sequence[Argument], args: tuple[Any, ...],
+                   bound: dict[str, tuple[int, str]], device: str) -> str:
+        """Which argument does not fit its spec (count, dtype, shape, layout, device), else ''
+        with ``bound`` holding each dimension symbol's size."""
+        if len(args) != len(specs):
+            return (f"{head} takes {len(specs)} arguments "
+                    f"({', '.join(a.describe() for a in specs)}), got {len(args)}")
+        for position, (spec, value) in enumerate(zip(specs, args)):
+            problem = _check_argument(spec, value, bound, device)
+            if problem:
+                return f"{head}: argument #{position} '{spec.name}' ({spec.describe()}) {problem}"
+        return ""
+
+
+def _host_values(value: Any) -> np.ndarray:
+    """An index argument's values on the host: the array itself for numpy and other CPU arrays
+    (no copy), a copy for arrays in device memory."""
+    if isinstance(value, np.ndarray):
+        return value
+    info = _array_info(value)
+    if isinstance(info, _ArrayInfo) and info.device == "cpu":
+        return np.from_dlpack(value)
+    import tvm_ffi
+
+    return DeviceArray(tvm_ffi.from_dlpack(value, require_alignment=0)).numpy()
+
+
+def _check_domains(head: str, specs: Sequence[Argument], args: tuple[Any, ...],
+                   sizes: dict[str, int]) -> None:
+    """Raise ``SparsegenError`` unless every index argument's values lie in its domain (row
+    pointers first: the per-row checks read them)."""
+    values = {s.name: _host_values(a).reshape(-1) for s, a in zip(specs, args) if s.domain}
+    order = sorted((s for s in specs if s.domain),
+                   key=lambda s: not any(d.startswith("ptr(") for d in s.domain))
+    try:
+        for spec in order:
+            what = f"{head}: argument '{spec.name}'"
+            arr = values[spec.name]
+            for token in spec.domain:
+                match = _DOMAIN.match(token)
+                assert match is not None  # parse_signature accepted it
+                if match["below"]:
+                    check_range(arr, what, sizes[match["below"]], sorted_unique=False)
+                elif match["ptr"]:
+                    check_indptr(arr, what, sizes[match["ptr"]])
+                elif match["rows"]:
+                    check_range(arr, what, None, sorted_unique=False)
+                    check_sorted_rows(arr, values[match["rows"]], what)
+                elif token == "sorted":
+                    check_range(arr, what, None, sorted_unique=True)
+    except SparsegenError as err:
+        raise SparsegenError(f"{err} (index values are checked before the kernel runs; "
+                             "sparsegen.kernels.get(..., check=False) skips the check)") from None
+
+
 class KernelFamily:
     """A registered kernel family: functions as attributes; ``family["float32"]`` binds dtypes."""
 
     def __init__(self, kernel: KernelDef, dtypes: tuple[str, ...] | None = None,
-                 target: Any = None, config: dict[str, Any] | None = None) -> None:
+                 target: Any = None, config: dict[str, Any] | None = None,
+                 check: bool = True) -> None:
         if dtypes is not None:
             kernel.check_dtypes(dtypes)
         self.kernel = kernel
         self.dtypes = dtypes
+        self.check = check
         self.functions = {
-            name: KernelFunction(kernel, name, dtypes, target, config)
+            name: KernelFunction(kernel, name, dtypes, target, config, check)
             for name, _ in kernel.signatures
         }
         self._target = target
@@ -382,8 +490,12 @@ class KernelFamily:
         return sorted({*super().__dir__(), *self.functions})
 
     def __getitem__(self, dtypes: str | tuple[str, ...]) -> "KernelFamily":
-        return KernelFamily(self.kernel, (dtypes,) if isinstance(dtypes, str) else tuple(dtypes),
-                            self._target, self._config)
+        names = (dtypes,) if isinstance(dtypes, str) else dtypes
+        if not isinstance(names, tuple) or not all(isinstance(d, str) for d in names):
+            raise SparsegenError(
+                f"kernel {self.kernel.name!r} is bound to dtype names (a str, or a tuple of "
+                f"them, one per dtype parameter {self.kernel.dtype_params}), got {dtypes!r}")
+        return KernelFamily(self.kernel, names, self._target, self._config, self.check)
 
     def __repr__(self) -> str:
         return (f"<kernel {self.kernel.name} [{_dtypes_label(self.dtypes)}]: "
@@ -395,14 +507,19 @@ def names() -> list[str]:
     return sorted(KERNELS)
 
 
-def get(name: str, *dtypes: str, target: Any = None,
-        config: dict[str, Any] | None = None) -> KernelFamily:
+def get(name: str, *dtypes: str, target: Any = None, config: dict[str, Any] | None = None,
+        check: bool = True) -> KernelFamily:
     """Kernel family ``name`` bound to ``dtypes`` (one per dtype parameter; one dtype is used for
-    all), compiled or loaded from the kernel cache now. ``target``/``config`` as in the cache."""
+    all), compiled or loaded from the kernel cache now. ``target``/``config`` as in the cache;
+    ``check=False`` skips the index-value checks (and allows internal phases): trusted input."""
+    if not isinstance(check, bool):
+        raise SparsegenError(f"check must be True or False, got {check!r}")
     kernel = kernel_def(name)
+    if config is not None and not isinstance(config, Mapping):
+        raise SparsegenError(f"config must be a dict of schedule knob values, got {config!r}")
     if len(dtypes) == 1:
         dtypes = dtypes * len(kernel.dtype_params)
-    family = KernelFamily(kernel, tuple(dtypes), target, config)
+    family = KernelFamily(kernel, tuple(dtypes), target, config, check)
     get_kernel(name, family.dtypes, target, config)
     return family
 
@@ -417,5 +534,5 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *KERNELS})
 
 
-__all__ = ["Argument", "KernelFamily", "KernelFunction", "argument_table", "arguments", "get",
-           "names", "parse_signature"]
+__all__ = ["DOMAINS", "Argument", "KernelFamily", "KernelFunction", "argument_table",
+           "arguments", "get", "names", "parse_signature"]

@@ -79,8 +79,8 @@ def _optim_kernel(name: str, states: tuple[str, ...], hyper: str, doc: str,
     """An in-place optimizer family of sparsegen.templates.optim (states are (n, d) arrays)."""
     written = "".join(f", {s}[n,d] dtype WRITTEN" for s in states)
     rows = {
-        "lazy": "grad_data[k,d] dtype, grad_indices[k] int64",
-        "std": "grad_data[k,d] dtype, grad_indices[k] int64",
+        "lazy": "grad_data[k,d] dtype, grad_indices[k] int64 <n sorted",
+        "std": "grad_data[k,d] dtype, grad_indices[k] int64 <n sorted",
         "dense": "grad[n,d] dtype",
     }
     return KernelDef(
@@ -112,13 +112,14 @@ _OPTIM_KERNELS = (
 
 _SORT_BY_COLUMN = (
     ("sort_dense", "(indices[nnz] int64, indptr[n+1] int64, keys[nnz] int64 WRITTEN, "
-                   "src[nnz] int64 WRITTEN, erow[nnz] int64 WRITTEN, table[t] int64 WRITTEN)"),
-    ("sort_pass", "(keys[u] int64, src[u] int64, keys_out[u] int64 WRITTEN, "
+                   "src[nnz] int64 WRITTEN, erow[nnz] int64 WRITTEN, "
+                   "table[t] int64 WRITTEN internal)"),
+    ("sort_pass", "(keys[u] int64 internal, src[u] int64, keys_out[u] int64 WRITTEN, "
                   "src_out[u] int64 WRITTEN, table[t] int64 WRITTEN, shift int64)"),
-    ("unique", "(keys[u] int64, uidx[u] int64 WRITTEN, seg[u+1] int64 WRITTEN, "
+    ("unique", "(keys[u] int64 internal, uidx[u] int64 WRITTEN, seg[u+1] int64 WRITTEN, "
                "count[1] int64 WRITTEN, runs[c+1] int64 WRITTEN)"),
 )
-_CSR_ARGS = "data[nnz] dtype, indices[nnz] int64, indptr[n+1] int64"
+_CSR_ARGS = "data[nnz] dtype, indices[nnz] int64 <k sorted(indptr), indptr[n+1] int64 ptr(nnz)"
 
 _DOT_KERNELS = (
     KernelDef(
@@ -134,7 +135,8 @@ _DOT_KERNELS = (
         "sparsegen.templates.dot:csr_row_sparse",
         _ROWS,
         ("dtype",),
-        (("matmul", f"({_CSR_ARGS}, rdata[k,d] dtype, rindices[k] int64, "
+        (("matmul", "(data[nnz] dtype, indices[nnz] int64 sorted(indptr), "
+                    "indptr[n+1] int64 ptr(nnz), rdata[k,d] dtype, rindices[k] int64 sorted, "
                     "out[n,d] dtype WRITTEN)"),),
         "csr · row_sparse -> dense: rhs rows found by binary search among the stored ids",
     ),
@@ -146,10 +148,10 @@ _DOT_KERNELS = (
         (
             *_SORT_BY_COLUMN[:1],
             ("gather_rsp", "(indices[nnz] int64, indptr[n+1] int64, rindices[k] int64, "
-                           "starts[k+1] int64 WRITTEN, keys[u] int64 WRITTEN, "
+                           "starts[k+1] int64 WRITTEN, keys[u] int64 WRITTEN internal, "
                            "src[u] int64 WRITTEN, erow[nnz] int64 WRITTEN)"),
             *_SORT_BY_COLUMN[1:],
-            ("values", "(data[nnz] dtype, src[u] int64, erow[nnz] int64, seg[s+1] int64, "
+            ("values", "(data[nnz] dtype, src[u] int64 internal, erow[nnz] int64, seg[s+1] int64, "
                        "rhs[k,d] dtype, out[s,d] dtype WRITTEN)"),
         ),
         "csrᵀ · dense/row_sparse -> row_sparse: radix sort entries by column (blocked passes), "
@@ -161,11 +163,12 @@ _DOT_KERNELS = (
         _ROWS,
         ("dtype",),
         (
-            ("matmul", "(lhs[m,k] dtype, data[nnz] dtype, indices[nnz] int64, "
-                       "indptr[k+1] int64, out[m,n] dtype WRITTEN)"),
+            ("matmul", "(lhs[m,k] dtype, data[nnz] dtype, indices[nnz] int64 <n sorted(indptr), "
+                       "indptr[k+1] int64 ptr(nnz), out[m,n] dtype WRITTEN)"),
             *_SORT_BY_COLUMN,
-            ("rank", "(seg[s+1] int64, src[nnz] int64, ranks[nnz] int64 WRITTEN)"),
-            ("values", "(lhs[m,k] dtype, data[nnz] dtype, indptr[k+1] int64, ranks[nnz] int64, "
+            ("rank", "(seg[s+1] int64 internal, src[nnz] int64, ranks[nnz] int64 WRITTEN)"),
+            ("values", "(lhs[m,k] dtype, data[nnz] dtype, indptr[k+1] int64, "
+                       "ranks[nnz] int64 internal, "
                        "columns[s] int64, out_data[m,s] dtype WRITTEN, "
                        "out_indices[m,s] int64 WRITTEN, out_indptr[m+1] int64 WRITTEN)"),
         ),
@@ -176,8 +179,8 @@ _DOT_KERNELS = (
         "sparsegen.templates.dot:dense_csr_t",
         _ROWS,
         ("dtype",),
-        (("matmul", "(lhs[m,k] dtype, data[nnz] dtype, indices[nnz] int64, indptr[n+1] int64, "
-                    "out[m,n] dtype WRITTEN)"),),
+        (("matmul", "(lhs[m,k] dtype, data[nnz] dtype, indices[nnz] int64 <k sorted(indptr), "
+                    "indptr[n+1] int64 ptr(nnz), out[m,n] dtype WRITTEN)"),),
         "dense · csrᵀ -> dense: each output element gathers one csr row",
     ),
     KernelDef(
@@ -213,14 +216,15 @@ ELEMWISE_SCALAR_OPS = ("add_scalar", "sub_scalar", "rsub_scalar", "mul_scalar", 
 """``x <op> s`` and the reflected ``s - x``, ``s / x``: functions of kernel ``ew_dense``."""
 
 _FLAT_MAP = "(x[n] dtype, out[n] dtype WRITTEN)"
-_RSP_ARGS = "a[ka,d] dtype, b[kb,d] dtype, src_a[k] int64, src_b[k] int64, out[k,d] dtype WRITTEN"
+_RSP_ARGS = ("a[ka,d] dtype, b[kb,d] dtype, src_a[k] int64 internal, src_b[k] int64, "
+             "out[k,d] dtype WRITTEN")
 _CSR_PAIR = ("a_indptr[n+1] int64, a_indices[na] int64, a_data[na] dtype, b_indptr[n+1] int64, "
-             "b_indices[nb] int64, b_data[nb] dtype, indptr[n+1] int64, "
+             "b_indices[nb] int64, b_data[nb] dtype, indptr[n+1] int64 internal, "
              "indices[nnz] int64 WRITTEN, data[nnz] dtype WRITTEN")
-_MERGE = ("(a[ka] int64, b[kb] int64, indices[m] int64 WRITTEN, src_a[m] int64 WRITTEN, "
+_MERGE = ("(a[ka] int64, b[kb] int64, indices[m] int64 WRITTEN internal, src_a[m] int64 WRITTEN, "
           "src_b[m] int64 WRITTEN, count[1] int64 WRITTEN, runs[c+1] int64 WRITTEN)")
 _COUNT = ("(a_indptr[n+1] int64, a_indices[na] int64, b_indptr[n+1] int64, b_indices[nb] int64, "
-          "indptr[n+1] int64 WRITTEN)")
+          "indptr[n+1] int64 WRITTEN internal)")
 
 _ELEMWISE_KERNELS = (
     KernelDef(
@@ -267,13 +271,15 @@ _ELEMWISE_KERNELS = (
         ("dtype",),
         (
             *((f"fill_{fn}", f"({_RSP_ARGS})") for fn in ("add", "sub", "mul")),
-            *((f"update_{fn}", "(dense[n,d] dtype WRITTEN, data[k,d] dtype, indices[k] int64)")
+            *((f"update_{fn}", "(dense[n,d] dtype WRITTEN, data[k,d] dtype, "
+                               "indices[k] int64 <n sorted)")
               for fn in ("add", "sub")),
-            ("gather_mul", "(dense[n,d] dtype, data[k,d] dtype, indices[k] int64, "
+            ("gather_mul", "(dense[n,d] dtype, data[k,d] dtype, indices[k] int64 <n sorted, "
                            "out[k,d] dtype WRITTEN)"),
-            ("keep_mul", "(a[ka,d] dtype, b[kb,d] dtype, src_a[k] int64, src_b[k] int64, "
+            ("keep_mul", "(a[ka,d] dtype, b[kb,d] dtype, src_a[k] int64 internal, src_b[k] int64, "
                          "pos[k+1] int64 WRITTEN)"),
-            ("fill_mul_kept", "(a[ka,d] dtype, b[kb,d] dtype, src_a[k] int64, src_b[k] int64, "
+            ("fill_mul_kept", "(a[ka,d] dtype, b[kb,d] dtype, src_a[k] int64 internal, "
+                              "src_b[k] int64, "
                               "pos[k+1] int64, ids[k] int64, out[m,d] dtype WRITTEN, "
                               "out_ids[m] int64 WRITTEN)"),
         ),
@@ -287,13 +293,15 @@ _ELEMWISE_KERNELS = (
         ("dtype",),
         (
             *((f"fill_{fn}", f"({_CSR_PAIR})") for fn in ("add", "sub", "mul")),
-            *((f"update_{fn}", "(dense[n,m] dtype WRITTEN, data[nnz] dtype, indices[nnz] int64, "
-                               "indptr[n+1] int64)") for fn in ("add", "sub")),
-            ("gather_mul", "(dense[n,m] dtype, data[nnz] dtype, indices[nnz] int64, "
-                           "indptr[n+1] int64, out[nnz] dtype WRITTEN)"),
+            *((f"update_{fn}", "(dense[n,m] dtype WRITTEN, data[nnz] dtype, "
+                               "indices[nnz] int64 <m sorted(indptr), indptr[n+1] int64 ptr(nnz))")
+              for fn in ("add", "sub")),
+            ("gather_mul", "(dense[n,m] dtype, data[nnz] dtype, "
+                           "indices[nnz] int64 <m sorted(indptr), indptr[n+1] int64 ptr(nnz), "
+                           "out[nnz] dtype WRITTEN)"),
             ("count_mul_nonfinite", "(a_indptr[n+1] int64, a_indices[na] int64, a_data[na] dtype, "
                                     "b_indptr[n+1] int64, b_indices[nb] int64, b_data[nb] dtype, "
-                                    "indptr[n+1] int64 WRITTEN)"),
+                                    "indptr[n+1] int64 WRITTEN internal)"),
             ("fill_mul_nonfinite", f"({_CSR_PAIR})"),
         ),
         "phase 2 of csr (op) csr, and csr with dense, parallel over rows; *_mul_nonfinite: a "
@@ -331,7 +339,7 @@ KERNELS: dict[str, KernelDef] = {
             ("dtype",),
             (
                 ("mark", "(x[n,d] dtype, pos[n+1] int64 WRITTEN)"),
-                ("fill", "(x[n,d] dtype, pos[n+1] int64, data[k,d] dtype WRITTEN, "
+                ("fill", "(x[n,d] dtype, pos[n+1] int64 internal, data[k,d] dtype WRITTEN, "
                          "indices[k] int64 WRITTEN)"),
             ),
             "dense -> row_sparse: mark non-zero rows (prefix sum), then compact them",
@@ -341,7 +349,8 @@ KERNELS: dict[str, KernelDef] = {
             "sparsegen.templates.cast:row_sparse_to_dense",
             _ROWS,
             ("dtype",),
-            (("scatter", "(data[k,d] dtype, indices[k] int64, out[n,d] dtype WRITTEN)"),),
+            (("scatter", "(data[k,d] dtype, indices[k] int64 <n sorted, "
+                         "out[n,d] dtype WRITTEN)"),),
             "row_sparse -> dense: zero the output, scatter the stored rows",
         ),
         KernelDef(
@@ -351,7 +360,7 @@ KERNELS: dict[str, KernelDef] = {
             ("dtype",),
             (
                 ("count", "(x[n,d] dtype, indptr[n+1] int64 WRITTEN)"),
-                ("fill", "(x[n,d] dtype, indptr[n+1] int64, data[nnz] dtype WRITTEN, "
+                ("fill", "(x[n,d] dtype, indptr[n+1] int64 internal, data[nnz] dtype WRITTEN, "
                          "indices[nnz] int64 WRITTEN)"),
             ),
             "dense -> csr: count non-zeros per row (prefix sum), then gather them",
@@ -361,7 +370,8 @@ KERNELS: dict[str, KernelDef] = {
             "sparsegen.templates.cast:csr_to_dense",
             _ROWS,
             ("dtype",),
-            (("scatter", "(data[nnz] dtype, indices[nnz] int64, indptr[n+1] int64, "
+            (("scatter", "(data[nnz] dtype, indices[nnz] int64 <d sorted(indptr), "
+                         "indptr[n+1] int64 ptr(nnz), "
                          "out[n,d] dtype WRITTEN)"),),
             "csr -> dense: zero each row, scatter its stored values",
         ),
@@ -370,7 +380,7 @@ KERNELS: dict[str, KernelDef] = {
             "sparsegen.templates.retain:retain",
             _ROWS,
             ("dtype",),
-            (("gather", "(data[k,d] dtype, indices[k] int64, req[m] int64, "
+            (("gather", "(data[k,d] dtype, indices[k] int64 sorted, req[m] int64, "
                         "out[m,d] dtype WRITTEN)"),
              ("check", "(req[m] int64, rows int64, bad[1] int64 WRITTEN)")),
             "retain: rows of a row_sparse array by requested id, zero rows where not stored; "

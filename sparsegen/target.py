@@ -19,6 +19,10 @@ from .errors import SparsegenError, TargetWarning
 from .files import write_atomically
 
 
+KINDS = ("llvm", "cuda")
+"""The target kinds sparsegen compiles for."""
+
+
 @dataclass(frozen=True)
 class Target:
     """A TVM target as a JSON-able dict (``kind`` plus attributes), hashable for cache keys."""
@@ -28,8 +32,10 @@ class Target:
     @classmethod
     def from_dict(cls, spec: dict[str, Any]) -> "Target":
         """A target from a TVM target dict such as ``{"kind": "llvm", "mcpu": "znver3"}``."""
-        if not isinstance(spec, dict) or "kind" not in spec:
-            raise SparsegenError(f"target must be a dict with a 'kind', got {spec!r}")
+        if not isinstance(spec, dict) or spec.get("kind") not in KINDS:
+            raise SparsegenError(
+                f"target must be a dict with a 'kind' of {', '.join(map(repr, KINDS))}, "
+                f"got {spec!r}")
         return cls(json.dumps(spec, sort_keys=True))
 
     @property
@@ -141,9 +147,15 @@ def host_cpu() -> Target:
     override = os.environ.get("SPARSEGEN_CPU_TARGET")
     if override:
         try:
-            return Target.from_dict(json.loads(override))
+            spec = json.loads(override)
         except json.JSONDecodeError as err:
-            raise SparsegenError(f"SPARSEGEN_CPU_TARGET is not valid JSON: {err}") from None
+            raise SparsegenError(
+                f"SPARSEGEN_CPU_TARGET={override!r} is not valid JSON: {err}") from None
+        if not isinstance(spec, dict) or spec.get("kind") != "llvm":
+            raise SparsegenError(
+                f"SPARSEGEN_CPU_TARGET must be a JSON dict with \"kind\": \"llvm\" (the host "
+                f"CPU's target), got {override!r}")
+        return Target.from_dict(spec)
     fingerprint = _cpu_fingerprint()
     found = _recorded_host(cache_dir() / "hosts" / f"{fingerprint}.json", fingerprint)
     if found is not None:

@@ -166,7 +166,7 @@ def test_cli_export_other_dtypes_and_name(tmp_path, capsys):
     ({"ops": ["nope"]}, "unknown kernel 'nope'"),
     ({"ops": ["retain"], "dtypes": ["bool"]}, "unknown dtypes"),
     ({"ops": ["retain"], "name": "my-lib"}, "C identifier"),
-    ({"ops": ["retain"], "target": {"kind": "c"}}, "export targets are cpu"),
+    ({"ops": ["retain"], "target": {"kind": "c"}}, "'kind' of 'llvm', 'cuda'"),
     ({"ops": [], "dtypes": []}, "unknown kernel|nothing to export"),
 ])
 def test_bad_requests_are_refused(tmp_path, kwargs, message):

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import isolated
 import sparsegen.kernels as K
 from sparsegen import registry
 from sparsegen.errors import SparsegenError
@@ -195,3 +196,231 @@ def test_torch_tensors_pass_zero_copy_and_torch_stays_out_of_import():
                           timeout=300, env=os.environ.copy())
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
+
+
+# -- index values are checked before the kernel runs ----------------------------------------------
+def _public_functions():
+    """(kernel, function) for every kernel function whose index arguments have value domains."""
+    for kernel in registry.KERNELS.values():
+        for name, _ in kernel.signatures:
+            specs = K.arguments(kernel, name, ("float32",) * len(kernel.dtype_params))
+            if any(s.domain for s in specs) and not any("internal" in s.domain for s in specs):
+                yield kernel.name, name
+
+
+def _internal_functions():
+    for kernel in registry.KERNELS.values():
+        for name, _ in kernel.signatures:
+            specs = K.arguments(kernel, name, ("float32",) * len(kernel.dtype_params))
+            if any("internal" in s.domain for s in specs):
+                yield kernel.name, name
+
+
+def _valid_args(kernel_name, function, seed=0):
+    """Arguments that satisfy every domain of the signature: sorted ids below their bound, row
+    pointers over 2 rows of 3 entries, rows' columns rising; data random, outputs zero."""
+    rng = np.random.default_rng(seed)
+    kernel = registry.KERNELS[kernel_name]
+    specs = K.arguments(kernel, function, ("float32",) * len(kernel.dtype_params))
+    sizes = {}
+    for spec in specs:  # index arrays hold 3 values; a row pointer spans 2 rows
+        if spec.domain and spec.shape and spec.shape[0].isidentifier():
+            sizes.setdefault(spec.shape[0], 3)
+        if any(d.startswith("ptr(") for d in spec.domain):
+            sizes[spec.shape[0].split("+")[0]] = 2
+    for spec in specs:
+        for dim in spec.shape or ():
+            sizes.setdefault(dim.split("+")[0], 4)
+    values = {}
+    for spec in sorted(specs, key=lambda s: not any(d.startswith("ptr(") for d in s.domain)):
+        if not spec.is_tensor:
+            values[spec.name] = 0.5 if spec.dtype.startswith("float") else 1
+            continue
+        shape = tuple(sizes[d.split("+")[0]] + (1 if "+" in d else 0) for d in spec.shape)
+        below = next((sizes[d[1:]] for d in spec.domain if d.startswith("<")), 10)
+        if any(d.startswith("ptr(") for d in spec.domain):
+            values[spec.name] = np.array([0, 2, 3], np.int64)
+        elif any(d.startswith("sorted(") for d in spec.domain):
+            rows = [np.sort(rng.choice(below, size, replace=False)) for size in (2, 1)]
+            values[spec.name] = np.concatenate(rows).astype(np.int64)
+        elif "sorted" in spec.domain:
+            values[spec.name] = np.sort(rng.choice(below, shape[0], replace=False)).astype(np.int64)
+        elif spec.domain:
+            values[spec.name] = rng.integers(0, below, shape).astype(np.int64)
+        elif spec.written:
+            values[spec.name] = np.zeros(shape, spec.dtype)
+        else:
+            values[spec.name] = rng.standard_normal(shape).astype(spec.dtype)
+    return [values[s.name] for s in specs], specs, sizes
+
+
+def _corruptions(specs, args, sizes):
+    """(label, position, bad array, fragments of the error) for each domain of each argument."""
+    cases = []
+    for position, (spec, arr) in enumerate(zip(specs, args)):
+        for token in spec.domain:
+            if token.startswith("<"):
+                bound = sizes[token[1:]]
+                for value in (bound, -1):
+                    bad = arr.copy()
+                    bad[-1] = value
+                    cases.append((f"{spec.name}{token}:{value}", position, bad,
+                                  (spec.name, f"[0, {bound})", f"[{value}]",
+                                   f"positions [{arr.size - 1}]")))
+            elif token.startswith("ptr("):
+                total = int(arr[-1])
+                for label, bad, fragment in (
+                        ("end", arr + np.array([0, 0, 1]), f"must end at {total}"),
+                        ("start", arr + np.array([1, 0, 0]), "must start at 0"),
+                        ("drop", np.array([0, 3, 3]) - np.array([0, 0, 1]), "drops at position 2")):
+                    cases.append((f"{spec.name}:{label}", position, bad.astype(np.int64),
+                                  (spec.name, fragment)))
+            elif token.startswith("sorted("):
+                bad = arr.copy()
+                bad[[0, 1]] = bad[[1, 0]]
+                cases.append((f"{spec.name}:row-order", position, bad,
+                              (spec.name, "within each row; row 0", "positions 0, 1")))
+            elif token == "sorted":
+                bad = arr.copy()
+                bad[[0, 1]] = bad[[1, 0]]
+                cases.append((f"{spec.name}:unsorted", position, bad,
+                              (spec.name, "unsorted at position 1")))
+                dup = arr.copy()
+                dup[1] = dup[0]
+                cases.append((f"{spec.name}:duplicate", position, dup,
+                              (spec.name, "duplicate at position 1")))
+    return cases
+
+
+_BAD_CALLS = r'''
+import pickle, sys
+import numpy as np
+import sparsegen.kernels as K
+kernel, function, args, cases = pickle.load(open(PATH, "rb"))
+result = []
+for label, position, bad, fragments in cases:
+    given = list(args)
+    given[position] = bad
+    before = [a.copy() for a in given if isinstance(a, np.ndarray)]
+    try:
+        getattr(getattr(K, kernel), function)(*given)
+    except Exception as err:
+        outcome = [type(err).__name__, str(err)]
+    else:
+        outcome = [None, ""]
+    after = [a for a in given if isinstance(a, np.ndarray)]
+    outcome.append(all(np.array_equal(x, y, equal_nan=True) for x, y in zip(before, after)))
+    result.append(outcome)
+'''
+
+
+@pytest.mark.parametrize("kernel, function", list(_public_functions()))
+def test_bad_index_values_raise_before_the_kernel_runs(kernel, function, tmp_path):
+    """Out-of-range, unsorted, duplicate ids and bad row pointers: MXNetError naming the
+    function, the argument, the value and its position, and no argument written. One fresh
+    interpreter per function: a check that misses crashes this test only."""
+    import pickle
+
+    args, specs, sizes = _valid_args(kernel, function)
+    cases = _corruptions(specs, args, sizes)
+    assert cases, f"{kernel}.{function} has domains but no corruption was made"
+    path = tmp_path / "case.pkl"
+    path.write_bytes(pickle.dumps((kernel, function, args, cases)))
+    outcomes = isolated.result(f"PATH = {str(path)!r}\n" + _BAD_CALLS)
+    for (label, _, _, fragments), (error, message, unchanged) in zip(cases, outcomes):
+        assert error == "SparsegenError", f"{label}: {error} {message}"
+        for fragment in (f"{kernel}.{function}", *fragments):
+            assert fragment in message, f"{label}: {fragment!r} not in {message!r}"
+        assert unchanged, f"{label}: an argument was written"
+
+
+@pytest.mark.parametrize("kernel, function", list(_internal_functions()))
+def test_internal_phases_are_refused_unless_checks_are_off(kernel, function):
+    args, specs, _ = _valid_args(kernel, function)
+    internal = next(s.name for s in specs if "internal" in s.domain)
+    dtypes = ("float32",) if registry.KERNELS[kernel].dtype_params else ()
+    with pytest.raises(SparsegenError, match=f"internal phase.*'{internal}'.*check=False"):
+        getattr(K.get(kernel, *dtypes), function)(*args)
+
+
+def test_every_index_input_has_a_domain_or_is_internal():
+    """An int64 array a kernel reads either has a checked domain, or its function is internal;
+    the listed exceptions are only compared, never used as an address."""
+    compared_only = {("retain", "gather", "req"), ("retain", "check", "req")}
+    for kernel in registry.KERNELS.values():
+        for name, _ in kernel.signatures:
+            specs = K.arguments(kernel, name, ("float32",) * len(kernel.dtype_params))
+            if any("internal" in s.domain for s in specs):
+                continue
+            for spec in specs:
+                if spec.is_tensor and spec.dtype == "int64" and not spec.written:
+                    assert spec.domain or (kernel.name, name, spec.name) in compared_only, (
+                        kernel.name, name, spec.name)
+
+
+def _csr_dense(data, indices, indptr, columns):
+    out = np.zeros((indptr.size - 1, columns), data.dtype)
+    for row in range(indptr.size - 1):
+        for p in range(indptr[row], indptr[row + 1]):
+            out[row, indices[p]] += data[p]
+    return out
+
+
+@given(seed=st.integers(0, 2**31))
+def test_valid_index_values_give_the_numpy_answer(seed):
+    """Checked calls with valid ids compute what numpy computes."""
+    args, _, sizes = _valid_args("cast_rsp_dense", "scatter", seed)
+    data, indices, out = args
+    expected = np.zeros_like(out)
+    expected[indices] = data
+    K.cast_rsp_dense.scatter(data, indices, out)
+    np.testing.assert_array_equal(out, expected)
+
+    args, _, sizes = _valid_args("cast_csr_dense", "scatter", seed)
+    data, indices, indptr, out = args
+    K.cast_csr_dense.scatter(data, indices, indptr, out)
+    np.testing.assert_array_equal(out, _csr_dense(data, indices, indptr, out.shape[1]))
+
+    args, _, sizes = _valid_args("dot_csr_dense", "matmul", seed)
+    data, indices, indptr, rhs, out = args
+    K.dot_csr_dense.matmul(data, indices, indptr, rhs, out)
+    lhs = _csr_dense(data, indices, indptr, rhs.shape[0])
+    np.testing.assert_allclose(out, lhs @ rhs, rtol=1e-5, atol=1e-5)
+
+    args, _, sizes = _valid_args("dot_dense_csrT", "matmul", seed)
+    lhs, data, indices, indptr, out = args
+    K.dot_dense_csrT.matmul(lhs, data, indices, indptr, out)
+    np.testing.assert_allclose(out, lhs @ _csr_dense(data, indices, indptr, lhs.shape[1]).T,
+                               rtol=1e-5, atol=1e-5)
+
+    args, _, sizes = _valid_args("ew_rsp", "update_add", seed)
+    dense, data, indices = args
+    expected = dense.copy()
+    expected[indices] += data
+    K.ew_rsp.update_add(dense, data, indices)
+    np.testing.assert_allclose(dense, expected, rtol=1e-6)
+
+
+def test_check_false_skips_the_check():
+    """Unsorted (in-range) ids are refused by default and run as given with check=False."""
+    data = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    ids = np.array([3, 1], np.int64)
+    out = np.zeros((4, 2), np.float32)
+    with pytest.raises(SparsegenError, match="'indices' must be sorted and unique; unsorted"):
+        K.cast_rsp_dense.scatter(data, ids, out)
+    assert not out.any()
+    unchecked = K.get("cast_rsp_dense", "float32", check=False)
+    unchecked.scatter(data, ids, out)
+    np.testing.assert_array_equal(out, [[0, 0], [3, 4], [0, 0], [1, 2]])
+    assert "NOT checked" in unchecked.scatter.__doc__
+    assert "checked before every call" in K.cast_rsp_dense.scatter.__doc__
+    with pytest.raises(SparsegenError, match="check must be True or False"):
+        K.get("retain", "float32", check="no")
+
+
+def test_torch_index_tensors_are_checked():
+    torch = pytest.importorskip("torch")
+    weight = torch.zeros(4, 2)
+    with pytest.raises(SparsegenError, match=r"'grad_indices' out of range \[0, 4\): \[9\]"):
+        K.optim_sgd.lazy(weight, torch.ones(2, 2), torch.tensor([1, 9]), 0.5, 0.0, 1.0, 1.0)
+    assert not weight.any()

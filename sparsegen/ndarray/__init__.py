@@ -27,11 +27,6 @@ _DEFAULT = np.dtype("float32")
 
 def _dense_shape(shape: Any, dtype: np.dtype) -> tuple[int, ...]:
     """A dense array's ``shape`` checked: non-negative ints (not bools), addressable in memory."""
-    dims = shape if isinstance(shape, (tuple, list)) else (shape,)
-    if any(isinstance(d, (bool, np.bool_)) for d in dims):
-        raise SparsegenError(
-            f"shape must hold non-negative ints, got {shape!r} (a bool is not a size)"
-        )
     checked = check_shape(shape)
     check_allocation(checked, dtype)
     return checked

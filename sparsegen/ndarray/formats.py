@@ -70,6 +70,11 @@ def check_shape(shape: Any, what: str = "shape") -> tuple[int, ...]:
         raise InvalidType(f"{what} must be a tuple of ints, got {shape!r}") from None
     dims = []
     for position, dim in enumerate(given):
+        if isinstance(dim, (bool, np.bool_)):
+            raise SparsegenError(
+                f"{what} must hold non-negative ints, got {shape!r}: {dim!r} at position "
+                f"{position} (a bool is not a size)"
+            )
         try:
             dims.append(operator.index(dim))
         except TypeError:
@@ -300,20 +305,36 @@ def csr(data: Any, indices: Any, indptr: Any, shape: tuple[int, ...] | None) -> 
         raise SparsegenError(
             f"indptr must have shape[0] + 1 = {shape[0] + 1} entries, got {ptr.size}"
         )
-    if ptr[0] != 0:
-        raise SparsegenError(f"indptr must start at 0, got {ptr[0]}")
-    drops = np.flatnonzero(np.diff(ptr) < 0)
-    if drops.size:
-        raise SparsegenError(
-            f"indptr must be non-decreasing; it drops at position {drops[0] + 1}: "
-            f"... {ptr[drops[0]]}, {ptr[drops[0] + 1]} ..."
-        )
+    check_indptr(ptr, "indptr")
     check_range(idx, "indices", shape[1], sorted_unique=False)
     if not (idx.size == data.size == ptr[-1]):
         raise SparsegenError(
             f"data and indices must both have indptr[-1] = {ptr[-1]} entries, got "
             f"{data.size} and {idx.size}"
         )
+    check_sorted_rows(idx, ptr, "indices")
+    return CSR(np.ascontiguousarray(data), idx, ptr, (shape[0], shape[1]))
+
+
+def check_indptr(ptr: np.ndarray, what: str, total: int | None = None) -> None:
+    """Raise unless the int64 ``ptr`` (at least one entry) starts at 0, never drops and, when
+    ``total`` is given, ends at ``total``."""
+    if ptr[0] != 0:
+        raise SparsegenError(f"{what} must start at 0, got {ptr[0]}")
+    drops = np.flatnonzero(np.diff(ptr) < 0)
+    if drops.size:
+        raise SparsegenError(
+            f"{what} must be non-decreasing; it drops at position {drops[0] + 1}: "
+            f"... {ptr[drops[0]]}, {ptr[drops[0] + 1]} ..."
+        )
+    if total is not None and ptr[-1] != total:
+        raise SparsegenError(f"{what} must end at {total}, got {ptr[-1]} at position "
+                             f"{ptr.size - 1}")
+
+
+def check_sorted_rows(idx: np.ndarray, ptr: np.ndarray, what: str) -> None:
+    """Raise unless ``idx`` rises strictly within each row ``idx[ptr[i]:ptr[i+1]]`` (``ptr``
+    already checked by ``check_indptr`` to end at ``idx.size``)."""
     if idx.size > 1:
         rising = np.diff(idx) > 0
         row_start = np.zeros(idx.size - 1, bool)
@@ -323,7 +344,6 @@ def csr(data: Any, indices: Any, indptr: Any, shape: tuple[int, ...] | None) -> 
         if bad.size:
             row = int(np.searchsorted(ptr, bad[0], side="right") - 1)
             raise SparsegenError(
-                f"indices must be sorted and unique within each row; row {row} has "
-                f"... {idx[bad[0]]}, {idx[bad[0] + 1]} ..."
+                f"{what} must be sorted and unique within each row; row {row} has "
+                f"... {idx[bad[0]]}, {idx[bad[0] + 1]} ... at positions {bad[0]}, {bad[0] + 1}"
             )
-    return CSR(np.ascontiguousarray(data), idx, ptr, (shape[0], shape[1]))

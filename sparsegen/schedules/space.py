@@ -23,6 +23,10 @@ class Knob:
     doc: str
     in_binary: bool = True  # False: the knob steers dispatch only and is not part of the cache key
 
+    def allows(self, value: Any) -> bool:
+        """Whether ``value`` is one of the candidates (``True`` is not taken for ``1``)."""
+        return any(type(v) is type(value) and v == value for v in self.values)
+
 
 @dataclass(frozen=True)
 class ScheduleSpace:
@@ -45,6 +49,11 @@ class ScheduleSpace:
                 raise SparsegenError(
                     f"schedule {self.name!r} has no knob {name!r}; its knobs are "
                     f"{[k.name for k in self.knobs]}"
+                )
+            if not knob.allows(value):
+                raise SparsegenError(
+                    f"schedule {self.name!r}: knob {name!r} = {value!r} is not one of its "
+                    f"values {list(knob.values)}"
                 )
             merged[name] = value
         return tuple(sorted(merged.items()))
