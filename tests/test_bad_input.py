@@ -35,7 +35,6 @@ class Raises:
     error: str
     fragments: tuple[str, ...]
     mxnet: str = ""
-    xfail: str = ""
 
 
 @dataclass(frozen=True)
@@ -45,7 +44,6 @@ class Gives:
     code: str
     expected: Any
     mxnet: str = ""
-    xfail: str = ""
 
 
 @dataclass(frozen=True)
@@ -54,17 +52,16 @@ class Exits:
 
     code: str
     fragments: tuple[str, ...]
-    xfail: str = ""
 
 
-def raises(code: str, error: str, *fragments: str, mxnet: str = "", xfail: str = "") -> Raises:
+def raises(code: str, error: str, *fragments: str, mxnet: str = "") -> Raises:
     """A case that must raise."""
-    return Raises(code, error, fragments, mxnet, xfail)
+    return Raises(code, error, fragments, mxnet)
 
 
-def exits(*argv: str, fragments: tuple[str, ...], xfail: str = "") -> Exits:
+def exits(*argv: str, fragments: tuple[str, ...]) -> Exits:
     """A CLI case that must exit with status 2."""
-    return Exits(f"r = cli{argv!r}", fragments, xfail)
+    return Exits(f"r = cli{argv!r}", fragments)
 
 
 X = "x = mx.nd.array([[1, 2], [3, 4]]); "
@@ -535,9 +532,7 @@ def _params() -> list[Any]:
     params = []
     for group, (cases, _) in GROUPS.items():
         for index, case in enumerate(cases):
-            marks = [pytest.mark.xfail(strict=True, reason=case.xfail)] if case.xfail else []
-            params.append(pytest.param(group, index, id=f"{group}-{index}-{case.code[-40:]}",
-                                       marks=marks))
+            params.append(pytest.param(group, index, id=f"{group}-{index}-{case.code[-40:]}"))
     return params
 
 
