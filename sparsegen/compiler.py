@@ -7,8 +7,6 @@ from contextlib import nullcontext
 from typing import Any
 
 import tvm
-import tvm_ffi
-from tvm import s_tir, tirx
 
 from . import cuda_runtime
 from .errors import SparsegenError
@@ -30,33 +28,13 @@ def _device_code_for(target: Target) -> Any:
 
 
 def lower(kernel: KernelDef, dtypes: tuple[str, ...], target: Target, config: Config) -> Any:
-    """The scheduled ``IRModule`` of ``kernel`` for ``dtypes`` with one function per phase.
-
-    Knobs that a template realises itself (a keyword of the template function, such as
-    ``lanes``) are passed to it; the schedule applies the rest.
-    """
+    """The scheduled ``IRModule`` of ``kernel`` for ``dtypes``, one function per phase: the
+    template's PrimFuncs, named by their exported symbols, transformed by the target's schedule."""
     funcs = {
         kernel.symbol(dtypes, name): func.with_attr("global_symbol", kernel.symbol(dtypes, name))
-        for name, func in kernel.build_template(dtypes, dict(config)).items()
+        for name, func in kernel.build_template(dtypes).items()
     }
-    sch = s_tir.Schedule(tvm.IRModule(funcs), enable_check=False)
-    kernel.space(target.kind).apply(sch, dict(config))
-    return _skip_empty_grids(sch.mod) if target.kind == "cuda" else sch.mod
-
-
-def _guard_grid(loop: Any) -> Any:
-    if loop.kind == tirx.ForKind.THREAD_BINDING and loop.thread_binding.thread_tag == "blockIdx.x":
-        return tirx.IfThenElse(loop.extent > 0, loop, None)
-    return loop
-
-
-def _skip_empty_grids(mod: Any) -> Any:
-    """Every GPU kernel launch guarded by ``grid size > 0`` (a host-side branch).
-
-    A ``rows*`` loop over zero rows (an array storing no rows) is a grid of zero blocks, which
-    the CUDA runtime refuses to launch; on the CPU the same loop simply does not run.
-    """
-    return tvm_ffi.structural_map(mod, [(tirx.For, _guard_grid)])
+    return kernel.space(target.kind).apply(tvm.IRModule(funcs), dict(config))
 
 
 def build(kernel: KernelDef, dtypes: tuple[str, ...], target: Target, config: Config) -> Any:

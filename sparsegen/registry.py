@@ -7,7 +7,6 @@ kernel is built, so that looking up a cached kernel never imports the TVM compil
 from __future__ import annotations
 
 import importlib
-import inspect
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -30,11 +29,9 @@ class KernelDef:
     doc: str
     dtypes: tuple[str, ...] = DATA_DTYPES  # element dtypes the kernel is generated for
 
-    def build_template(self, dtypes: tuple[str, ...], config: dict[str, Any]) -> dict[str, Any]:
-        """The template's PrimFuncs for ``dtypes``, given the config knobs it takes as keywords."""
-        template = _resolve(self.template)
-        accepted = inspect.signature(template).parameters
-        return template(*dtypes, **{k: v for k, v in config.items() if k in accepted})
+    def build_template(self, dtypes: tuple[str, ...]) -> dict[str, Any]:
+        """The template's PrimFuncs for ``dtypes``."""
+        return _resolve(self.template)(*dtypes)
 
     def space(self, target_kind: str) -> Any:
         """The schedule space for a target kind (imports TVM)."""

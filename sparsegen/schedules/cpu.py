@@ -1,12 +1,13 @@
 """CPU (LLVM) schedules: row blocks run in parallel chunks; column loops use explicit vectors.
 
 TVM 0.27's schedule primitives cannot vectorize a loop of symbolic extent (``loop_partition``
-rejects dynamic extents; ``split`` + ``vectorize`` adds a predicate and comes out scalar), so the
-``lanes`` knob is realised by the templates: a template that declares a ``lanes`` keyword writes
-each column loop as ``d // lanes`` vector steps (``T.vectorized(lanes)``) plus a scalar tail, and
-the compiler passes it this knob's value. LLVM's own loop vectorizer (enabled by the functions'
-``tirx.noalias``) still handles the loops a template leaves scalar; the explicit form makes the
-width a tunable knob instead of LLVM's guess.
+rejects dynamic extents; ``split`` + ``vectorize`` adds a predicate and comes out scalar), so
+this schedule realises the templates' column loops (``hints.COLUMNS``) itself: ``width //
+lanes`` steps of ``lanes`` vector lanes plus a scalar tail. LLVM's own loop vectorizer (enabled
+by the functions' ``tirx.noalias``) still handles the loops a template leaves plain; the
+explicit form makes the width a tunable knob instead of LLVM's guess. Gather hints
+(``hints.AHEAD``) become LLVM prefetches of the rows ``prefetch`` entries ahead, one per cache
+line: they sit at random ids, where the hardware prefetcher cannot guess them.
 """
 
 from __future__ import annotations
@@ -14,13 +15,71 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from tvm import s_tir, tirx
+
+from .. import hints
+from . import marks
 from .space import Knob, ScheduleSpace
 
+_LINE_BYTES = 64
+"""Bytes per cache line: one prefetch per line of a row."""
 
-def _apply_rows(sch: Any, config: Mapping[str, Any]) -> None:
-    """Split each ``rows*`` block's loop into chunks of ``chunk`` rows, run the chunks in parallel."""
+
+def _vector_steps(lanes: int):
+    """The realisation of a column loop: vector steps of ``lanes`` plus a scalar tail; a plain
+    loop for one lane, for a constant width (LLVM vectorizes those itself) and for a column body
+    with loops of its own (a dot product per column)."""
+
+    def realise(width: Any, body: Any) -> Any:
+        j = tirx.Var("j", str(width.ty.dtype))
+        if lanes == 1 or isinstance(width, tirx.IntImm) or marks.has_loop(body(j)):
+            return marks.loop(j, width, body(j))
+        step, dtype = marks.const(lanes, width), str(width.ty.dtype)
+        jo, jt = tirx.Var("jo", dtype), tirx.Var("jt", dtype)
+        vector = marks.loop(jo, width // step, marks.lane_loop(
+            "ji", lanes, lambda ji: body(jo * step + ji), dtype, tirx.ForKind.VECTORIZED))
+        tail = marks.loop(jt, width % step, body(width - width % step + jt))
+        return tirx.SeqStmt([vector, tail])
+
+    return realise
+
+
+def _prefetches(distance: int):
+    """The realisation of a gather hint: prefetch the rows of the entry ``distance`` ahead."""
+
+    def realise(node: Any, at: Any, body: Any) -> Any:
+        if distance == 0:
+            return body
+        rows = marks.ahead_rows(node, at, distance)
+        width = rows[0][0].shape[1]
+        line = max(1, _LINE_BYTES // marks.element_bytes(rows[0][0]))
+        q = tirx.Var("q", str(width.ty.dtype))
+        fetch = marks.seq([
+            tirx.Evaluate(tirx.call_llvm_intrin(
+                "void", "llvm.prefetch.p0",
+                tirx.address_of(tirx.BufferLoad(buffer, [row, q * marks.const(line, q)])),
+                tirx.const(written, "int32"), tirx.const(3, "int32"), tirx.const(1, "int32")))
+            for buffer, row, written in rows
+        ])
+        lines = (width + marks.const(line - 1, width)) // marks.const(line, width)
+        return tirx.SeqStmt([marks.loop(q, lines, fetch), body])
+
+    return realise
+
+
+def _realise(mod: Any, config: Mapping[str, Any]) -> Any:
+    """The templates' marks realised for the CPU."""
+    mod = marks.attributes(mod, hints.AHEAD, _prefetches(config.get("prefetch", 0)))
+    mod = marks.owned(mod, lambda _j, body: body)
+    return marks.columns(mod, _vector_steps(config["lanes"]))
+
+
+def _apply_rows(mod: Any, config: Mapping[str, Any]) -> Any:
+    """Marks realised; each ``rows*`` block's loop split into chunks of ``chunk`` rows, run in
+    parallel."""
+    sch = s_tir.Schedule(_realise(mod, config), enable_check=False)
     if not config["parallel"]:
-        return
+        return sch.mod
     for gvar in sch.mod.get_global_vars():
         sch.work_on(gvar.name_hint)
         for block in sch.get_child_blocks(sch.get_sblock("root")):
@@ -30,6 +89,7 @@ def _apply_rows(sch: Any, config: Mapping[str, Any]) -> None:
             if config["chunk"] > 1:
                 loop, _ = sch.split(loop, factors=[None, config["chunk"]])
             sch.parallel(loop)
+    return sch.mod
 
 
 ROWS = ScheduleSpace(
@@ -51,9 +111,8 @@ ROWS_PREFETCH = ScheduleSpace(
     knobs=(
         *ROWS.knobs,
         Knob("prefetch", (0, 4, 8, 16), 8,
-             "rows ahead whose scattered target rows the template prefetches (0: none)"),
+             "entries ahead whose scattered rows a gather prefetches (0: none)"),
     ),
     apply=_apply_rows,
 )
-"""ROWS for templates that update rows at random ids (lazy optimizer updates); the template
-realises ``prefetch`` itself, as it does ``lanes``."""
+"""ROWS for templates that gather rows at random ids (csr products, lazy optimizer updates)."""

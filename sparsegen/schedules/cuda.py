@@ -4,25 +4,27 @@ Knobs of ``cuda.rows``:
 
 - ``row_threads`` (1, 32, 128; default 32): GPU threads cooperating on one row: 1 is a thread
   per row (the thread loops over the row's columns), 32 a warp per row, 128 with
-  ``threads = 128`` a thread block per row. The templates realise it
-  (sparsegen/templates/columns.py): with ``row_threads > 1`` each column loop is a loop over
-  ``threadIdx.x`` of extent ``row_threads`` whose thread ``t`` takes the columns
-  ``t, t + row_threads, ...``, so a warp reads and writes consecutive elements (coalesced), and
-  this schedule binds the row loop to (``blockIdx.x``, ``threadIdx.y``), ``threads //
-  row_threads`` rows per thread block. Warp per row is the default: rows here hold 32 to 512
-  elements, and the kernels are memory-bound.
+  ``threads = 128`` a thread block per row. With ``row_threads > 1`` each column loop of the
+  templates (``hints.COLUMNS``) becomes a loop over ``threadIdx.x`` of extent ``row_threads``
+  whose thread ``t`` takes the element groups ``t, t + row_threads, ...``, so a warp reads and
+  writes consecutive elements (coalesced), and the row loop is bound to (``blockIdx.x``,
+  ``threadIdx.y``), ``threads // row_threads`` rows per thread block. A write to a column found
+  at run time (``hints.OWNED``) runs in the thread whose group holds that column, so every
+  element of a row has one owner thread across all of a block's column loops: no races, no
+  barriers. Warp per row is the default: rows here hold 32 to 512 elements, and the kernels
+  are memory-bound.
 - ``threads`` (128, 256, 512; default 128): threads per thread block (with ``row_threads = 1``,
   rows per block). Every value is a multiple of every ``row_threads`` value, so every
   combination is valid.
 - ``lanes`` (1, 2, 4; default 1): contiguous elements per thread and step of a column loop, as
   vector steps when the row width is a multiple of ``lanes`` (CUDA vector types of at most 4
   elements need aligned addresses; buffers must start ``lanes`` elements aligned, as device
-  allocations do).
+  allocations do); other widths take the same groups as scalars.
 
-A ``rows*`` block whose template keeps one thread per row (a reduction over a row's columns, a
-sorted merge: no ``threadIdx.x`` loop inside) gets ``threads`` rows per block on ``threadIdx.x``
-whatever ``row_threads`` says. A serial block (a scan's carry step, a radix sort pass, a merge)
-becomes a kernel of one thread, launched in order on the stream.
+A ``rows*`` block without column loops (a reduction over a row's columns, a sorted merge) gets
+``threads`` rows per block on ``threadIdx.x`` whatever ``row_threads`` says. A serial block (a
+scan's carry step, a radix sort pass, a merge) becomes a kernel of one thread, launched in order
+on the stream. Every launch is guarded by ``grid size > 0``. Gather hints are dropped.
 """
 
 from __future__ import annotations
@@ -30,17 +32,97 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import tvm_ffi
+from tvm import s_tir, tirx
+
+from . import marks
 from .space import Knob, ScheduleSpace
 
 
+def _strided(lanes: int, row_threads: int):
+    """The realisation of a column loop: thread ``t`` of ``row_threads`` takes the
+    ``lanes``-element groups ``t, t + row_threads, ...`` of the row."""
+    step = lanes * row_threads
+
+    def columns(width: Any, body: Any, t: Any) -> Any:
+        dtype = str(width.ty.dtype)
+        jo = tirx.Var("jo", dtype)
+        first = (jo * marks.const(row_threads, width) + t) * marks.const(lanes, width)
+        vector = tirx.IfThenElse(first < width, marks.lane_loop(
+            "ji", lanes, lambda ji: body(first + ji), dtype, tirx.ForKind.VECTORIZED), None)
+        scalar = marks.lane_loop("jt", lanes, lambda jt: tirx.IfThenElse(
+            first + jt < width, body(first + jt), None), dtype)
+        aligned = width % marks.const(lanes, width) == marks.const(0, width)
+        if isinstance(width, tirx.IntImm):
+            group = vector if width.value % lanes == 0 else scalar
+        else:
+            group = tirx.IfThenElse(aligned, vector, scalar)
+        groups = (width + marks.const(step - 1, width)) // marks.const(step, width)
+        return marks.loop(jo, groups, group)
+
+    def realise(width: Any, body: Any) -> Any:
+        if row_threads == 1:
+            return columns(width, body, marks.const(0, width))
+        return marks.thread_loop("t", row_threads, "threadIdx.x",
+                                 lambda t: columns(width, body, t))
+
+    return realise
+
+
+def _owner(lanes: int, row_threads: int):
+    """The realisation of an owned write: only in the thread whose group holds column ``j``."""
+
+    def realise(j: Any, body: Any) -> Any:
+        if row_threads == 1:
+            return body
+        group = tirx.Cast("int64", j) // tirx.const(lanes, "int64") % tirx.const(
+            row_threads, "int64")
+        return marks.thread_loop("t", row_threads, "threadIdx.x", lambda t: tirx.IfThenElse(
+            group == tirx.Cast("int64", t), body, None))
+
+    return realise
+
+
 def _shares_rows(block: Any) -> bool:
-    """Whether the template bound column loops of ``block`` to ``threadIdx.x`` (TVM 0.27 has no
-    Python statement visitor, so the printed block is searched)."""
-    return 'thread="threadIdx.x"' in block.script()
+    """Whether ``block`` holds column loops bound to ``threadIdx.x``."""
+    found = []
+
+    def visit(loop: Any) -> None:
+        binding = loop.thread_binding
+        if binding is not None and binding.thread_tag == "threadIdx.x":
+            found.append(loop)
+
+    tvm_ffi.structural_walk(block, [(tirx.For, visit)])
+    return bool(found)
 
 
-def _apply_rows(sch: Any, config: Mapping[str, Any]) -> None:
-    """Bind each ``rows*`` loop to thread blocks of ``threads`` threads; other blocks get one."""
+def _guard_grid(loop: Any) -> Any:
+    if loop.kind == tirx.ForKind.THREAD_BINDING and loop.thread_binding.thread_tag == "blockIdx.x":
+        return tirx.IfThenElse(loop.extent > 0, loop, None)
+    return loop
+
+
+def _skip_empty_grids(mod: Any) -> Any:
+    """Every GPU kernel launch guarded by ``grid size > 0`` (a host-side branch).
+
+    A ``rows*`` loop over zero rows (an array storing no rows) is a grid of zero blocks, which
+    the CUDA runtime refuses to launch; on the CPU the same loop simply does not run.
+    """
+    return tvm_ffi.structural_map(mod, [(tirx.For, _guard_grid)])
+
+
+def _realise(mod: Any, config: Mapping[str, Any]) -> Any:
+    """The templates' marks realised for CUDA."""
+    lanes, row_threads = config["lanes"], config["row_threads"]
+    mod = marks.without_ahead(mod)
+    mod = marks.owned(mod, _owner(lanes, row_threads))
+    return marks.columns(mod, _strided(lanes, row_threads))
+
+
+def _apply_rows(mod: Any, config: Mapping[str, Any]) -> Any:
+    """Marks realised; each ``rows*`` loop bound to thread blocks of ``threads`` threads, other
+    blocks to one thread; empty grids skipped."""
+    sch = s_tir.Schedule(_realise(mod, config), enable_check=False)
     for gvar in sch.mod.get_global_vars():
         sch.work_on(gvar.name_hint)
         for block in sch.get_child_blocks(sch.get_sblock("root")):
@@ -55,6 +137,7 @@ def _apply_rows(sch: Any, config: Mapping[str, Any]) -> None:
                 sch.bind(inner, axis)
             else:
                 sch.bind(sch.add_unit_loop(loops[0] if loops else block), "blockIdx.x")
+    return _skip_empty_grids(sch.mod)
 
 
 ROWS = ScheduleSpace(

@@ -34,7 +34,7 @@ class ScheduleSpace:
 
     name: str
     knobs: tuple[Knob, ...]
-    apply: Callable[[Any, Mapping[str, Any]], None]  # (tvm.s_tir.Schedule, config)
+    apply: Callable[[Any, Mapping[str, Any]], Any]  # (IRModule, config) -> scheduled IRModule
 
     def default(self) -> Config:
         """The configuration used when no tuning record applies."""

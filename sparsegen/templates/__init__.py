@@ -5,11 +5,11 @@ Conventions every template follows, so that any schedule can be applied without 
 - shapes are symbolic ``int64`` variables, indices are ``int64``;
 - a block named ``rows*`` is independent across the iterations of its outer loop (safe to run in
   parallel); any other block must stay serial;
-- column loops of a ``rows*`` block go through templates/columns.py (never in other blocks):
-  on the CPU ``d // lanes`` steps of ``T.vectorized(lanes)`` plus a scalar tail (LLVM does not
-  vectorize these loops on its own; see schedules/cpu.py), on a GPU ``row_threads`` threads per
-  row. ``lanes`` and ``row_threads`` are keyword parameters that the compiler fills from the
-  schedule config; ``row_threads`` defaults to ``None``, the CPU form.
+- column loops of a ``rows*`` block, owned column writes and gather hints go through
+  templates/columns.py (never in other blocks), which leaves marks (sparsegen/hints.py) that
+  each target's schedule realises (vector steps, threads per row, prefetches);
+- a template knows no target: no vector width, thread count, prefetch distance, intrinsic or
+  thread binding is written here.
 """
 
 import numpy as np

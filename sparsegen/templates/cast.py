@@ -1,8 +1,8 @@
 """cast_storage: dense <-> row_sparse and dense <-> csr, each data-dependent cast in two phases.
 
-Copies and fills of rows go through templates/columns.py (``lanes`` and ``row_threads`` are
-schedule knobs the templates realise); the non-zero tests of ``mark`` and ``count`` reduce over a
-row's columns and stay one thread per row on a GPU, as does the compaction of ``dense_to_csr``.
+Copies and fills of rows are column loops (templates/columns.py) that the schedules realise; the
+non-zero tests of ``mark`` and ``count`` reduce over a row's columns in plain loops (LLVM
+vectorizes them; one thread per row on a GPU), as does the compaction of ``dense_to_csr``.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import tvm
 from tvm.script import tirx as T
 
 from . import element_bytes
-from .columns import columns
+from .columns import cols
 from .scan import offsets
 
 
@@ -44,12 +44,10 @@ def _clear(zero: tvm.tirx.PrimExpr):
     return clear
 
 
-def dense_to_row_sparse(dtype: str, lanes: int = 16,
-                        row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
+def dense_to_row_sparse(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """Phase ``mark``: ``pos[i+1] - pos[i]`` is 1 where row i has a non-zero, as a prefix sum.
     Phase ``fill``: copy each marked row to ``data[pos[i]]`` and write ``indices[pos[i]] = i``."""
     itemsize = element_bytes(dtype)
-    cols = columns(lanes, row_threads)
 
     @T.prim_func(s_tir=True)
     def mark(x: T.handle, pos: T.handle):
@@ -63,16 +61,10 @@ def dense_to_row_sparse(dtype: str, lanes: int = 16,
                 vi = T.axis.spatial(n, i)
                 T.reads(X[vi, 0:d])
                 T.writes(P[vi + 1])
-                acc = T.alloc_buffer((lanes,), "int32", scope="local")
-                for ji in T.vectorized(lanes):
-                    acc[ji] = 0
-                for jo in T.serial(d // lanes):
-                    for ji in T.vectorized(lanes):
-                        acc[ji] = acc[ji] | T.Cast("int32", _nonzero(X[vi, jo * lanes + ji], dtype))
-                for jt in T.serial(d % lanes):
-                    acc[0] = acc[0] | T.Cast("int32", _nonzero(X[vi, d - d % lanes + jt], dtype))
-                for ji in T.serial(1, lanes):
-                    acc[0] = acc[0] | acc[ji]
+                acc = T.alloc_buffer((1,), "int32", scope="local")
+                acc[0] = 0
+                for j in T.serial(d):
+                    acc[0] = acc[0] | T.Cast("int32", _nonzero(X[vi, j], dtype))
                 P[vi + 1] = T.Cast("int64", acc[0])
         offsets(P, n)
 
@@ -98,12 +90,10 @@ def dense_to_row_sparse(dtype: str, lanes: int = 16,
     return {"mark": mark, "fill": fill}
 
 
-def row_sparse_to_dense(dtype: str, lanes: int = 16,
-                        row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
+def row_sparse_to_dense(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """``scatter``: ``out`` becomes zeros with ``out[indices[r]] = data[r]``."""
     clear = _clear(tvm.tirx.const(0, dtype))
     itemsize = element_bytes(dtype)
-    cols = columns(lanes, row_threads)
 
     @T.prim_func(s_tir=True)
     def scatter(data: T.handle, indices: T.handle, out: T.handle):
@@ -130,7 +120,7 @@ def row_sparse_to_dense(dtype: str, lanes: int = 16,
     return {"scatter": scatter}
 
 
-def dense_to_csr(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
+def dense_to_csr(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """Phase ``count``: ``indptr`` as the prefix sum of each row's non-zero count.
     Phase ``fill``: each row's non-zeros and their column ids, in column order."""
     itemsize = element_bytes(dtype)
@@ -147,16 +137,10 @@ def dense_to_csr(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
                 vi = T.axis.spatial(n, i)
                 T.reads(X[vi, 0:d])
                 T.writes(P[vi + 1])
-                acc = T.alloc_buffer((lanes,), "int64", scope="local")
-                for ji in T.vectorized(lanes):
-                    acc[ji] = T.int64(0)
-                for jo in T.serial(d // lanes):
-                    for ji in T.vectorized(lanes):
-                        acc[ji] = acc[ji] + T.Cast("int64", _nonzero(X[vi, jo * lanes + ji], dtype))
-                for jt in T.serial(d % lanes):
-                    acc[0] = acc[0] + T.Cast("int64", _nonzero(X[vi, d - d % lanes + jt], dtype))
-                for ji in T.serial(1, lanes):
-                    acc[0] = acc[0] + acc[ji]
+                acc = T.alloc_buffer((1,), "int64", scope="local")
+                acc[0] = T.int64(0)
+                for j in T.serial(d):
+                    acc[0] = acc[0] + T.Cast("int64", _nonzero(X[vi, j], dtype))
                 P[vi + 1] = acc[0]
         offsets(P, n)
 
@@ -186,13 +170,11 @@ def dense_to_csr(dtype: str, lanes: int = 16) -> dict[str, tvm.tirx.PrimFunc]:
     return {"count": count, "fill": fill}
 
 
-def csr_to_dense(dtype: str, lanes: int = 16,
-                 row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
+def csr_to_dense(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """``scatter``: each output row is zeroed, then receives its row's stored values (each
     value stored by the thread that zeroed its column)."""
     clear = _clear(tvm.tirx.const(0, dtype))
     itemsize = element_bytes(dtype)
-    cols = columns(lanes, row_threads)
 
     @T.prim_func(s_tir=True)
     def scatter(data: T.handle, indices: T.handle, indptr: T.handle, out: T.handle):

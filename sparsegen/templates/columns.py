@@ -1,105 +1,64 @@
-"""Column loops of row blocks: the one place that decides which thread touches which column.
+"""Column loops of row blocks and the rows a gather will touch next, as marks for the schedule.
 
 A template writes the work on one column ``j`` of a row as a macro ``body(*args, j)`` and runs
 it with ``cols.each(width, body, *args)``; a write to a column found at run time (a scatter into
-the row) goes through ``cols.owned(j, body, *args)``. Two forms:
+the row) goes through ``cols.owned(j, body, *args)``. Both say only *what* runs: a plain loop
+annotated ``hints.COLUMNS`` and an ``hints.OWNED`` attribute, which the schedules realise
+(sparsegen/schedules/realise.py: vector steps on a CPU, threads sharing a row on a GPU).
 
-- CPU (``row_threads=None``, LLVM targets): ``width // lanes`` steps of ``T.vectorized(lanes)``
-  plus a scalar tail, as every template wrote them before (a plain loop for ``lanes == 1``);
-  ``owned`` runs the body.
-- GPU (``row_threads >= 1``, CUDA): ``row_threads`` threads share a row. Thread ``t`` takes the
-  ``lanes``-element groups ``g = jo * row_threads + t``, so neighbouring threads touch
-  neighbouring elements (coalesced); with ``row_threads > 1`` the thread loop is bound to
-  ``threadIdx.x`` (the CUDA schedule then puts rows on ``threadIdx.y`` / ``blockIdx.x``).
-  Columns beyond ``width`` are skipped. Groups are vector steps only when ``width % lanes == 0``
-  (CUDA vector types need aligned addresses; other widths take the same groups as scalars).
-  ``owned`` runs the body in the thread whose group holds column ``j``, so every element of a
-  row has one owner thread across all of a block's column loops: no races, no barriers.
+``ahead(position, bound, rows)`` describes the rows (``(buffer, row expression, written)``, the
+row written in terms of ``position``, a fresh variable) that the entry at ``position`` of a
+gather touches; ``cols.gather(hint, at, body, *args)`` runs ``body`` for the entry at ``at``
+with that hint, which a schedule may turn into prefetches of the entries ahead.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+import tvm
 from tvm.script import tirx as T
+
+from .. import hints
 
 
 class Columns(NamedTuple):
-    """The column-loop macros of one (``lanes``, ``row_threads``) choice."""
+    """The column-loop and gather macros every template uses."""
 
-    each: Any  # each(width, body, *args): body(*args, j) for this thread's columns j < width
-    owned: Any  # owned(j, body, *args): body(*args) in the thread that owns column j
-
-
-def columns(lanes: int = 1, row_threads: int | None = None) -> Columns:
-    """The column loops for ``lanes`` elements per step and ``row_threads`` threads per row
-    (``None``: the CPU form)."""
-    if row_threads is None:
-        return Columns(_cpu_each(lanes), _run)
-    if row_threads == 1:
-        return Columns(_gpu_each(lanes, 1), _run)
-    return Columns(_gpu_each(lanes, row_threads), _gpu_owned(lanes, row_threads))
+    each: Any  # each(width, body, *args): body(*args, j) for every column j < width
+    owned: Any  # owned(j, body, *args): body(*args), a write to column j of the row
+    gather: Any  # gather(hint, at, body, *args): body(*args) for the gather entry at ``at``
 
 
 @T.macro
-def _run(j, body, *args):
-    body(*args)
+def _each(width, body, *args):
+    for j in T.serial(width, annotations={hints.COLUMNS: 1}):
+        body(*args, j)
 
 
-def _cpu_each(lanes: int) -> Any:
-    """``width // lanes`` vector steps plus a scalar tail, or a plain loop for one lane."""
-
-    @T.macro
-    def each_scalar(width, body, *args):
-        for j in T.serial(width):
-            body(*args, j)
-
-    @T.macro
-    def each_vector(width, body, *args):
-        for jo in T.serial(width // lanes):
-            for ji in T.vectorized(lanes):
-                body(*args, jo * lanes + ji)
-        for jt in T.serial(width % lanes):
-            body(*args, width - width % lanes + jt)
-
-    return each_scalar if lanes == 1 else each_vector
+@T.macro
+def _owned(j, body, *args):
+    with T.attr(j, hints.OWNED, j):
+        body(*args)
 
 
-def _gpu_each(lanes: int, row_threads: int) -> Any:
-    """Thread ``t`` of ``row_threads`` takes element groups ``t, t + row_threads, ...``."""
-    step = lanes * row_threads
-
-    @T.macro
-    def strided(width, t, body, *args):
-        for jo in T.serial((width + step - 1) // step):
-            if width % lanes == 0:
-                if (jo * row_threads + t) * lanes < width:
-                    for ji in T.vectorized(lanes):
-                        body(*args, (jo * row_threads + t) * lanes + ji)
-            else:
-                for jt in T.serial(lanes):
-                    if (jo * row_threads + t) * lanes + jt < width:
-                        body(*args, (jo * row_threads + t) * lanes + jt)
-
-    @T.macro
-    def each_thread(width, body, *args):
-        strided(width, 0, body, *args)
-
-    @T.macro
-    def each_shared(width, body, *args):
-        for t in T.thread_binding(row_threads, thread="threadIdx.x"):
-            strided(width, t, body, *args)
-
-    return each_thread if row_threads == 1 else each_shared
+@T.macro
+def _gather(hint, at, body, *args):
+    with T.attr(hint, hints.AHEAD, at):
+        body(*args)
 
 
-def _gpu_owned(lanes: int, row_threads: int) -> Any:
-    """The body guarded to the thread of ``row_threads`` whose element group holds ``j``."""
+cols = Columns(_each, _owned, _gather)
+"""The macros; a template imports this and calls ``cols.each`` / ``cols.owned`` / ``cols.gather``."""
 
-    @T.macro
-    def owned(j, body, *args):
-        for t in T.thread_binding(row_threads, thread="threadIdx.x"):
-            if T.Cast("int64", j) // lanes % row_threads == T.Cast("int64", t):
-                body(*args)
 
-    return owned
+def position() -> tvm.tirx.Var:
+    """A fresh position variable for ``ahead``."""
+    return tvm.tirx.Var("ahead", "int64")
+
+
+def ahead(at: tvm.tirx.Var, bound: Any, rows: Sequence[tuple[Any, Any, bool]]) -> list[Any]:
+    """The hint of a gather whose entries ``0 <= at < bound`` touch ``rows`` (buffer, row as an
+    expression of ``at``, whether the row is written)."""
+    return [at, bound, *[[buffer, row, int(written)] for buffer, row, written in rows]]

@@ -17,7 +17,7 @@ from tvm import tirx
 from tvm.script import tirx as T
 
 from ..registry import COMPARE_OPS
-from .columns import columns
+from .columns import cols
 from .elemwise import _const
 from .flat import binary_map, scalar_map
 
@@ -42,11 +42,10 @@ def compare(fn: str, dtype: str, a: Expr, b: Expr) -> Expr:
     return T.Select(_TESTS[fn](a, b), one, zero)
 
 
-def dense(dtype: str, row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
+def dense(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """Flat comparison maps: ``<op> (a, b, out)`` of two buffers and ``<op>_scalar (x, s, out)``
     of a buffer and a scalar; used on dense buffers and on the stored values of sparse ones."""
-    cols = columns(1, row_threads)
-    funcs = {fn: binary_map(partial(compare, fn, dtype), dtype, cols) for fn in COMPARE_OPS}
-    funcs.update({f"{fn}_scalar": scalar_map(partial(compare, fn, dtype), dtype, cols)
+    funcs = {fn: binary_map(partial(compare, fn, dtype), dtype) for fn in COMPARE_OPS}
+    funcs.update({f"{fn}_scalar": scalar_map(partial(compare, fn, dtype), dtype)
                   for fn in COMPARE_OPS})
     return funcs

@@ -1,11 +1,9 @@
 """dot: products of csr, row_sparse and dense matrices, and the index phases of sparse outputs.
 
 Every value kernel accumulates whole output rows in place through the column loops of
-templates/columns.py (``T.vectorized(lanes)`` steps on the CPU, ``row_threads`` threads per row on
-a GPU; a scatter into a row is stored by the thread that owns the column). Kernels that gather
-rhs rows at random ids prefetch the row of the entry ``prefetch`` entries ahead (a knob of
-``cpu.rows_prefetch``; 0, the default elsewhere, emits no prefetch, so CUDA builds carry no LLVM
-intrinsic).
+templates/columns.py (a scatter into a row is a write to an owned column). Kernels that gather
+rhs rows at random ids say which row each entry gathers (``ahead``), so that a schedule can
+prefetch the rows of the entries ahead.
 
 Outputs whose index set depends on the data (csrᵀ·x -> row_sparse, dense·csr -> csr) are
 sorted by column with a stable LSD radix sort (``RADIX_BITS`` per pass, each pass a counting
@@ -24,10 +22,8 @@ import tvm
 from tvm.script import tirx as T
 
 from . import RADIX_BITS, SCAN_CHUNK, SORT_CHUNK, element_bytes
-from .columns import Columns, columns
+from .columns import ahead, cols, position
 from .scan import offsets
-
-_LINE_BYTES = 64  # cache line: prefetch one address per line of a row
 
 
 def _run_start(keys: tvm.tirx.Buffer, q: tvm.tirx.PrimExpr) -> tvm.tirx.PrimExpr:
@@ -50,10 +46,9 @@ def _copy_column(out, i, src, j):
     out[i, j] = src[j]
 
 
-def _row_macros(dtype: str, cols: Columns):
-    """TIR macros of the value kernels: ``out[i] += alpha * rhs[r]``, zero a row, prefetch a row."""
+def _row_macros(dtype: str):
+    """TIR macros of the value kernels: ``out[i] += alpha * rhs[r]``, zero a row."""
     zero = tvm.tirx.const(0, dtype)
-    line = max(1, _LINE_BYTES // element_bytes(dtype))
 
     @T.macro
     def clear_at(out, i, j):
@@ -67,23 +62,14 @@ def _row_macros(dtype: str, cols: Columns):
     def zero_row(out, i, d):
         cols.each(d, clear_at, out, i)
 
-    @T.macro
-    def prefetch_row(rhs, r, d):
-        for jq in T.serial((d + line - 1) // line):
-            T.evaluate(T.call_llvm_intrin(
-                "void", "llvm.prefetch.p0", T.address_of(rhs[r, jq * line]),
-                T.int32(0), T.int32(3), T.int32(1),
-            ))
-
-    return axpy, zero_row, prefetch_row
+    return axpy, zero_row
 
 
-def csr_dense(dtype: str, lanes: int = 16, prefetch: int = 0,
-              row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
+def csr_dense(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """``matmul``: ``out = csr · rhs`` (dense), one output row per csr row, rows in parallel."""
     elem = element_bytes(dtype)
-    cols = columns(lanes, row_threads)
-    axpy, zero_row, prefetch_row = _row_macros(dtype, cols)
+    axpy, zero_row = _row_macros(dtype)
+    at = position()
 
     @T.prim_func(s_tir=True)
     def matmul(data: T.handle, indices: T.handle, indptr: T.handle, rhs: T.handle, out: T.handle):
@@ -104,20 +90,17 @@ def csr_dense(dtype: str, lanes: int = 16, prefetch: int = 0,
                 T.writes(Out[vi, 0:d])
                 zero_row(Out, vi, d)
                 for p in T.serial(P[vi + 1] - P[vi]):
-                    if prefetch > 0:
-                        prefetch_row(B, Idx[T.min(P[vi] + p + prefetch, nnz - 1)], d)
-                    axpy(Out, vi, Data[P[vi] + p], B, Idx[P[vi] + p], d)
+                    cols.gather(ahead(at, nnz, [(B, Idx[at], False)]), P[vi] + p,
+                                axpy, Out, vi, Data[P[vi] + p], B, Idx[P[vi] + p], d)
 
     return {"matmul": matmul}
 
 
-def csr_row_sparse(dtype: str, lanes: int = 16,
-                   row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
+def csr_row_sparse(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """``matmul``: ``out = csr · rsp`` (dense); each column id is looked up among the rsp's
     stored row ids by binary search, so row ids of any size work."""
     elem = element_bytes(dtype)
-    cols = columns(lanes, row_threads)
-    axpy, zero_row, _ = _row_macros(dtype, cols)
+    axpy, zero_row = _row_macros(dtype)
 
     @T.prim_func(s_tir=True)
     def matmul(data: T.handle, indices: T.handle, indptr: T.handle, rdata: T.handle,
@@ -364,14 +347,13 @@ def _index_phases(sort_chunk: int = SORT_CHUNK) -> dict[str, tvm.tirx.PrimFunc]:
             "unique": unique, "rank": rank}
 
 
-def csr_t(dtype: str, lanes: int = 16, prefetch: int = 0,
-          row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
+def csr_t(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """``out = csrᵀ · rhs`` compacted to the distinct columns (row_sparse): the index phases sort
     the entries by column, then ``values`` computes row ``c`` from the entries
     ``src[seg[c]:seg[c+1]]`` of its column, each output row written by one task."""
     elem = element_bytes(dtype)
-    cols = columns(lanes, row_threads)
-    axpy, zero_row, prefetch_row = _row_macros(dtype, cols)
+    axpy, zero_row = _row_macros(dtype)
+    at = position()
 
     @T.prim_func(s_tir=True)
     def values(data: T.handle, src: T.handle, erow: T.handle, seg: T.handle, rhs: T.handle,
@@ -396,25 +378,21 @@ def csr_t(dtype: str, lanes: int = 16, prefetch: int = 0,
                 T.writes(Out[vc, 0:d])
                 zero_row(Out, vc, d)
                 for q in T.serial(Seg[vc + 1] - Seg[vc]):
-                    if prefetch > 0:
-                        prefetch_row(B, Erow[Src[T.min(Seg[vc] + q + prefetch, u - 1)]], d)
-                    axpy(Out, vc, Data[Src[Seg[vc] + q]], B, Erow[Src[Seg[vc] + q]], d)
+                    cols.gather(ahead(at, u, [(B, Erow[Src[at]], False)]), Seg[vc] + q,
+                                axpy, Out, vc, Data[Src[Seg[vc] + q]], B, Erow[Src[Seg[vc] + q]], d)
 
     phases = _index_phases()
     return {**{name: phases[name] for name in ("sort_dense", "gather_rsp", "sort_pass", "unique")},
             "values": values}
 
 
-def dense_csr(dtype: str, lanes: int = 16,
-              row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
+def dense_csr(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """``matmul``: ``out = lhs · csr`` (dense). For csr output the index phases sort the csr's
     entries by column and ``rank`` maps each entry to its column's position among the distinct
     columns; ``values`` then stores the product over those columns, every output row storing
     all of them (explicit zeros included), as MXNet's dense·csr -> csr does."""
     elem = element_bytes(dtype)
-    cols = columns(lanes, row_threads)
-    flat = columns(1, row_threads)  # the column ids: a plain loop on the CPU
-    _, zero_row, _ = _row_macros(dtype, cols)
+    _, zero_row = _row_macros(dtype)
 
     @T.prim_func(s_tir=True)
     def matmul(lhs: T.handle, data: T.handle, indices: T.handle, indptr: T.handle, out: T.handle):
@@ -464,7 +442,7 @@ def dense_csr(dtype: str, lanes: int = 16,
                 T.writes(OutData[vi, 0:s], OutIdx[vi, 0:s], OutPtr[vi + 1])
                 OutPtr[vi + 1] = (vi + 1) * s
                 zero_row(OutData, vi, s)
-                flat.each(s, _copy_column, OutIdx, vi, Cols)
+                cols.each(s, _copy_column, OutIdx, vi, Cols)
                 for kk in T.serial(k):
                     for p in T.serial(P[kk + 1] - P[kk]):
                         cols.owned(Rank[P[kk] + p], _add_at, OutData, vi, Rank[P[kk] + p],
@@ -476,11 +454,10 @@ def dense_csr(dtype: str, lanes: int = 16,
             "values": values}
 
 
-def dense_csr_t(dtype: str, row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
+def dense_csr_t(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """``matmul``: ``out = lhs · csrᵀ`` (dense): each output element gathers one csr row."""
     elem = element_bytes(dtype)
     zero = tvm.tirx.const(0, dtype)
-    cols = columns(1, row_threads)
 
     @T.macro
     def gather_at(out, i, lhs, data, idx, ptr, j):
@@ -510,13 +487,11 @@ def dense_csr_t(dtype: str, row_threads: int | None = None) -> dict[str, tvm.tir
     return {"matmul": matmul}
 
 
-def dense_dense(dtype: str, lanes: int = 16,
-                row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
+def dense_dense(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """``nn``, ``tn``, ``nt``, ``tt``: ``out = op(lhs) · op(rhs)`` with ``t`` = transposed
     operand; output rows in parallel (a plain generated kernel, not a tuned GEMM)."""
     elem = element_bytes(dtype)
-    cols = columns(lanes, row_threads)
-    axpy, zero_row, _ = _row_macros(dtype, cols)
+    axpy, zero_row = _row_macros(dtype)
     zero = tvm.tirx.const(0, dtype)
 
     def axpy_form(trans_a: bool):
@@ -541,7 +516,6 @@ def dense_dense(dtype: str, lanes: int = 16,
         return kernel
 
     def dot_form(trans_a: bool):
-        flat = columns(1, row_threads)  # each element is a dot product: a plain loop on the CPU
 
         @T.macro
         def dot_at(out, i, lhs, rhs, k, j):
@@ -563,7 +537,7 @@ def dense_dense(dtype: str, lanes: int = 16,
                     vi = T.axis.spatial(m, i)
                     T.reads(A[0:k, vi] if trans_a else A[vi, 0:k], B[0:n, 0:k])
                     T.writes(Out[vi, 0:n])
-                    flat.each(n, dot_at, Out, vi, A, B, k)
+                    cols.each(n, dot_at, Out, vi, A, B, k)
 
         return kernel
 

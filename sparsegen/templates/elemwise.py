@@ -19,7 +19,7 @@ from tvm import tirx
 from tvm.script import tirx as T
 
 from . import element_bytes
-from .columns import Columns, columns
+from .columns import cols
 from .flat import binary_map, clip_map, scalar_map, unary_map
 from .scan import offsets
 
@@ -285,25 +285,23 @@ def _nonfinite_count(dtype: str) -> tvm.tirx.PrimFunc:
     return func
 
 
-def dense(dtype: str, row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
+def dense(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """Flat maps ``out[i] = f(...)``: the binary ops ``(a, b, out)``, the scalar ops
     ``(x, s, out)`` and ``clip (x, lo, hi, out)``; used on dense buffers and on stored values.
     ``nonfinite (x, counts)`` counts the inf and nan values of ``x`` in ``len(counts) - 1``
     even chunks (in parallel) and scans the counts: ``counts[-1]`` is the total."""
-    cols = columns(1, row_threads)
-    funcs = {fn: binary_map(partial(binary, fn, dtype), dtype, cols)
+    funcs = {fn: binary_map(partial(binary, fn, dtype), dtype)
              for fn in ("add", "sub", "mul", "div")}
-    funcs.update({fn: scalar_map(partial(SCALAR_OPS[fn], dtype), dtype, cols)
+    funcs.update({fn: scalar_map(partial(SCALAR_OPS[fn], dtype), dtype)
                   for fn in SCALAR_OPS})
-    funcs["clip"] = clip_map(partial(clip, dtype), dtype, cols)
+    funcs["clip"] = clip_map(partial(clip, dtype), dtype)
     funcs["nonfinite"] = _nonfinite_count(dtype)
     return funcs
 
 
-def unary_maps(dtype: str, row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
+def unary_maps(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """One flat map ``(x, out)`` per unary op of ``FLOAT_UNARY``."""
-    cols = columns(1, row_threads)
-    return {fn: unary_map(partial(unary, fn, dtype), dtype, cols) for fn in FLOAT_UNARY}
+    return {fn: unary_map(partial(unary, fn, dtype), dtype) for fn in FLOAT_UNARY}
 
 
 # -- index sets (dtype-free) ------------------------------------------------------------------
@@ -547,7 +545,7 @@ def _row_ops(fn: str, dtype: str) -> tuple[Callable[..., None], ...]:
     return both, left, right
 
 
-def _row_writer(fn: str, dtype: str, cols: Columns) -> Callable[..., None]:
+def _row_writer(fn: str, dtype: str) -> Callable[..., None]:
     """A macro writing output row ``r`` from row ``sa`` of ``a`` and ``sb`` of ``b`` (-1 where
     the operand does not store it)."""
     both, left, right = _row_ops(fn, dtype)
@@ -564,9 +562,9 @@ def _row_writer(fn: str, dtype: str, cols: Columns) -> Callable[..., None]:
     return write
 
 
-def _rsp_fill(fn: str, dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
+def _rsp_fill(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
     align = element_bytes(dtype)
-    write = _row_writer(fn, dtype, cols)
+    write = _row_writer(fn, dtype)
 
     @T.prim_func(s_tir=True)
     def func(a: T.handle, b: T.handle, src_a: T.handle, src_b: T.handle, out: T.handle):
@@ -590,7 +588,7 @@ def _rsp_fill(fn: str, dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
     return func
 
 
-def _rsp_update(fn: str, dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
+def _rsp_update(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
     align = element_bytes(dtype)
 
     @T.macro
@@ -616,7 +614,7 @@ def _rsp_update(fn: str, dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
     return func
 
 
-def _rsp_gather_mul(dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
+def _rsp_gather_mul(dtype: str) -> tvm.tirx.PrimFunc:
     align = element_bytes(dtype)
 
     @T.macro
@@ -680,9 +678,9 @@ def _rsp_keep_mul(dtype: str) -> tvm.tirx.PrimFunc:
     return func
 
 
-def _rsp_fill_kept(fn: str, dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
+def _rsp_fill_kept(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
     align = element_bytes(dtype)
-    write = _row_writer(fn, dtype, cols)
+    write = _row_writer(fn, dtype)
 
     @T.prim_func(s_tir=True)
     def func(a: T.handle, b: T.handle, src_a: T.handle, src_b: T.handle, pos: T.handle,
@@ -713,7 +711,7 @@ def _rsp_fill_kept(fn: str, dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
     return func
 
 
-def row_sparse(dtype: str, row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
+def row_sparse(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """Phase 2 of row_sparse ops, parallel over rows: ``fill_<op>`` writes each output row from
     its source rows (zero where absent); ``update_<op>`` applies stored rows to a dense array in
     place; ``gather_mul`` multiplies stored rows by the dense rows of the same ids.
@@ -722,12 +720,11 @@ def row_sparse(dtype: str, row_threads: int | None = None) -> dict[str, tvm.tirx
     that a product stores when an operand holds inf or nan: rows stored in both, and rows stored
     in one that hold a non-finite value (``x * 0`` is nan there); ``pos`` becomes their offsets.
     ``fill_mul_kept`` writes those rows and their ids at the offsets."""
-    cols = columns(1, row_threads)
-    funcs = {f"fill_{fn}": _rsp_fill(fn, dtype, cols) for fn in (*UNION_OPS, "mul")}
-    funcs.update({f"update_{fn}": _rsp_update(fn, dtype, cols) for fn in UNION_OPS})
-    funcs["gather_mul"] = _rsp_gather_mul(dtype, cols)
+    funcs = {f"fill_{fn}": _rsp_fill(fn, dtype) for fn in (*UNION_OPS, "mul")}
+    funcs.update({f"update_{fn}": _rsp_update(fn, dtype) for fn in UNION_OPS})
+    funcs["gather_mul"] = _rsp_gather_mul(dtype)
     funcs["keep_mul"] = _rsp_keep_mul(dtype)
-    funcs["fill_mul_kept"] = _rsp_fill_kept("mul", dtype, cols)
+    funcs["fill_mul_kept"] = _rsp_fill_kept("mul", dtype)
     return funcs
 
 

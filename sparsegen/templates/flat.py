@@ -13,32 +13,28 @@ import tvm
 from tvm.script import tirx as T
 
 from . import element_bytes
-from .columns import Columns
+from .columns import cols
 
 Expr = tvm.ir.Expr
 
 BLOCK = 512
 """Elements per ``rows`` block of a flat map: a constant inner loop that LLVM vectorizes (the
-schedule parallelizes the blocks; on a GPU ``row_threads`` threads share a block's elements);
-the last ``n % BLOCK`` elements run in a serial tail."""
+schedule parallelizes the blocks and decides who runs a block's elements); the
+last ``n % BLOCK`` elements run in a serial tail."""
 
 
-def blocks(cols: Columns):
-    """A macro ``blocks(n, apply, *args)`` calling ``apply(*args, base, j)`` for every element
-    ``base + j < n``: ``n // BLOCK`` parallel-safe ``rows`` blocks, then a serial tail."""
-
-    @T.macro
-    def each_element(n, apply, *args):
-        for i in T.serial(n // BLOCK):
-            with T.sblock("rows"):
-                vi = T.axis.spatial(n // BLOCK, i)
-                cols.each(BLOCK, apply, *args, vi * BLOCK)
-        for t in T.serial(n % BLOCK):
-            with T.sblock("tail"):
-                vt = T.axis.spatial(n % BLOCK, t)
-                apply(*args, n - n % BLOCK, vt)
-
-    return each_element
+# each_element(n, apply, *args): apply(*args, base, j) for every element base + j < n, as
+# n // BLOCK parallel-safe ``rows`` blocks of one column loop each, then a serial tail
+@T.macro
+def each_element(n, apply, *args):
+    for i in T.serial(n // BLOCK):
+        with T.sblock("rows"):
+            vi = T.axis.spatial(n // BLOCK, i)
+            cols.each(BLOCK, apply, *args, vi * BLOCK)
+    for t in T.serial(n % BLOCK):
+        with T.sblock("tail"):
+            vt = T.axis.spatial(n % BLOCK, t)
+            apply(*args, n - n % BLOCK, vt)
 
 
 def scalar_type(dtype: str) -> Callable[..., Expr]:
@@ -47,10 +43,9 @@ def scalar_type(dtype: str) -> Callable[..., Expr]:
     return T.float64 if dtype.startswith("float") else T.int64
 
 
-def unary_map(element: Callable[[Expr], Expr], dtype: str, cols: Columns) -> tvm.tirx.PrimFunc:
+def unary_map(element: Callable[[Expr], Expr], dtype: str) -> tvm.tirx.PrimFunc:
     """``(x, out)``: ``out[i] = element(x[i])``."""
     align = element_bytes(dtype)
-    each_element = blocks(cols)
 
     @T.macro
     def apply(out, x, base, j):
@@ -67,11 +62,9 @@ def unary_map(element: Callable[[Expr], Expr], dtype: str, cols: Columns) -> tvm
     return func
 
 
-def binary_map(element: Callable[[Expr, Expr], Expr], dtype: str,
-               cols: Columns) -> tvm.tirx.PrimFunc:
+def binary_map(element: Callable[[Expr, Expr], Expr], dtype: str) -> tvm.tirx.PrimFunc:
     """``(a, b, out)``: ``out[i] = element(a[i], b[i])``."""
     align = element_bytes(dtype)
-    each_element = blocks(cols)
 
     @T.macro
     def apply(out, a, b, base, j):
@@ -89,12 +82,10 @@ def binary_map(element: Callable[[Expr, Expr], Expr], dtype: str,
     return func
 
 
-def scalar_map(element: Callable[[Expr, Expr], Expr], dtype: str,
-               cols: Columns) -> tvm.tirx.PrimFunc:
+def scalar_map(element: Callable[[Expr, Expr], Expr], dtype: str) -> tvm.tirx.PrimFunc:
     """``(x, s, out)``: ``out[i] = element(x[i], s)``, ``s`` cast to the element dtype."""
     align = element_bytes(dtype)
     scalar_t = scalar_type(dtype)
-    each_element = blocks(cols)
 
     @T.macro
     def apply(out, x, s, base, j):
@@ -111,12 +102,10 @@ def scalar_map(element: Callable[[Expr, Expr], Expr], dtype: str,
     return func
 
 
-def clip_map(element: Callable[[Expr, Expr, Expr], Expr], dtype: str,
-             cols: Columns) -> tvm.tirx.PrimFunc:
+def clip_map(element: Callable[[Expr, Expr, Expr], Expr], dtype: str) -> tvm.tirx.PrimFunc:
     """``(x, lo, hi, out)``: ``out[i] = element(x[i], lo, hi)``, bounds cast to the dtype."""
     align = element_bytes(dtype)
     scalar_t = scalar_type(dtype)
-    each_element = blocks(cols)
 
     @T.macro
     def apply(out, x, lo, hi, base, j):

@@ -4,8 +4,8 @@ Each family has up to three functions over a weight of ``n`` rows of ``d`` eleme
 (AdaGrad has no ``std``: with a row_sparse gradient MXNet's AdaGrad is always lazy):
 
 - ``lazy``: only the rows in ``grad_indices``, parallel over gradient rows (they are unique,
-  so no two tasks write one row). The rows ``prefetch`` gradient rows ahead are prefetched: they
-  sit at random ids, where the hardware prefetcher cannot guess them.
+  so no two tasks write one row). Each gradient row says which weight and state rows it
+  updates (``ahead``: they sit at random ids), so a schedule can prefetch those of later rows.
 - ``std``: every weight row, the gradient rows merged in by one sorted walk (a row without a
   gradient row updates with ``g = 0``, so weight decay and momentum reach it), parallel over
   spans of ``MERGE_SPAN`` weight rows that each find their first gradient row by binary search.
@@ -27,7 +27,7 @@ import tvm
 from tvm.script import tirx as T
 
 from . import element_bytes
-from .columns import columns
+from .columns import ahead, cols, position
 
 MERGE_SPAN = 64
 """Weight rows per task of the ``std`` functions (each task starts with one binary search)."""
@@ -48,41 +48,24 @@ def _clip(x: Any, bound: Any) -> Any:
     return T.Select(x > bound, bound, T.Select(x < -bound, -bound, x))
 
 
-def _prefetch(element: Any, write: int) -> Any:
-    """LLVM's prefetch of the cache line holding ``element`` (kept in every cache level)."""
-    return T.call_llvm_intrin("void", "llvm.prefetch.p0", T.address_of(element), write, 3, 1)
-
-
 def _sign(x: Any, ct: str) -> Any:
     """MXNet's ``sign::Map``: 1, -1, or 0."""
     one = tvm.tirx.const(1, ct)
     return T.Select(x > 0, one, T.Select(x < 0, -one, tvm.tirx.const(0, ct)))
 
 
-def _loops(dtype: str, lanes: int, row_threads: int | None, prefetch: int,
-           step: Any) -> tuple[Any, Any, Any]:
+def _loops(dtype: str, step: Any) -> tuple[Any, Any, Any]:
     """The ``lazy``, ``std`` and ``dense`` row loops around an element update.
 
     ``step(arrays, h, r, j, g)`` updates element ``(r, j)`` of the weight and states ``arrays``
     (one to three buffers) with hyperparameters ``h`` and gradient value ``g`` (already in the
-    compute type). Column loops are those of templates/columns.py; ``lazy`` prefetches the rows
-    of the gradient row ``prefetch`` ahead.
+    compute type). Column loops are those of templates/columns.py; each row of ``lazy`` is a
+    gather entry whose rows are ``ahead``.
     """
     ct = _compute_type(dtype)
     zero = tvm.tirx.const(0, ct)
     span = MERGE_SPAN
-    per_line = max(1, 64 // tvm.DataType(dtype).itemsize)
-    cols = columns(lanes, row_threads)
-
-    @T.macro
-    def fetch_rows(arrays, gbuf, row, grow, width):
-        for q in T.serial((width + per_line - 1) // per_line):
-            T.evaluate(_prefetch(arrays[0][row, q * per_line], 1))
-            if len(arrays) > 1:
-                T.evaluate(_prefetch(arrays[1][row, q * per_line], 1))
-            if len(arrays) > 2:
-                T.evaluate(_prefetch(arrays[2][row, q * per_line], 1))
-            T.evaluate(_prefetch(gbuf[grow, q * per_line], 0))
+    at = position()
 
     @T.macro
     def grad_step(arrays, hyper, row, gbuf, grow, j):
@@ -105,13 +88,11 @@ def _loops(dtype: str, lanes: int, row_threads: int | None, prefetch: int,
         for i in T.serial(kk):
             with T.sblock("rows"):
                 vi = T.axis.spatial(kk, i)
-                T.reads(gbuf[vi, 0:width], ibuf[vi : vi + prefetch + 1],
+                T.reads(gbuf[vi, 0:width], ibuf[0:kk],
                         *[a[ibuf[vi], 0:width] for a in arrays])
                 T.writes(*[a[ibuf[vi], 0:width] for a in arrays])
-                if prefetch > 0:
-                    if vi + prefetch < kk:
-                        fetch_rows(arrays, gbuf, ibuf[vi + prefetch], vi + prefetch, width)
-                grad_cols(arrays, hyper, ibuf[vi], gbuf, vi, width)
+                cols.gather(ahead(at, kk, [(a, ibuf[at], True) for a in arrays] + [(gbuf, at, False)]),
+                            vi, grad_cols, arrays, hyper, ibuf[vi], gbuf, vi, width)
 
     @T.macro
     def merged_rows(arrays, hyper, gbuf, ibuf, kk, nn, width):
@@ -154,8 +135,7 @@ def _loops(dtype: str, lanes: int, row_threads: int | None, prefetch: int,
     return lazy_rows, merged_rows, dense_rows
 
 
-def sgd(dtype: str, lanes: int = 16, prefetch: int = 0,
-        row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
+def sgd(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """``weight = (1 - lr*wd) * weight - lr * clip(rescale_grad * grad)`` (MXNet's sgd_update)."""
     itemsize = element_bytes(dtype)
     ct = _compute_type(dtype)
@@ -168,7 +148,7 @@ def sgd(dtype: str, lanes: int = 16, prefetch: int = 0,
         a[0][r, j] = T.Cast(dtype, (up(1) - h.lr * h.wd) * up(a[0][r, j])
                             - h.lr * _clip(h.rescale_grad * g, h.clip_gradient))
 
-    lazy_rows, merged_rows, dense_rows = _loops(dtype, lanes, row_threads, prefetch, step)
+    lazy_rows, merged_rows, dense_rows = _loops(dtype, step)
 
     @T.prim_func(s_tir=True)
     def lazy(weight: T.handle, grad_data: T.handle, grad_indices: T.handle, lr: T.float32,
@@ -203,8 +183,7 @@ def sgd(dtype: str, lanes: int = 16, prefetch: int = 0,
     return {"lazy": lazy, "std": std, "dense": dense}
 
 
-def sgd_mom(dtype: str, lanes: int = 16, prefetch: int = 0,
-            row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
+def sgd_mom(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """``mom = momentum*mom - lr*wd*weight - lr*clip(rescale_grad*grad); weight += mom``
     (MXNet's sgd_mom_update: the momentum state holds the negative step)."""
     itemsize = element_bytes(dtype)
@@ -219,7 +198,7 @@ def sgd_mom(dtype: str, lanes: int = 16, prefetch: int = 0,
                             - h.lr * _clip(h.rescale_grad * g, h.clip_gradient))
         a[0][r, j] = T.Cast(dtype, up(a[0][r, j]) + up(a[1][r, j]))
 
-    lazy_rows, merged_rows, dense_rows = _loops(dtype, lanes, row_threads, prefetch, step)
+    lazy_rows, merged_rows, dense_rows = _loops(dtype, step)
 
     @T.prim_func(s_tir=True)
     def lazy(weight: T.handle, grad_data: T.handle, grad_indices: T.handle, mom: T.handle,
@@ -262,8 +241,7 @@ def sgd_mom(dtype: str, lanes: int = 16, prefetch: int = 0,
     return {"lazy": lazy, "std": std, "dense": dense}
 
 
-def adam(dtype: str, lanes: int = 16, prefetch: int = 0,
-         row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
+def adam(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """``g = clip(rescale_grad*grad + wd*weight); mean = beta1*mean + (1-beta1)*g;
     var = beta2*var + (1-beta2)*g*g; weight -= lr * mean / (sqrt(var) + epsilon)``
     (MXNet's adam_update; the caller folds bias correction into ``lr``)."""
@@ -286,7 +264,7 @@ def adam(dtype: str, lanes: int = 16, prefetch: int = 0,
         a[0][r, j] = T.Cast(dtype, up(a[0][r, j])
                             - h.lr * up(a[1][r, j]) / (T.sqrt(up(a[2][r, j])) + h.epsilon))
 
-    lazy_rows, merged_rows, dense_rows = _loops(dtype, lanes, row_threads, prefetch, step)
+    lazy_rows, merged_rows, dense_rows = _loops(dtype, step)
 
     @T.prim_func(s_tir=True)
     def lazy(weight: T.handle, grad_data: T.handle, grad_indices: T.handle, mean: T.handle,
@@ -334,8 +312,7 @@ def adam(dtype: str, lanes: int = 16, prefetch: int = 0,
     return {"lazy": lazy, "std": std, "dense": dense}
 
 
-def adagrad(dtype: str, lanes: int = 16, prefetch: int = 0,
-            row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
+def adagrad(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """``g = clip(rescale_grad*grad); history += g*g;
     weight -= lr * (g / sqrt(history + epsilon) + wd*weight)`` (MXNet's AdaGrad; its sparse
     operator takes no ``wd``, so a row_sparse gradient always runs ``lazy`` with ``wd = 0``)."""
@@ -353,7 +330,7 @@ def adagrad(dtype: str, lanes: int = 16, prefetch: int = 0,
             _clip(g * h.rescale_grad, h.clip_gradient) / T.sqrt(up(a[1][r, j]) + h.epsilon)
             + h.wd * up(a[0][r, j])))
 
-    lazy_rows, _, dense_rows = _loops(dtype, lanes, row_threads, prefetch, step)
+    lazy_rows, _, dense_rows = _loops(dtype, step)
 
     @T.prim_func(s_tir=True)
     def lazy(weight: T.handle, grad_data: T.handle, grad_indices: T.handle, history: T.handle,
@@ -383,8 +360,7 @@ def adagrad(dtype: str, lanes: int = 16, prefetch: int = 0,
     return {"lazy": lazy, "dense": dense}
 
 
-def ftrl(dtype: str, lanes: int = 16, prefetch: int = 0,
-         row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
+def ftrl(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """``g = clip(rescale_grad*grad); z += g - (sqrt(n + g*g) - sqrt(n)) * weight / lr;
     n += g*g; weight = (sign(z)*lamda1 - z) / ((beta + sqrt(n)) / lr + wd) * (|z| > lamda1)``
     (MXNet's ftrl_update)."""
@@ -407,7 +383,7 @@ def ftrl(dtype: str, lanes: int = 16, prefetch: int = 0,
                             / ((h.beta + T.sqrt(up(a[2][r, j]))) / h.lr + h.wd)
                             * T.Cast(ct, T.abs(up(a[1][r, j])) > h.lamda1))
 
-    lazy_rows, merged_rows, dense_rows = _loops(dtype, lanes, row_threads, prefetch, step)
+    lazy_rows, merged_rows, dense_rows = _loops(dtype, step)
 
     @T.prim_func(s_tir=True)
     def lazy(weight: T.handle, grad_data: T.handle, grad_indices: T.handle, z: T.handle,

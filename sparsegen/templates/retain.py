@@ -6,17 +6,15 @@ import tvm
 from tvm.script import tirx as T
 
 from . import element_bytes
-from .columns import columns
+from .columns import cols
 
 
-def retain(dtype: str, lanes: int = 16,
-           row_threads: int | None = None) -> dict[str, tvm.tirx.PrimFunc]:
+def retain(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """``gather``: ``out[r] = data[s]`` where ``indices[s] == req[r]``, else zeros (binary search).
     ``check``: ``bad[0]`` is -1 when ``req`` is sorted, unique and in ``[0, rows)``, else a
     position that breaks it (any one: positions are written concurrently)."""
     zero = tvm.tirx.const(0, dtype)
     itemsize = element_bytes(dtype)
-    cols = columns(lanes, row_threads)
 
     @T.macro
     def copy(out, r, data, s, j):
