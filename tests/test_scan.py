@@ -119,7 +119,6 @@ SORT_COLUMNS = (10, 5000, 10**6)
 def small_chunk_sorter():
     """The index phases built at ``SMALL_CHUNK`` entries per chunk, parallel CPU schedule."""
     import tvm
-    from tvm import s_tir
 
     from sparsegen.schedules import cpu
     from sparsegen.target import host_cpu
@@ -127,11 +126,10 @@ def small_chunk_sorter():
 
     funcs = {name: func.with_attr("global_symbol", name)
              for name, func in _index_phases(sort_chunk=SMALL_CHUNK).items()}
-    schedule = s_tir.Schedule(tvm.IRModule(funcs), enable_check=False)
-    cpu.ROWS.apply(schedule, {"parallel": True, "chunk": 1, "lanes": 16})
+    scheduled = cpu.ROWS.apply(tvm.IRModule(funcs), {"parallel": True, "chunk": 1, "lanes": 16})
     target = host_cpu().to_tvm()
     with target:
-        built = tvm.compile(schedule.mod, target=target)
+        built = tvm.compile(scheduled, target=target)
     return SimpleNamespace(**{name: runtime.wrap(built[name]) for name in funcs})
 
 
