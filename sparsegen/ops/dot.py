@@ -16,8 +16,7 @@ import numpy as np
 from ..cache import Kernel
 from ..device import DeviceArray, contiguous, copy, empty_like, head, item, to_host
 from ..errors import SparsegenError
-from ..ndarray.formats import CSR, INDEX_DTYPE, RowSparse
-from ..templates import RADIX_BITS, SCAN_CHUNK, SORT_CHUNK
+from ..formats import CSR, INDEX_DTYPE, RADIX_BITS, SCAN_CHUNK, SORT_CHUNK, RowSparse
 from .cast import dense_to_csr, dense_to_row_sparse, row_sparse_to_dense
 from .layout import as_rows, dtype_name, kernel
 

@@ -23,7 +23,8 @@ from __future__ import annotations
 import tvm
 from tvm.script import tirx as T
 
-from . import RADIX_BITS, SCAN_CHUNK, SORT_CHUNK, element_bytes
+from ..formats import RADIX_BITS, SCAN_CHUNK, SORT_CHUNK
+from . import element_bytes
 from .columns import Columns, columns
 from .scan import offsets
 
