@@ -10,6 +10,7 @@ importing ``a.b.c`` also runs the package ``a.b`` unless the importer is inside 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -178,7 +179,7 @@ def _in(module: str, *packages: str) -> bool:
     return any(module == p or module.startswith(p + ".") for p in packages)
 
 
-def _offending(rule) -> str:
+def _offending(rule: Callable[[Import], bool]) -> str:
     """The explicit imports ``rule(import)`` refuses, one a line."""
     return "\n".join(str(i) for i in IMPORTS if not i.implied and rule(i))
 
@@ -224,7 +225,10 @@ def test_a_cycle_of_two_modules_is_found(tmp_path):
     (root / "b.py").write_text("from typing import TYPE_CHECKING\nfrom .a import f\n"
                                "if TYPE_CHECKING:\n    from pkg import c\n")
     (root / "c.py").write_text("import pkg.b\n")
-    found = cycles(package_imports(root, "pkg"))
+    edges = package_imports(root, "pkg")
+    assert {(e.source, e.target) for e in edges} == {("pkg.a", "pkg.b"), ("pkg.b", "pkg.a"),
+                                                      ("pkg.c", "pkg.b")}
+    found = cycles(edges)
     assert [[(e.source, e.target, e.where) for e in cycle] for cycle in found] == [
         [("pkg.a", "pkg.b", "pkg/a.py:2"), ("pkg.b", "pkg.a", "pkg/b.py:2")]]
 
