@@ -14,9 +14,8 @@ from hypothesis import strategies as st
 
 import sparsegen as mx
 from sparsegen import runtime
-from sparsegen.ndarray.formats import CSR
+from sparsegen.formats import CSR, SCAN_CHUNK, SORT_CHUNK
 from sparsegen.ops.index import sort_by_column
-from sparsegen.templates import SCAN_CHUNK, SORT_CHUNK
 
 EDGES = (SCAN_CHUNK - 1, SCAN_CHUNK, SCAN_CHUNK + 1, 2 * SCAN_CHUNK, 3 * SCAN_CHUNK + 5)
 """Counts that straddle chunk boundaries: the last chunk short, full, of one element; several."""

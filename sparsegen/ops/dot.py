@@ -13,7 +13,7 @@ from typing import Any
 
 from ..device import contiguous, empty_like, to_host
 from ..errors import SparsegenError
-from ..ndarray.formats import CSR, INDEX_DTYPE, RowSparse
+from ..formats import CSR, INDEX_DTYPE, RowSparse
 from .cast import dense_to_csr, dense_to_row_sparse, row_sparse_to_dense
 from .index import sort_by_column
 from .layout import as_rows, dtype_name, kernel

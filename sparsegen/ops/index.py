@@ -9,8 +9,7 @@ import numpy as np
 
 from ..cache import Kernel
 from ..device import DeviceArray, copy, empty_like, head, item
-from ..ndarray.formats import CSR, INDEX_DTYPE
-from ..templates import RADIX_BITS, SCAN_CHUNK, SORT_CHUNK
+from ..formats import CSR, INDEX_DTYPE, RADIX_BITS, SCAN_CHUNK, SORT_CHUNK
 
 
 def _scratch(near: Any, *sizes: int) -> list[Any]:

@@ -23,7 +23,7 @@ from typing import Callable
 import tvm
 from tvm.script import tirx as T
 
-from . import RADIX_BITS, SCAN_CHUNK, SORT_CHUNK
+from ..formats import RADIX_BITS, SCAN_CHUNK, SORT_CHUNK
 from .scan import offsets
 
 _BUCKETS = 1 << RADIX_BITS
