@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from tqdm import tqdm
 
 from .cache import CompilerMissingError, KernelKey, choose, default_cache
-from .registry import DATA_DTYPES, KERNELS, kernel_def
+from .formats import DATA_DTYPES
+from .registry import KERNELS, kernel_def
 from .target import Target
 from .target import resolve as resolve_target
 

@@ -30,7 +30,7 @@ from .target import resolve as resolve_target
 from .tune import records
 
 _PACKAGE = Path(__file__).parent
-_CODE_THAT_SHAPES_BINARIES = ("templates", "schedules", "compiler.py")
+_CODE_THAT_SHAPES_BINARIES = ("templates", "schedules", "formats.py", "compiler.py")
 # the layout of an entry: 2 = a sidecar with every file's size and SHA-256 (older entries,
 # which have none, are not looked up under the new keys)
 ENTRY_FORMAT = 2

@@ -113,7 +113,7 @@ def _cuda_arch(text: str) -> str:
 def _check_dtypes(dtypes: Sequence[str] | None, flag: str) -> None:
     """Raise ``MXNetError`` naming ``flag`` when a dtype has no kernels."""
     from .errors import SparsegenError
-    from .registry import DATA_DTYPES
+    from .formats import DATA_DTYPES
 
     unknown = [d for d in dtypes or () if d not in DATA_DTYPES]
     if unknown:
@@ -122,7 +122,7 @@ def _check_dtypes(dtypes: Sequence[str] | None, flag: str) -> None:
 
 def _build(args: argparse.Namespace) -> int:
     from .build import build_library
-    from .registry import DATA_DTYPES
+    from .formats import DATA_DTYPES
 
     from .target import cuda
 

@@ -8,6 +8,21 @@ class SparsegenError(Exception):
 MXNetError = SparsegenError
 
 
+class InvalidValue(SparsegenError, ValueError):
+    """A bad argument value where MXNet raises ``ValueError`` (a shape that contradicts the
+    source's): catchable as either."""
+
+
+class InvalidType(SparsegenError, TypeError):
+    """A bad argument type where MXNet raises ``TypeError`` (a float in a shape): catchable as
+    either."""
+
+
+class InvalidIndex(SparsegenError, IndexError):
+    """A bad indexing key where MXNet raises ``IndexError`` (a boolean mask, a fractional id):
+    catchable as either."""
+
+
 class StorageFallbackWarning(UserWarning):
     """An op ran its dense kernel on sparse inputs (MXNet logs this as a storage fallback)."""
 

@@ -36,8 +36,9 @@ from ._version import __version__
 from .cache import choose, versions
 from .errors import SparsegenError
 from .files import write_atomically
+from .formats import DATA_DTYPES
 from .kernels import Argument, argument_table, arguments
-from .registry import DATA_DTYPES, KernelDef
+from .registry import KernelDef
 from .target import Target
 from .target import resolve as resolve_target
 

@@ -15,20 +15,17 @@ PyTorch is optional: only the torch functions import it.
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
 
+from . import formats
 from .context import Context
 from .context import resolve as resolve_context
-from .device import copy as copy_buffer
 from .errors import SparsegenError
-from .ndarray import formats
+from .ndarray.dlpack import dlpack_numpy, torch_module, torch_tensor
 from .ndarray.ndarray import NDArray
 from .ndarray.sparse import BaseSparseNDArray, CSRNDArray, RowSparseNDArray, _from_scipy
-
-_DLPACK_CPU = 1
 
 
 def as_numpy(array: Any, what: str = "array") -> np.ndarray:
@@ -42,18 +39,7 @@ def as_numpy(array: Any, what: str = "array") -> np.ndarray:
         return _host_storage(array, what)
     if not hasattr(array, "__dlpack__"):
         return np.asarray(array)
-    if getattr(array, "requires_grad", False):
-        array = array.detach()  # a torch tensor in an autograd graph: share its data, not the graph
-    device = array.__dlpack_device__() if hasattr(array, "__dlpack_device__") else (_DLPACK_CPU, 0)
-    if int(device[0]) != _DLPACK_CPU:
-        raise SparsegenError(
-            f"{what} lives on DLPack device {tuple(int(d) for d in device)}, not the CPU; "
-            "sparsegen arrays are CPU arrays: move it first (tensor.cpu())"
-        )
-    try:
-        return np.from_dlpack(array)
-    except (BufferError, TypeError, ValueError, RuntimeError) as err:
-        raise SparsegenError(f"{what} cannot be shared through DLPack: {err}") from None
+    return dlpack_numpy(array, what)
 
 
 def _host_storage(array: NDArray, what: str) -> Any:
@@ -128,35 +114,14 @@ def from_scipy(matrix: Any, ctx: Context | None = None) -> CSRNDArray:
 
 
 # -- PyTorch ---------------------------------------------------------------------------------------
-def _torch() -> Any:
-    try:
-        import torch
-    except ImportError:
-        raise SparsegenError("PyTorch is not installed (pip install torch)") from None
-    return torch
-
-
 def to_torch(array: NDArray) -> Any:
     """The array as a torch tensor sharing its values: dense -> strided, row_sparse -> sparse COO
     (one sparse dimension, rows stored whole), csr -> sparse CSR. A sparse tensor's index
     tensors are copies (torch lets them be written, and sparsegen's kernels trust its own)."""
-    torch = _torch()
-    if isinstance(array, RowSparseNDArray):
-        s = array._storage
-        ids = torch.from_dlpack(copy_buffer(s.indices)).reshape(1, -1)
-        return torch.sparse_coo_tensor(ids, torch.from_dlpack(s.data), size=s.shape,
-                                       is_coalesced=True, check_invariants=False)
-    if isinstance(array, CSRNDArray):
-        s = array._storage
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", "Sparse CSR tensor support is in beta", UserWarning)
-            return torch.sparse_csr_tensor(
-                torch.from_dlpack(copy_buffer(s.indptr)), torch.from_dlpack(copy_buffer(s.indices)),
-                torch.from_dlpack(s.data), size=s.shape, check_invariants=False,
-            )
-    if isinstance(array, NDArray):
-        return torch.from_dlpack(array._storage)
-    raise SparsegenError(f"to_torch needs a sparsegen NDArray, got {_kind(array)}")
+    if not isinstance(array, NDArray):
+        torch_module()  # a missing PyTorch is named first
+        raise SparsegenError(f"to_torch needs a sparsegen NDArray, got {_kind(array)}")
+    return torch_tensor(array._storage)
 
 
 def from_torch(tensor: Any, ctx: Context | None = None) -> NDArray:
@@ -166,7 +131,7 @@ def from_torch(tensor: Any, ctx: Context | None = None) -> NDArray:
     (coalesced first if it is not); other 2-D COO and sparse CSR -> ``CSRNDArray``. Index
     tensors are copied into int64 ids the array owns.
     """
-    torch = _torch()
+    torch = torch_module()
     if not isinstance(tensor, torch.Tensor):
         raise SparsegenError(f"from_torch needs a torch.Tensor, got {type(tensor).__name__}")
     if tensor.device.type != "cpu":

@@ -38,8 +38,8 @@ import numpy as np
 from .cache import get_kernel
 from .device import DeviceArray, target_of
 from .errors import SparsegenError
-from .ndarray.formats import check_indptr, check_range, check_sorted_rows
-from .registry import DATA_DTYPES, KERNELS, KernelDef, kernel_def
+from .formats import DATA_DTYPES, check_indptr, check_range, check_sorted_rows
+from .registry import KERNELS, KernelDef, kernel_def
 
 
 @dataclass(frozen=True)

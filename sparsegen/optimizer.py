@@ -19,8 +19,8 @@ import numpy as np
 
 from .device import colocate, may_share_memory
 from .errors import SparsegenError
+from .formats import INDEX_DTYPE, RowSparse
 from .ndarray import NDArray, zeros
-from .ndarray.formats import INDEX_DTYPE, RowSparse
 from .ndarray.storage import convert
 from .ops import optim as ops
 from .params import flag, integer, real, representable

@@ -12,9 +12,7 @@ from functools import lru_cache
 from typing import Any
 
 from .errors import SparsegenError
-
-DATA_DTYPES = ("float16", "float32", "float64", "uint8", "int8", "int32", "int64")
-"""Element dtypes every storage kernel is generated for (MXNet's sparse dtypes)."""
+from .formats import DATA_DTYPES
 
 
 @dataclass(frozen=True)

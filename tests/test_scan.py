@@ -14,9 +14,8 @@ from hypothesis import strategies as st
 
 import sparsegen as mx
 from sparsegen import runtime
-from sparsegen.ndarray.formats import CSR
-from sparsegen.ops.dot import _sorted_columns
-from sparsegen.templates import SCAN_CHUNK, SORT_CHUNK
+from sparsegen.formats import CSR, SCAN_CHUNK, SORT_CHUNK
+from sparsegen.ops.index import sort_by_column
 
 EDGES = (SCAN_CHUNK - 1, SCAN_CHUNK, SCAN_CHUNK + 1, 2 * SCAN_CHUNK, 3 * SCAN_CHUNK + 5)
 """Counts that straddle chunk boundaries: the last chunk short, full, of one element; several."""
@@ -122,10 +121,11 @@ def small_chunk_sorter():
 
     from sparsegen.schedules import cpu
     from sparsegen.target import host_cpu
-    from sparsegen.templates.dot import _index_phases
+    from sparsegen.templates import index
 
-    funcs = {name: func.with_attr("global_symbol", name)
-             for name, func in _index_phases(sort_chunk=SMALL_CHUNK).items()}
+    phases = index.phases("sort_dense", "gather_rsp", "sort_pass", "unique", "rank",
+                          sort_chunk=SMALL_CHUNK)
+    funcs = {name: func.with_attr("global_symbol", name) for name, func in phases.items()}
     scheduled = cpu.ROWS.apply(tvm.IRModule(funcs), {"parallel": True, "chunk": 1, "lanes": 16})
     target = host_cpu().to_tvm()
     with target:
@@ -146,8 +146,8 @@ def test_radix_sort_chunks(small_chunk_sorter, entries, columns, stored, seed):
     ids = None if stored is None else rows[rng.random(rows.size) < stored]
     rows_of = np.repeat(rows, np.diff(csr.indptr))
     positions = np.flatnonzero(np.isin(rows_of, rows if ids is None else ids))
-    src, erow, distinct, starts = _sorted_columns(small_chunk_sorter, csr, ids, positions.size,
-                                                  SMALL_CHUNK)
+    src, erow, distinct, starts = sort_by_column(small_chunk_sorter, csr, ids, positions.size,
+                                                 SMALL_CHUNK)
     order = positions[np.argsort(csr.indices[positions], kind="stable")]
     np.testing.assert_array_equal(src, order)
     expected_rows = rows_of if ids is None else np.searchsorted(ids, rows_of)

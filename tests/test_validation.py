@@ -115,7 +115,7 @@ def test_check_format_accepts_valid_arrays():
 
 
 def test_check_format_catches_corrupted_storage():
-    from sparsegen.ndarray.formats import RowSparse
+    from sparsegen.formats import RowSparse
 
     rsp = mx.nd.sparse.row_sparse_array(([[1, 2], [3, 4]], [1, 2]), shape=(3, 2))
     # storage built behind the validating constructors, as a buggy extension might

@@ -9,14 +9,15 @@ import numpy as np
 from ..context import Context
 from ..context import resolve as resolve_context
 from ..device import allocated, check_allocation
-from ..errors import SparsegenError
+from ..errors import InvalidValue, SparsegenError
+from ..formats import check_dtype, check_shape
 from . import sparse
 from .dispatch import deliver
+from .dlpack import dlpack_numpy
 from .dot import dot
 from . import compare, elemwise
 from .compare import *  # noqa: F403 - equal, not_equal, greater, greater_equal, lesser, ...
 from .elemwise import *  # noqa: F403 - elemwise.__all__, which includes abs and round
-from .formats import InvalidValue, check_dtype, check_shape
 from .ndarray import NDArray
 from .sparse import BaseSparseNDArray, CSRNDArray, RowSparseNDArray
 from .storage import cast_storage
@@ -55,9 +56,7 @@ def array(source_array: Any, ctx: Context | None = None, dtype: Any = None) -> N
         values = sparse._values(source_array, dtype, "source_array")
     else:
         if hasattr(source_array, "__dlpack__") and not isinstance(source_array, np.ndarray):
-            from ..interop import as_numpy
-
-            source_array = as_numpy(source_array, "source_array")
+            source_array = dlpack_numpy(source_array, "source_array")
         values = user_values(source_array, check_dtype(_DEFAULT if dtype is None else dtype,
                                                        "source_array dtype"), "source_array")
     return NDArray(values, resolve_context(ctx))

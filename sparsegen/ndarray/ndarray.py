@@ -11,8 +11,8 @@ import numpy as np
 
 from ..context import Context
 from ..device import DeviceArray, device_of, host_copy, place, to_host
-from ..errors import SparsegenError
-from .formats import InvalidIndex, InvalidType, InvalidValue, check_dtype
+from ..errors import InvalidIndex, InvalidType, InvalidValue, SparsegenError
+from ..formats import check_dtype
 
 STYPES = ("default", "row_sparse", "csr")
 

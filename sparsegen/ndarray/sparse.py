@@ -10,12 +10,13 @@ import numpy as np
 from ..context import Context
 from ..context import resolve as resolve_context
 from ..device import DeviceArray, copy as copy_buffer, host_copy, item, rows as copy_rows, to_host
-from ..errors import SparsegenError
+from .. import formats
+from ..errors import InvalidValue, SparsegenError
+from ..formats import CSR, INDEX_DTYPE, RowSparse
 from ..ops import retain as ops_retain
 from ..registry import op_rule
-from . import formats
-from .formats import CSR, INDEX_DTYPE, RowSparse
 from .dispatch import check_out, deliver
+from .dlpack import dlpack_numpy, torch_tensor
 from .dot import dot
 from . import elemwise
 from .elemwise import *  # noqa: F403 - elemwise.__all__, which includes abs and round
@@ -84,9 +85,7 @@ class BaseSparseNDArray(NDArray):
     # -- interop (sparsegen/interop.py) -----------------------------------------------------
     def to_torch(self) -> Any:
         """A torch sparse tensor sharing this array's memory: COO for row_sparse, CSR for csr."""
-        from ..interop import to_torch
-
-        return to_torch(self)
+        return torch_tensor(self._storage)
 
 
 class RowSparseNDArray(BaseSparseNDArray):
@@ -172,9 +171,7 @@ def _host_array(source: Any, what: str) -> Any:
     if isinstance(source, NDArray):
         return source.asnumpy()
     if not isinstance(source, np.ndarray) and hasattr(source, "__dlpack__"):
-        from ..interop import as_numpy
-
-        return as_numpy(source, what)
+        return dlpack_numpy(source, what)
     return source
 
 
@@ -223,7 +220,7 @@ def _check_target_shape(storage: Any, shape: Any) -> None:
     """Raise ``InvalidValue`` (a ``ValueError``, as MXNet raises) when ``shape=`` is given and is
     not the shape of what ``arg1`` builds."""
     if shape is not None and tuple(storage.shape) != formats.check_shape(shape):
-        raise formats.InvalidValue(
+        raise InvalidValue(
             f"shape={shape!r} does not match the shape {tuple(storage.shape)} of the array "
             "built from arg1"
         )

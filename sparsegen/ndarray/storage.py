@@ -12,9 +12,9 @@ import numpy as np
 
 from ..context import Context
 from ..device import astype, copy_into, deep_copy, device_of, place, to_host
+from .. import formats
 from ..errors import SparsegenError
 from ..registry import op_rule
-from . import formats
 from .ndarray import STYPES, NDArray, _late
 
 

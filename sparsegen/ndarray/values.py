@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import SparsegenError
-from .formats import InvalidType, _preview
+from ..errors import InvalidType, SparsegenError
+from ..formats import preview
 
 _NOT_NUMBERS = (str, bytes, dict, set, frozenset)
 
@@ -41,7 +41,7 @@ def _numeric(source: Any, what: str) -> np.ndarray:
         raise _not_numbers(source, what)
     if raw.dtype.kind == "c":
         raise SparsegenError(
-            f"{what} holds complex values {_preview(raw)}; sparsegen arrays are real, so pass "
+            f"{what} holds complex values {preview(raw)}; sparsegen arrays are real, so pass "
             "the part you mean explicitly (.real or abs())"
         )
     return raw
@@ -57,14 +57,14 @@ def check_fits(raw: np.ndarray, dtype: np.dtype, what: str) -> None:
         bad = ~np.isfinite(as_float)
         if bad.any():
             raise SparsegenError(
-                f"{what}: {_preview(raw[bad])} has no {dtype.name} value (nan and inf are not "
+                f"{what}: {preview(raw[bad])} has no {dtype.name} value (nan and inf are not "
                 "integers)"
             )
     info = np.iinfo(dtype)
     bad = (raw < info.min) | (raw > info.max)
     if np.any(bad):
         raise SparsegenError(
-            f"{what}: {_preview(np.asarray(raw)[bad])} does not fit in {dtype.name} "
+            f"{what}: {preview(np.asarray(raw)[bad])} does not fit in {dtype.name} "
             f"(range [{info.min}, {info.max}])"
         )
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..device import contiguous, empty_like, item
 from ..errors import SparsegenError
-from ..ndarray.formats import CSR, INDEX_DTYPE, RowSparse
+from ..formats import CSR, INDEX_DTYPE, RowSparse
 from .layout import as_rows, dtype_name, kernel
 
 

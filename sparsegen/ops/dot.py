@@ -11,14 +11,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
-from ..cache import Kernel
-from ..device import DeviceArray, contiguous, copy, empty_like, head, item, to_host
+from ..device import contiguous, empty_like, to_host
 from ..errors import SparsegenError
-from ..ndarray.formats import CSR, INDEX_DTYPE, RowSparse
-from ..templates import RADIX_BITS, SCAN_CHUNK, SORT_CHUNK
+from ..formats import CSR, INDEX_DTYPE, RowSparse
 from .cast import dense_to_csr, dense_to_row_sparse, row_sparse_to_dense
+from .index import sort_by_column
 from .layout import as_rows, dtype_name, kernel
 
 _DENSE_FUNCTION = {
@@ -102,47 +99,6 @@ def csr_row_sparse(lhs: CSR, rhs: RowSparse, **flags: bool) -> Any:
 
 
 # -- csrᵀ · x -----------------------------------------------------------------------------------
-def _scratch(near: Any, *sizes: int) -> list[Any]:
-    """int64 work arrays of ``sizes`` where ``near`` lives. On the host they are cut from one
-    allocation: large scratch then gets huge pages (numpy asks for them from 4 MB) instead of a
-    page fault per 4 KB on first touch; a device allocates each (kernels take no offset views)."""
-    if isinstance(near, DeviceArray):
-        return [empty_like(near, (size,), INDEX_DTYPE) for size in sizes]
-    block = np.empty(sum(sizes), INDEX_DTYPE)
-    bounds = np.cumsum((0, *sizes))
-    return [block[start:stop] for start, stop in zip(bounds[:-1], bounds[1:])]
-
-
-def _sorted_columns(sorter: Kernel, csr: CSR, rhs_ids: Any, used: int,
-                    sort_chunk: int = SORT_CHUNK) -> tuple[Any, Any, Any, Any]:
-    """Sort by column the ``used`` entries of ``csr`` in every row (``rhs_ids`` None) or in the
-    rows ``rhs_ids`` lists, then list the distinct columns (``unique``). Returns the entry
-    positions by column (``src``), each entry's rhs row (``erow``), the distinct column ids (a
-    copy) and where each one's run starts in ``src``.
-
-    Radix passes of ``RADIX_BITS`` over chunks of ``sort_chunk`` entries (the templates' chunk:
-    tests build them smaller) run until the column ids' bits are covered, each from one pair of
-    buffers into the other."""
-    rows = 0 if rhs_ids is None else rhs_ids.size
-    table = (1 << RADIX_BITS) * -(-used // sort_chunk) + 1
-    keys, src, keys_out, src_out, ids, starts, erow, count, runs, sort_table, row_starts = (
-        _scratch(csr.indices, used, used, used, used, used, used + 1, csr.indices.size, 1,
-                 -(-used // SCAN_CHUNK) + 1, table, rows + 1)
-    )
-    if rhs_ids is None:
-        sorter.sort_dense(csr.indices, csr.indptr, keys, src, erow, sort_table)
-        first = RADIX_BITS
-    else:
-        sorter.gather_rsp(csr.indices, csr.indptr, rhs_ids, row_starts, keys, src, erow)
-        first = 0
-    for shift in range(first, max(csr.shape[1] - 1, 0).bit_length(), RADIX_BITS):
-        sorter.sort_pass(keys, src, keys_out, src_out, sort_table, shift)
-        keys, src, keys_out, src_out = keys_out, src_out, keys, src
-    sorter.unique(keys, ids, starts, count, runs)
-    distinct = item(count, 0)
-    return src, erow, copy(head(ids, distinct)), head(starts, distinct + 1)
-
-
 def _csr_t(lhs: CSR, rhs_rows: Any, rhs_ids: Any) -> RowSparse:
     """``csrᵀ · rhs`` as row_sparse over the columns holding an entry that meets a rhs row:
     every csr row for a dense rhs (``rhs_ids`` None), else the rows ``rhs_ids`` stored.
@@ -154,7 +110,7 @@ def _csr_t(lhs: CSR, rhs_rows: Any, rhs_ids: Any) -> RowSparse:
     if rhs_ids is not None:
         indptr, ids = to_host(lhs.indptr), to_host(rhs_ids)
         used = int((indptr[ids + 1] - indptr[ids]).sum())
-    src, erow, ids, starts = _sorted_columns(product, lhs, rhs_ids, used)
+    src, erow, ids, starts = sort_by_column(product, lhs, rhs_ids, used)
     out = empty_like(rhs_rows, (ids.size, rhs_rows.shape[1]), lhs.dtype)
     product.values(lhs.data, src, erow, starts, rhs_rows, out)
     return RowSparse(out, ids, (lhs.shape[1], rhs_rows.shape[1]))
@@ -206,7 +162,7 @@ def dense_csr_to_csr(lhs: Any, rhs: CSR, **flags: bool) -> CSR:
     size = a.shape[0] * (rhs.indices.size + 1)
     product = kernel("dot_dense_csr", (dtype_name(lhs.dtype),), a, size)
     nnz = rhs.indices.size
-    src, _, columns, starts = _sorted_columns(product, rhs, None, nnz)
+    src, _, columns, starts = sort_by_column(product, rhs, None, nnz)
     ranks = empty_like(a, (nnz,), INDEX_DTYPE)
     product.rank(starts, src, ranks)
     m = a.shape[0]

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..device import contiguous, copy, empty_like, head, item
-from ..ndarray.formats import CSR, INDEX_DTYPE, RowSparse
+from ..formats import CSR, INDEX_DTYPE, MERGE_CHUNK, RowSparse
 from .layout import as_rows, dtype_name, kernel
 
 Storage = Any  # a dense buffer (numpy or device array), RowSparse or CSR
@@ -22,11 +22,6 @@ UNION_OPS = ("add", "sub")
 
 NONFINITE_CHUNK = 8192
 """Values per chunk of the non-finite check (``ew_dense.nonfinite``): one parallel task each."""
-
-MERGE_CHUNK = 256
-"""Merge steps (ids of either operand) per chunk of the row_sparse merges (``ew_index.rsp_*``):
-each chunk is one parallel task, on a GPU one thread; the kernel takes the chunk count from the
-size of its ``runs`` scratch."""
 
 
 def _name(values: Any) -> str:

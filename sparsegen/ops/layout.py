@@ -10,7 +10,7 @@ import numpy as np
 from ..cache import Kernel, get_kernel
 from ..device import target_of
 from ..errors import SparsegenError
-from ..registry import DATA_DTYPES
+from ..formats import DATA_DTYPES
 
 _NAMES = {np.dtype(name): name for name in DATA_DTYPES}
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from typing import Any
 
-from ..ndarray.formats import RowSparse
+from ..formats import RowSparse
 from .layout import as_rows, dtype_name, kernel
 
 def update(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..device import DeviceArray, colocate, empty_like, item
-from ..ndarray.formats import INDEX_DTYPE, RowSparse
+from ..formats import INDEX_DTYPE, RowSparse
 from .layout import as_rows, dtype_name, kernel
 
 

@@ -14,20 +14,6 @@ Conventions every template follows, so that any schedule can be applied without 
 
 import numpy as np
 
-SCAN_CHUNK = 1024
-"""Elements per chunk of the blocked prefix sums (templates/scan.py) and of ``unique``: chunks are
-scanned in parallel, then a serial pass carries ``n / SCAN_CHUNK`` chunk totals. Kept here, free of
-TVM, so the ops can size per-chunk scratch without importing the compiler."""
-
-RADIX_BITS = 8
-"""Key bits sorted per pass of the radix sort by column (templates/dot.py): 256 buckets."""
-
-SORT_CHUNK = 4096
-"""Entries per chunk of a radix sort pass: each chunk counts its digits into a (buckets x
-chunks) table, and scatters its entries from there, chunks in parallel. The table has one
-entry per 16 entries sorted (``2**RADIX_BITS / SORT_CHUNK``); on a GPU 10M entries are 2,442
-threads."""
-
 
 def element_bytes(dtype: str) -> int:
     """The alignment buffers declare (``align=``): one element, not TVM's default 64 bytes.

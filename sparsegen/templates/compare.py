@@ -16,20 +16,20 @@ import tvm
 from tvm import tirx
 from tvm.script import tirx as T
 
-from ..registry import COMPARE_OPS
-from .columns import cols
 from .elemwise import _const
 from .flat import binary_map, scalar_map
 
 Expr = tvm.ir.Expr
 
-_TESTS: dict[str, Callable[[Expr, Expr], Expr]] = {
-    "equal": tirx.EQ,
-    "greater": tirx.GT,
-    "greater_equal": tirx.GE,
-    "lesser": tirx.LT,
-    "lesser_equal": tirx.LE,
+_TESTS: dict[str, tuple[Callable[[Expr, Expr], Expr], bool]] = {
+    "equal": (tirx.EQ, False),
+    "not_equal": (tirx.EQ, True),
+    "greater": (tirx.GT, False),
+    "greater_equal": (tirx.GE, False),
+    "lesser": (tirx.LT, False),
+    "lesser_equal": (tirx.LE, False),
 }
+"""Each op (registry.COMPARE_OPS, in its order) as its test and whether the result negates it."""
 
 
 def compare(fn: str, dtype: str, a: Expr, b: Expr) -> Expr:
@@ -37,15 +37,14 @@ def compare(fn: str, dtype: str, a: Expr, b: Expr) -> Expr:
     if dtype == "float16":
         a, b = T.Cast("float32", a), T.Cast("float32", b)
     one, zero = _const(1, dtype), _const(0, dtype)
-    if fn == "not_equal":
-        return T.Select(tirx.EQ(a, b), zero, one)
-    return T.Select(_TESTS[fn](a, b), one, zero)
+    test, negated = _TESTS[fn]
+    return T.Select(test(a, b), zero, one) if negated else T.Select(test(a, b), one, zero)
 
 
 def dense(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """Flat comparison maps: ``<op> (a, b, out)`` of two buffers and ``<op>_scalar (x, s, out)``
     of a buffer and a scalar; used on dense buffers and on the stored values of sparse ones."""
-    funcs = {fn: binary_map(partial(compare, fn, dtype), dtype) for fn in COMPARE_OPS}
+    funcs = {fn: binary_map(partial(compare, fn, dtype), dtype) for fn in _TESTS}
     funcs.update({f"{fn}_scalar": scalar_map(partial(compare, fn, dtype), dtype)
-                  for fn in COMPARE_OPS})
+                  for fn in _TESTS})
     return funcs

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from tvm.script import tirx as T
 
-from . import SCAN_CHUNK
+from ..formats import SCAN_CHUNK
 
 
 @T.macro

@@ -1,4 +1,5 @@
-"""Storage formats as frozen dataclasses, and the one place where user data is validated.
+"""Storage formats as frozen dataclasses, the one place where user data is validated, and the
+constants the kernels' index phases share: the bottom layer, free of TVM and of the front end.
 
 Everything past this module trusts a format: indices are ``int64``, sorted, unique and in range,
 and array shapes agree, so kernels never read out of bounds. A format owns its index arrays
@@ -15,30 +16,38 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..errors import SparsegenError
-from ..registry import DATA_DTYPES
+from .errors import InvalidType, SparsegenError
+
+DATA_DTYPES = ("float16", "float32", "float64", "uint8", "int8", "int32", "int64")
+"""Element dtypes every storage kernel is generated for (MXNet's sparse dtypes)."""
 
 INDEX_DTYPE = np.dtype("int64")
+"""The dtype of every index array (row ids, column ids, indptr) and of the kernels' shapes."""
+
 INT64_MAX = 2**63 - 1
 _FITS = "fit int64 ([-2**63, 2**63))"
 
+SCAN_CHUNK = 1024
+"""Elements per chunk of the blocked prefix sums (templates/scan.py) and of ``unique``: chunks are
+scanned in parallel, then a serial pass carries ``n / SCAN_CHUNK`` chunk totals. Kept here, free of
+TVM, so the ops can size per-chunk scratch without importing the compiler."""
 
-class InvalidValue(SparsegenError, ValueError):
-    """A bad argument value where MXNet raises ``ValueError`` (a shape that contradicts the
-    source's): catchable as either."""
+RADIX_BITS = 8
+"""Key bits sorted per pass of the radix sort by column (templates/dot.py): 256 buckets."""
+
+SORT_CHUNK = 4096
+"""Entries per chunk of a radix sort pass: each chunk counts its digits into a (buckets x
+chunks) table, and scatters its entries from there, chunks in parallel. The table has one
+entry per 16 entries sorted (``2**RADIX_BITS / SORT_CHUNK``); on a GPU 10M entries are 2,442
+threads."""
+
+MERGE_CHUNK = 256
+"""Merge steps (ids of either operand) per chunk of the row_sparse merges (``ew_index.rsp_*``):
+each chunk is one parallel task, on a GPU one thread; the kernel takes the chunk count from the
+size of its ``runs`` scratch."""
 
 
-class InvalidType(SparsegenError, TypeError):
-    """A bad argument type where MXNet raises ``TypeError`` (a float in a shape): catchable as
-    either."""
-
-
-class InvalidIndex(SparsegenError, IndexError):
-    """A bad indexing key where MXNet raises ``IndexError`` (a boolean mask, a fractional id):
-    catchable as either."""
-
-
-def _preview(values: Any, limit: int = 6) -> str:
+def preview(values: Any, limit: int = 6) -> str:
     """A short print of offending values."""
     values = list(values) if isinstance(values, (list, tuple)) else np.asarray(values).ravel()
     shown = ", ".join(repr(str(v)) if isinstance(v, (str, bytes)) else str(v) for v in values[:limit])
@@ -151,7 +160,7 @@ def index_array(indices: Any, what: str, flatten: bool = False) -> np.ndarray:
         given = [indices[p] for p in bad] if flat_list else arr[bad]
         raise SparsegenError(
             f"{what} must hold integers{' that ' + problem if problem else ''}, got "
-            f"{_preview(given)} ({arr.dtype}) at positions {_preview(bad)}"
+            f"{preview(given)} ({arr.dtype}) at positions {preview(bad)}"
         )
     return np.array(arr, dtype=INDEX_DTYPE, order="C", copy=True)
 
@@ -165,7 +174,7 @@ def check_range(arr: np.ndarray, what: str, upper: int | None, sorted_unique: bo
     if bad.size:
         bound = f"[0, {upper})" if upper is not None else ">= 0"
         raise SparsegenError(
-            f"{what} out of range {bound}: {_preview(arr[bad])} at positions {_preview(bad)}"
+            f"{what} out of range {bound}: {preview(arr[bad])} at positions {preview(bad)}"
         )
     if sorted_unique:
         step = np.diff(arr)

@@ -1,0 +1,53 @@
+"""The index phases run on the host's or a device's buffers: sort entries by column, list the
+distinct columns (templates/index.py builds them into each kernel that needs them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..cache import Kernel
+from ..device import DeviceArray, copy, empty_like, head, item
+from ..formats import CSR, INDEX_DTYPE, RADIX_BITS, SCAN_CHUNK, SORT_CHUNK
+
+
+def _scratch(near: Any, *sizes: int) -> list[Any]:
+    """int64 work arrays of ``sizes`` where ``near`` lives. On the host they are cut from one
+    allocation: large scratch then gets huge pages (numpy asks for them from 4 MB) instead of a
+    page fault per 4 KB on first touch; a device allocates each (kernels take no offset views)."""
+    if isinstance(near, DeviceArray):
+        return [empty_like(near, (size,), INDEX_DTYPE) for size in sizes]
+    block = np.empty(sum(sizes), INDEX_DTYPE)
+    bounds = np.cumsum((0, *sizes))
+    return [block[start:stop] for start, stop in zip(bounds[:-1], bounds[1:])]
+
+
+def sort_by_column(sorter: Kernel, csr: CSR, rhs_ids: Any, used: int,
+                   sort_chunk: int = SORT_CHUNK) -> tuple[Any, Any, Any, Any]:
+    """Sort by column the ``used`` entries of ``csr`` in every row (``rhs_ids`` None) or in the
+    rows ``rhs_ids`` lists, then list the distinct columns (``unique``), on ``sorter``'s index
+    phases. Returns the entry positions by column (``src``), each entry's rhs row (``erow``), the
+    distinct column ids (a copy) and where each one's run starts in ``src``.
+
+    Radix passes of ``RADIX_BITS`` over chunks of ``sort_chunk`` entries (the templates' chunk:
+    tests build them smaller) run until the column ids' bits are covered, each from one pair of
+    buffers into the other."""
+    rows = 0 if rhs_ids is None else rhs_ids.size
+    table = (1 << RADIX_BITS) * -(-used // sort_chunk) + 1
+    keys, src, keys_out, src_out, ids, starts, erow, count, runs, sort_table, row_starts = (
+        _scratch(csr.indices, used, used, used, used, used, used + 1, csr.indices.size, 1,
+                 -(-used // SCAN_CHUNK) + 1, table, rows + 1)
+    )
+    if rhs_ids is None:
+        sorter.sort_dense(csr.indices, csr.indptr, keys, src, erow, sort_table)
+        first = RADIX_BITS
+    else:
+        sorter.gather_rsp(csr.indices, csr.indptr, rhs_ids, row_starts, keys, src, erow)
+        first = 0
+    for shift in range(first, max(csr.shape[1] - 1, 0).bit_length(), RADIX_BITS):
+        sorter.sort_pass(keys, src, keys_out, src_out, sort_table, shift)
+        keys, src, keys_out, src_out = keys_out, src_out, keys, src
+    sorter.unique(keys, ids, starts, count, runs)
+    distinct = item(count, 0)
+    return src, erow, copy(head(ids, distinct)), head(starts, distinct + 1)
