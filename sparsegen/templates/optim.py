@@ -1,7 +1,8 @@
 """Optimizer updates (MXNet 1.9.1's sgd, sgd_mom, adam, adagrad, ftrl operators), in place.
 
-One generic builder makes every family of templates/optim_families.py (its states,
-hyper-parameters and element update; adding an optimizer = one row there + its element update).
+One generic builder makes every family of templates/optim_families.py from its row (states,
+hyper-parameters, functions, element update): adding an optimizer = one row in that table + its
+element update + its template's name at the end of this module.
 Each family has up to three functions over a weight of ``n`` rows of ``d`` elements
 (AdaGrad has no ``std``: with a row_sparse gradient MXNet's AdaGrad is always lazy):
 
