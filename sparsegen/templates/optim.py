@@ -59,6 +59,14 @@ def _sign(x: Any, ct: str) -> Any:
     return T.Select(x > 0, one, T.Select(x < 0, -one, tvm.tirx.const(0, ct)))
 
 
+def _fetch(arrays: tuple[Any, ...], row: Any, gbuf: Any, grow: Any, column: Any) -> None:
+    """Prefetch the cache line at ``column`` of each array's ``row`` (to be written) and of the
+    gradient row ``grow`` (a Python function, not a macro: it loops over the arrays)."""
+    for array in arrays:
+        T.evaluate(_prefetch(array[row, column], 1))
+    T.evaluate(_prefetch(gbuf[grow, column], 0))
+
+
 class _Functions(NamedTuple):
     """The ``f`` of an element update (templates/optim_families.py)."""
 
@@ -100,6 +108,8 @@ def _column_loops(family: OptimFamily, dtype: str, lanes: int,
     cols = columns(lanes, row_threads)
 
     def step(arrays: tuple[Any, ...], hyper: Any, r: Any, j: Any, g: Any) -> None:
+        # a Python function, not a macro: the update's stores go to the IRBuilder directly
+        # (T.buffer_store, as the parser emits ``array[r, j] = value``)
         family.update(_Element(dict(zip(names, arrays)), r, j, dtype, ct), hyper, g, functions)
 
     @T.macro
@@ -131,7 +141,11 @@ class _Parameters(NamedTuple):
 
 def _parameters(family: OptimFamily, dtype: str, n: Any, d: Any, k: Any = None) -> _Parameters:
     """Declare the function's parameters in the kernel's argument order: the weight, the
-    gradient (row_sparse with ``k`` rows, or dense), the states, the hyper-parameters."""
+    gradient (row_sparse with ``k`` rows, or dense), the states, the hyper-parameters.
+
+    Called in the body of a ``T.prim_func`` without Python parameters: ``T.arg`` adds each, as
+    the parser does for a parameter it reads from the ``def``.
+    """
 
     def buffer(name: str, buffer_name: str, shape: tuple[Any, ...], of: str) -> Any:
         declared = T.match_buffer(T.arg(name, T.handle()), shape, of, align=element_bytes(of))
@@ -158,12 +172,7 @@ def _lazy(family: OptimFamily, dtype: str, grad_cols: Any, prefetch: int) -> tvm
     @T.macro
     def fetch_rows(arrays, gbuf, row, grow, width):
         for q in T.serial((width + per_line - 1) // per_line):
-            T.evaluate(_prefetch(arrays[0][row, q * per_line], 1))
-            if len(arrays) > 1:
-                T.evaluate(_prefetch(arrays[1][row, q * per_line], 1))
-            if len(arrays) > 2:
-                T.evaluate(_prefetch(arrays[2][row, q * per_line], 1))
-            T.evaluate(_prefetch(gbuf[grow, q * per_line], 0))
+            _fetch(arrays, row, gbuf, grow, q * per_line)
 
     @T.macro
     def lazy_rows(arrays, hyper, gbuf, ibuf, kk, width):
