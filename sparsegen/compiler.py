@@ -11,6 +11,7 @@ import tvm
 from . import cuda_runtime
 from .errors import SparsegenError
 from .registry import KernelDef
+from .schedules import marks
 from .schedules.space import Config
 from .target import Target
 
@@ -34,7 +35,14 @@ def lower(kernel: KernelDef, dtypes: tuple[str, ...], target: Target, config: Co
         kernel.symbol(dtypes, name): func.with_attr("global_symbol", kernel.symbol(dtypes, name))
         for name, func in kernel.build_template(dtypes).items()
     }
-    return kernel.space(target.kind).apply(tvm.IRModule(funcs), dict(config))
+    space = kernel.space(target.kind)
+    mod = space.apply(tvm.IRModule(funcs), dict(config))
+    unrealised = marks.left(mod)
+    if unrealised:
+        raise SparsegenError(
+            f"schedule {space.name!r} left the marks {sorted(set(unrealised))} of kernel "
+            f"{kernel.name!r} unrealised (see sparsegen/hints.py)")
+    return mod
 
 
 def build(kernel: KernelDef, dtypes: tuple[str, ...], target: Target, config: Config) -> Any:

@@ -13,6 +13,7 @@ from typing import Any
 
 from .errors import SparsegenError
 from .formats import DATA_DTYPES
+from .templates.optim_families import OPTIMIZERS, OptimFamily
 
 
 @dataclass(frozen=True)
@@ -69,40 +70,29 @@ _GATHER = (("llvm", "sparsegen.schedules.cpu:ROWS_PREFETCH"),
 """Row-parallel schedules for templates that gather rows at random ids (prefetch knob)."""
 
 
-def _optim_kernel(name: str, states: tuple[str, ...], hyper: str, doc: str,
-                  functions: tuple[str, ...] = ("lazy", "std", "dense")) -> KernelDef:
-    """An in-place optimizer family of sparsegen.templates.optim (states are (n, d) arrays)."""
-    written = "".join(f", {s}[n,d] dtype WRITTEN" for s in states)
+def _optim_kernel(family: OptimFamily) -> KernelDef:
+    """The in-place kernel of an optimizer family (a row of sparsegen.templates.optim_families;
+    states are (n, d) arrays)."""
+    written = "".join(f", {s}[n,d] dtype WRITTEN" for s in family.states)
+    hyper = ", ".join(family.hyper)
     rows = {
         "lazy": "grad_data[k,d] dtype, grad_indices[k] int64 <n sorted",
         "std": "grad_data[k,d] dtype, grad_indices[k] int64 <n sorted",
         "dense": "grad[n,d] dtype",
     }
     return KernelDef(
-        f"optim_{name}",
-        f"sparsegen.templates.optim:{name}",
+        f"optim_{family.name}",
+        f"sparsegen.templates.optim:{family.name}",
         _GATHER,
         ("dtype",),
         tuple((f, f"(weight[n,d] dtype WRITTEN, {rows[f]}{written}, {hyper} float32)")
-              for f in functions),
-        doc,
+              for f in family.functions),
+        family.doc,
         ("float16", "float32", "float64"),
     )
 
 
-_OPTIM_KERNELS = (
-    _optim_kernel("sgd", (), "lr, wd, rescale_grad, clip_gradient",
-                  "sgd_update: lazy over gradient rows, std over every row, or dense"),
-    _optim_kernel("sgd_mom", ("mom",), "lr, momentum, wd, rescale_grad, clip_gradient",
-                  "sgd_mom_update: momentum and weight in one pass"),
-    _optim_kernel("adam", ("mean", "var"),
-                  "lr, beta1, beta2, epsilon, wd, rescale_grad, clip_gradient",
-                  "adam_update: mean, var and weight in one pass (bias correction in lr)"),
-    _optim_kernel("adagrad", ("history",), "lr, epsilon, wd, rescale_grad, clip_gradient",
-                  "adagrad_update: history and weight in one pass", ("lazy", "dense")),
-    _optim_kernel("ftrl", ("z", "n_acc"), "lr, lamda1, beta, wd, rescale_grad, clip_gradient",
-                  "ftrl_update: z, n and weight in one pass"),
-)
+_OPTIM_KERNELS = tuple(_optim_kernel(family) for family in OPTIMIZERS)
 """Optimizer updates, in place (sparsegen/ops/optim.py runs them)."""
 
 _SORT_BY_COLUMN = (

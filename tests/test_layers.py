@@ -171,6 +171,7 @@ def _cycle_in(group: list[str], graph: dict[str, list[Import]]) -> list[Import]:
 IMPORTS = package_imports(SOURCE, PACKAGE)
 FORMATS = f"{PACKAGE}.formats"
 ERRORS = f"{PACKAGE}.errors"
+HINTS = f"{PACKAGE}.hints"  # the marks templates leave and schedules realise: their contract
 FRONT_END = (f"{PACKAGE}.ndarray", f"{PACKAGE}.optimizer", f"{PACKAGE}.interop")
 
 
@@ -198,11 +199,17 @@ def test_no_import_cycles():
 
 
 @pytest.mark.parametrize("layer, other", [("templates", "schedules"), ("schedules", "templates")])
-def test_templates_and_schedules_import_only_formats_errors_and_themselves(layer, other):
+def test_templates_and_schedules_import_only_formats_errors_hints_and_themselves(layer, other):
     own = f"{PACKAGE}.{layer}"
-    refused = _offending(lambda i: _in(i.source, own) and not _in(i.target, own, FORMATS, ERRORS))
-    assert not refused, \
-        f"{layer}/ imports more than formats, errors and {layer}/ ({other}/ is out):\n{refused}"
+    refused = _offending(lambda i: _in(i.source, own)
+                         and not _in(i.target, own, FORMATS, ERRORS, HINTS))
+    assert not refused, (f"{layer}/ imports more than formats, errors, hints and {layer}/ "
+                         f"({other}/ is out):\n{refused}")
+
+
+def test_hints_import_nothing():
+    refused = _offending(lambda i: _in(i.source, HINTS))
+    assert not refused, f"hints.py, the templates' contract with the schedules, imports:\n{refused}"
 
 
 def test_ops_do_not_import_the_front_end():

@@ -109,6 +109,22 @@ def ahead_rows(node: Any, at: Expr, distance: int) -> list[tuple[Any, Expr, int]
     return [(buffer, substitute(row, var, later), int(written)) for buffer, row, written in rows]
 
 
+def left(mod: Any) -> list[str]:
+    """The marks still in ``mod`` (none, once a schedule has realised them all)."""
+    keys = {hints.COLUMNS, hints.OWNED, hints.AHEAD}
+    found: list[str] = []
+
+    def loop(node: Any) -> None:
+        found.extend(key for key in node.annotations if key in keys)
+
+    def attribute(node: Any) -> None:
+        if node.attr_key in keys:
+            found.append(node.attr_key)
+
+    tvm_ffi.structural_walk(mod, [(tirx.For, loop), (tirx.AttrStmt, attribute)])
+    return found
+
+
 def element_bytes(buffer: Any) -> int:
     """Bytes per element of ``buffer``."""
     return tvm.DataType(str(buffer.dtype)).bits // 8

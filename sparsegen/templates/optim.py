@@ -1,5 +1,8 @@
 """Optimizer updates (MXNet 1.9.1's sgd, sgd_mom, adam, adagrad, ftrl operators), in place.
 
+One generic builder makes every family of templates/optim_families.py from its row (states,
+hyper-parameters, functions, element update): adding an optimizer = one row in that table + its
+element update + its template's name at the end of this module.
 Each family has up to three functions over a weight of ``n`` rows of ``d`` elements
 (AdaGrad has no ``std``: with a row_sparse gradient MXNet's AdaGrad is always lazy):
 
@@ -20,23 +23,20 @@ A clip bound of ``+inf`` disables clipping (``NaN`` gradients then pass through,
 
 from __future__ import annotations
 
-from collections import namedtuple
-from typing import Any
+from functools import partial
+from types import SimpleNamespace
+from typing import Any, Callable, NamedTuple
 
 import tvm
 from tvm.script import tirx as T
+from tvm.script.ir_builder import IRBuilder
 
 from . import element_bytes
 from .columns import ahead, cols, position
+from .optim_families import FAMILIES, OptimFamily
 
 MERGE_SPAN = 64
 """Weight rows per task of the ``std`` functions (each task starts with one binary search)."""
-
-SgdHyper = namedtuple("SgdHyper", "lr wd rescale_grad clip_gradient")
-SgdMomHyper = namedtuple("SgdMomHyper", "lr momentum wd rescale_grad clip_gradient")
-AdamHyper = namedtuple("AdamHyper", "lr beta1 beta2 epsilon wd rescale_grad clip_gradient")
-AdaGradHyper = namedtuple("AdaGradHyper", "lr epsilon wd rescale_grad clip_gradient")
-FtrlHyper = namedtuple("FtrlHyper", "lr lamda1 beta wd rescale_grad clip_gradient")
 
 
 def _compute_type(dtype: str) -> str:
@@ -54,18 +54,48 @@ def _sign(x: Any, ct: str) -> Any:
     return T.Select(x > 0, one, T.Select(x < 0, -one, tvm.tirx.const(0, ct)))
 
 
-def _loops(dtype: str, step: Any) -> tuple[Any, Any, Any]:
-    """The ``lazy``, ``std`` and ``dense`` row loops around an element update.
+class _Functions(NamedTuple):
+    """The ``f`` of an element update (templates/optim_families.py)."""
 
-    ``step(arrays, h, r, j, g)`` updates element ``(r, j)`` of the weight and states ``arrays``
-    (one to three buffers) with hyperparameters ``h`` and gradient value ``g`` (already in the
-    compute type). Column loops are those of templates/columns.py; each row of ``lazy`` is a
-    gather entry whose rows are ``ahead``.
+    one: Any
+    clip: Callable[[Any, Any], Any]
+    sign: Callable[[Any], Any]
+    sqrt: Callable[[Any], Any]
+    abs: Callable[[Any], Any]
+    cast: Callable[[Any], Any]
+
+
+class _Element:
+    """The ``x`` of an element update: element ``(r, j)`` of the weight and states by name."""
+
+    def __init__(self, arrays: dict[str, Any], r: Any, j: Any, dtype: str, ct: str) -> None:
+        object.__setattr__(self, "_at", (arrays, r, j, dtype, ct))
+
+    def __getattr__(self, name: str) -> Any:
+        arrays, r, j, _, ct = self._at
+        return T.Cast(ct, arrays[name][r, j])
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        arrays, r, j, dtype, _ = self._at
+        T.buffer_store(arrays[name], T.Cast(dtype, value), [r, j])
+
+
+def _column_loops(family: OptimFamily, dtype: str) -> tuple[Any, Any]:
+    """``grad_cols`` and ``zero_cols``: the element update over the columns of one row.
+
+    ``arrays`` are the weight and state buffers, ``hyper`` the hyper-parameters by name; column
+    loops are those of templates/columns.py.
     """
     ct = _compute_type(dtype)
     zero = tvm.tirx.const(0, ct)
-    span = MERGE_SPAN
-    at = position()
+    names = ("weight", *family.states)
+    functions = _Functions(T.Cast(ct, 1), _clip, partial(_sign, ct=ct), T.sqrt, T.abs,
+                           partial(T.Cast, ct))
+
+    def step(arrays: tuple[Any, ...], hyper: Any, r: Any, j: Any, g: Any) -> None:
+        # a Python function, not a macro: the update's stores go to the IRBuilder directly
+        # (T.buffer_store, as the parser emits ``array[r, j] = value``)
+        family.update(_Element(dict(zip(names, arrays)), r, j, dtype, ct), hyper, g, functions)
 
     @T.macro
     def grad_step(arrays, hyper, row, gbuf, grow, j):
@@ -83,6 +113,48 @@ def _loops(dtype: str, step: Any) -> tuple[Any, Any, Any]:
     def zero_cols(arrays, hyper, row, width):
         cols.each(width, zero_step, arrays, hyper, row)
 
+    return grad_cols, zero_cols
+
+
+class _Parameters(NamedTuple):
+    """The buffers and hyper-parameters one function declared."""
+
+    arrays: tuple[Any, ...]  # the weight and its states
+    grads: tuple[Any, ...]  # the gradient (data and indices, or dense)
+    hyper: SimpleNamespace  # widened to the compute type
+
+
+def _parameters(family: OptimFamily, dtype: str, n: Any, d: Any, k: Any = None) -> _Parameters:
+    """Declare the function's parameters in the kernel's argument order: the weight, the
+    gradient (row_sparse with ``k`` rows, or dense), the states, the hyper-parameters.
+
+    Called in the body of a ``T.prim_func`` without Python parameters: ``T.arg`` adds each, as
+    the parser does for a parameter it reads from the ``def``.
+    """
+
+    def buffer(name: str, buffer_name: str, shape: tuple[Any, ...], of: str) -> Any:
+        declared = T.match_buffer(T.arg(name, T.handle()), shape, of, align=element_bytes(of))
+        IRBuilder.name(buffer_name, declared)
+        return declared
+
+    weight = buffer("weight", "W", (n, d), dtype)
+    if k is None:
+        grads = (buffer("grad", "G", (n, d), dtype),)
+    else:
+        grads = (buffer("grad_data", "G", (k, d), dtype),
+                 buffer("grad_indices", "I", (k,), "int64"))
+    # the state buffers are named by the initial of their parameter, in capitals
+    states = tuple(buffer(s, s[0].upper(), (n, d), dtype) for s in family.states)
+    ct = _compute_type(dtype)
+    hyper = {h: T.Cast(ct, T.arg(h, T.float32())) for h in family.hyper}
+    return _Parameters((weight, *states), grads, SimpleNamespace(**hyper))
+
+
+def _lazy(family: OptimFamily, dtype: str, grad_cols: Any) -> tvm.tirx.PrimFunc:
+    """The rows in ``grad_indices``, each a gather entry whose weight, state and gradient rows
+    are ``ahead``."""
+    at = position()
+
     @T.macro
     def lazy_rows(arrays, hyper, gbuf, ibuf, kk, width):
         for i in T.serial(kk):
@@ -93,6 +165,20 @@ def _loops(dtype: str, step: Any) -> tuple[Any, Any, Any]:
                 T.writes(*[a[ibuf[vi], 0:width] for a in arrays])
                 cols.gather(ahead(at, kk, [(a, ibuf[at], True) for a in arrays] + [(gbuf, at, False)]),
                             vi, grad_cols, arrays, hyper, ibuf[vi], gbuf, vi, width)
+
+    @T.prim_func(s_tir=True)
+    def lazy():
+        T.func_attr({"tirx.noalias": True})
+        n, d, k = T.int64(), T.int64(), T.int64()
+        p = T.meta_var(_parameters(family, dtype, n, d, k))
+        lazy_rows(p.arrays, p.hyper, p.grads[0], p.grads[1], k, d)
+
+    return lazy
+
+
+def _std(family: OptimFamily, dtype: str, grad_cols: Any, zero_cols: Any) -> tvm.tirx.PrimFunc:
+    """Every weight row, the gradient rows merged in by one sorted walk."""
+    span = MERGE_SPAN
 
     @T.macro
     def merged_rows(arrays, hyper, gbuf, ibuf, kk, nn, width):
@@ -123,6 +209,19 @@ def _loops(dtype: str, step: Any) -> tuple[Any, Any, Any]:
                     else:
                         zero_cols(arrays, hyper, vc * span + q, width)
 
+    @T.prim_func(s_tir=True)
+    def std():
+        T.func_attr({"tirx.noalias": True})
+        n, d, k = T.int64(), T.int64(), T.int64()
+        p = T.meta_var(_parameters(family, dtype, n, d, k))
+        merged_rows(p.arrays, p.hyper, p.grads[0], p.grads[1], k, n, d)
+
+    return std
+
+
+def _dense(family: OptimFamily, dtype: str, grad_cols: Any) -> tvm.tirx.PrimFunc:
+    """Every row, with a dense gradient."""
+
     @T.macro
     def dense_rows(arrays, hyper, gbuf, nn, width):
         for i in T.serial(nn):
@@ -132,298 +231,41 @@ def _loops(dtype: str, step: Any) -> tuple[Any, Any, Any]:
                 T.writes(*[a[vi, 0:width] for a in arrays])
                 grad_cols(arrays, hyper, vi, gbuf, vi, width)
 
-    return lazy_rows, merged_rows, dense_rows
-
-
-def sgd(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
-    """``weight = (1 - lr*wd) * weight - lr * clip(rescale_grad * grad)`` (MXNet's sgd_update)."""
-    itemsize = element_bytes(dtype)
-    ct = _compute_type(dtype)
-
-    def up(x: Any) -> Any:
-        return T.Cast(ct, x)
-
-    @T.macro
-    def step(a, h, r, j, g):
-        a[0][r, j] = T.Cast(dtype, (up(1) - h.lr * h.wd) * up(a[0][r, j])
-                            - h.lr * _clip(h.rescale_grad * g, h.clip_gradient))
-
-    lazy_rows, merged_rows, dense_rows = _loops(dtype, step)
-
     @T.prim_func(s_tir=True)
-    def lazy(weight: T.handle, grad_data: T.handle, grad_indices: T.handle, lr: T.float32,
-             wd: T.float32, rescale_grad: T.float32, clip_gradient: T.float32):
-        T.func_attr({"tirx.noalias": True})
-        n, d, k = T.int64(), T.int64(), T.int64()
-        W = T.match_buffer(weight, (n, d), dtype, align=itemsize)
-        G = T.match_buffer(grad_data, (k, d), dtype, align=itemsize)
-        I = T.match_buffer(grad_indices, (k,), "int64", align=8)
-        lazy_rows((W,), SgdHyper(up(lr), up(wd), up(rescale_grad), up(clip_gradient)), G, I, k, d)
-
-    @T.prim_func(s_tir=True)
-    def std(weight: T.handle, grad_data: T.handle, grad_indices: T.handle, lr: T.float32,
-            wd: T.float32, rescale_grad: T.float32, clip_gradient: T.float32):
-        T.func_attr({"tirx.noalias": True})
-        n, d, k = T.int64(), T.int64(), T.int64()
-        W = T.match_buffer(weight, (n, d), dtype, align=itemsize)
-        G = T.match_buffer(grad_data, (k, d), dtype, align=itemsize)
-        I = T.match_buffer(grad_indices, (k,), "int64", align=8)
-        merged_rows((W,), SgdHyper(up(lr), up(wd), up(rescale_grad), up(clip_gradient)),
-                    G, I, k, n, d)
-
-    @T.prim_func(s_tir=True)
-    def dense(weight: T.handle, grad: T.handle, lr: T.float32, wd: T.float32,
-              rescale_grad: T.float32, clip_gradient: T.float32):
+    def dense():
         T.func_attr({"tirx.noalias": True})
         n, d = T.int64(), T.int64()
-        W = T.match_buffer(weight, (n, d), dtype, align=itemsize)
-        G = T.match_buffer(grad, (n, d), dtype, align=itemsize)
-        dense_rows((W,), SgdHyper(up(lr), up(wd), up(rescale_grad), up(clip_gradient)), G, n, d)
+        p = T.meta_var(_parameters(family, dtype, n, d))
+        dense_rows(p.arrays, p.hyper, p.grads[0], n, d)
 
-    return {"lazy": lazy, "std": std, "dense": dense}
-
-
-def sgd_mom(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
-    """``mom = momentum*mom - lr*wd*weight - lr*clip(rescale_grad*grad); weight += mom``
-    (MXNet's sgd_mom_update: the momentum state holds the negative step)."""
-    itemsize = element_bytes(dtype)
-    ct = _compute_type(dtype)
-
-    def up(x: Any) -> Any:
-        return T.Cast(ct, x)
-
-    @T.macro
-    def step(a, h, r, j, g):
-        a[1][r, j] = T.Cast(dtype, h.momentum * up(a[1][r, j]) - h.lr * h.wd * up(a[0][r, j])
-                            - h.lr * _clip(h.rescale_grad * g, h.clip_gradient))
-        a[0][r, j] = T.Cast(dtype, up(a[0][r, j]) + up(a[1][r, j]))
-
-    lazy_rows, merged_rows, dense_rows = _loops(dtype, step)
-
-    @T.prim_func(s_tir=True)
-    def lazy(weight: T.handle, grad_data: T.handle, grad_indices: T.handle, mom: T.handle,
-             lr: T.float32, momentum: T.float32, wd: T.float32, rescale_grad: T.float32,
-             clip_gradient: T.float32):
-        T.func_attr({"tirx.noalias": True})
-        n, d, k = T.int64(), T.int64(), T.int64()
-        W = T.match_buffer(weight, (n, d), dtype, align=itemsize)
-        G = T.match_buffer(grad_data, (k, d), dtype, align=itemsize)
-        I = T.match_buffer(grad_indices, (k,), "int64", align=8)
-        M = T.match_buffer(mom, (n, d), dtype, align=itemsize)
-        lazy_rows((W, M), SgdMomHyper(up(lr), up(momentum), up(wd), up(rescale_grad),
-                                      up(clip_gradient)), G, I, k, d)
-
-    @T.prim_func(s_tir=True)
-    def std(weight: T.handle, grad_data: T.handle, grad_indices: T.handle, mom: T.handle,
-            lr: T.float32, momentum: T.float32, wd: T.float32, rescale_grad: T.float32,
-            clip_gradient: T.float32):
-        T.func_attr({"tirx.noalias": True})
-        n, d, k = T.int64(), T.int64(), T.int64()
-        W = T.match_buffer(weight, (n, d), dtype, align=itemsize)
-        G = T.match_buffer(grad_data, (k, d), dtype, align=itemsize)
-        I = T.match_buffer(grad_indices, (k,), "int64", align=8)
-        M = T.match_buffer(mom, (n, d), dtype, align=itemsize)
-        merged_rows((W, M), SgdMomHyper(up(lr), up(momentum), up(wd), up(rescale_grad),
-                                        up(clip_gradient)), G, I, k, n, d)
-
-    @T.prim_func(s_tir=True)
-    def dense(weight: T.handle, grad: T.handle, mom: T.handle, lr: T.float32,
-              momentum: T.float32, wd: T.float32, rescale_grad: T.float32,
-              clip_gradient: T.float32):
-        T.func_attr({"tirx.noalias": True})
-        n, d = T.int64(), T.int64()
-        W = T.match_buffer(weight, (n, d), dtype, align=itemsize)
-        G = T.match_buffer(grad, (n, d), dtype, align=itemsize)
-        M = T.match_buffer(mom, (n, d), dtype, align=itemsize)
-        dense_rows((W, M), SgdMomHyper(up(lr), up(momentum), up(wd), up(rescale_grad),
-                                       up(clip_gradient)), G, n, d)
-
-    return {"lazy": lazy, "std": std, "dense": dense}
+    return dense
 
 
-def adam(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
-    """``g = clip(rescale_grad*grad + wd*weight); mean = beta1*mean + (1-beta1)*g;
-    var = beta2*var + (1-beta2)*g*g; weight -= lr * mean / (sqrt(var) + epsilon)``
-    (MXNet's adam_update; the caller folds bias correction into ``lr``)."""
-    itemsize = element_bytes(dtype)
-    ct = _compute_type(dtype)
-
-    def up(x: Any) -> Any:
-        return T.Cast(ct, x)
-
-    def clipped(h: AdamHyper, g: Any, w: Any) -> Any:
-        return _clip(g * h.rescale_grad + w * h.wd, h.clip_gradient)
-
-    @T.macro
-    def step(a, h, r, j, g):
-        a[1][r, j] = T.Cast(dtype, h.beta1 * up(a[1][r, j])
-                            + (up(1) - h.beta1) * clipped(h, g, up(a[0][r, j])))
-        a[2][r, j] = T.Cast(dtype, h.beta2 * up(a[2][r, j])
-                            + (up(1) - h.beta2) * clipped(h, g, up(a[0][r, j]))
-                            * clipped(h, g, up(a[0][r, j])))
-        a[0][r, j] = T.Cast(dtype, up(a[0][r, j])
-                            - h.lr * up(a[1][r, j]) / (T.sqrt(up(a[2][r, j])) + h.epsilon))
-
-    lazy_rows, merged_rows, dense_rows = _loops(dtype, step)
-
-    @T.prim_func(s_tir=True)
-    def lazy(weight: T.handle, grad_data: T.handle, grad_indices: T.handle, mean: T.handle,
-             var: T.handle, lr: T.float32, beta1: T.float32, beta2: T.float32,
-             epsilon: T.float32, wd: T.float32, rescale_grad: T.float32,
-             clip_gradient: T.float32):
-        T.func_attr({"tirx.noalias": True})
-        n, d, k = T.int64(), T.int64(), T.int64()
-        W = T.match_buffer(weight, (n, d), dtype, align=itemsize)
-        G = T.match_buffer(grad_data, (k, d), dtype, align=itemsize)
-        I = T.match_buffer(grad_indices, (k,), "int64", align=8)
-        M = T.match_buffer(mean, (n, d), dtype, align=itemsize)
-        V = T.match_buffer(var, (n, d), dtype, align=itemsize)
-        lazy_rows((W, M, V), AdamHyper(up(lr), up(beta1), up(beta2), up(epsilon), up(wd),
-                                       up(rescale_grad), up(clip_gradient)), G, I, k, d)
-
-    @T.prim_func(s_tir=True)
-    def std(weight: T.handle, grad_data: T.handle, grad_indices: T.handle, mean: T.handle,
-            var: T.handle, lr: T.float32, beta1: T.float32, beta2: T.float32,
-            epsilon: T.float32, wd: T.float32, rescale_grad: T.float32,
-            clip_gradient: T.float32):
-        T.func_attr({"tirx.noalias": True})
-        n, d, k = T.int64(), T.int64(), T.int64()
-        W = T.match_buffer(weight, (n, d), dtype, align=itemsize)
-        G = T.match_buffer(grad_data, (k, d), dtype, align=itemsize)
-        I = T.match_buffer(grad_indices, (k,), "int64", align=8)
-        M = T.match_buffer(mean, (n, d), dtype, align=itemsize)
-        V = T.match_buffer(var, (n, d), dtype, align=itemsize)
-        merged_rows((W, M, V), AdamHyper(up(lr), up(beta1), up(beta2), up(epsilon), up(wd),
-                                         up(rescale_grad), up(clip_gradient)), G, I, k, n, d)
-
-    @T.prim_func(s_tir=True)
-    def dense(weight: T.handle, grad: T.handle, mean: T.handle, var: T.handle,
-              lr: T.float32, beta1: T.float32, beta2: T.float32, epsilon: T.float32,
-              wd: T.float32, rescale_grad: T.float32, clip_gradient: T.float32):
-        T.func_attr({"tirx.noalias": True})
-        n, d = T.int64(), T.int64()
-        W = T.match_buffer(weight, (n, d), dtype, align=itemsize)
-        G = T.match_buffer(grad, (n, d), dtype, align=itemsize)
-        M = T.match_buffer(mean, (n, d), dtype, align=itemsize)
-        V = T.match_buffer(var, (n, d), dtype, align=itemsize)
-        dense_rows((W, M, V), AdamHyper(up(lr), up(beta1), up(beta2), up(epsilon), up(wd),
-                                        up(rescale_grad), up(clip_gradient)), G, n, d)
-
-    return {"lazy": lazy, "std": std, "dense": dense}
+def build(family: OptimFamily, dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+    """The functions of ``family`` (a row of templates/optim_families.py) for ``dtype`` weights."""
+    grad_cols, zero_cols = _column_loops(family, dtype)
+    functions = {
+        "lazy": lambda: _lazy(family, dtype, grad_cols),
+        "std": lambda: _std(family, dtype, grad_cols, zero_cols),
+        "dense": lambda: _dense(family, dtype, grad_cols),
+    }
+    return {name: functions[name]() for name in family.functions}
 
 
-def adagrad(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
-    """``g = clip(rescale_grad*grad); history += g*g;
-    weight -= lr * (g / sqrt(history + epsilon) + wd*weight)`` (MXNet's AdaGrad; its sparse
-    operator takes no ``wd``, so a row_sparse gradient always runs ``lazy`` with ``wd = 0``)."""
-    itemsize = element_bytes(dtype)
-    ct = _compute_type(dtype)
+def _template(name: str) -> Callable[..., dict[str, tvm.tirx.PrimFunc]]:
+    """The template of family ``name``: its docstring is that of the element update."""
+    family = FAMILIES[name]
 
-    def up(x: Any) -> Any:
-        return T.Cast(ct, x)
+    def template(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+        return build(family, dtype)
 
-    @T.macro
-    def step(a, h, r, j, g):
-        a[1][r, j] = T.Cast(dtype, up(a[1][r, j]) + _clip(g * h.rescale_grad, h.clip_gradient)
-                            * _clip(g * h.rescale_grad, h.clip_gradient))
-        a[0][r, j] = T.Cast(dtype, up(a[0][r, j]) - h.lr * (
-            _clip(g * h.rescale_grad, h.clip_gradient) / T.sqrt(up(a[1][r, j]) + h.epsilon)
-            + h.wd * up(a[0][r, j])))
-
-    lazy_rows, _, dense_rows = _loops(dtype, step)
-
-    @T.prim_func(s_tir=True)
-    def lazy(weight: T.handle, grad_data: T.handle, grad_indices: T.handle, history: T.handle,
-             lr: T.float32, epsilon: T.float32, wd: T.float32, rescale_grad: T.float32,
-             clip_gradient: T.float32):
-        T.func_attr({"tirx.noalias": True})
-        n, d, k = T.int64(), T.int64(), T.int64()
-        W = T.match_buffer(weight, (n, d), dtype, align=itemsize)
-        G = T.match_buffer(grad_data, (k, d), dtype, align=itemsize)
-        I = T.match_buffer(grad_indices, (k,), "int64", align=8)
-        H = T.match_buffer(history, (n, d), dtype, align=itemsize)
-        lazy_rows((W, H), AdaGradHyper(up(lr), up(epsilon), up(wd), up(rescale_grad),
-                                       up(clip_gradient)), G, I, k, d)
-
-    @T.prim_func(s_tir=True)
-    def dense(weight: T.handle, grad: T.handle, history: T.handle, lr: T.float32,
-              epsilon: T.float32, wd: T.float32, rescale_grad: T.float32,
-              clip_gradient: T.float32):
-        T.func_attr({"tirx.noalias": True})
-        n, d = T.int64(), T.int64()
-        W = T.match_buffer(weight, (n, d), dtype, align=itemsize)
-        G = T.match_buffer(grad, (n, d), dtype, align=itemsize)
-        H = T.match_buffer(history, (n, d), dtype, align=itemsize)
-        dense_rows((W, H), AdaGradHyper(up(lr), up(epsilon), up(wd), up(rescale_grad),
-                                        up(clip_gradient)), G, n, d)
-
-    return {"lazy": lazy, "dense": dense}
+    template.__name__ = template.__qualname__ = name
+    template.__doc__ = family.update.__doc__
+    return template
 
 
-def ftrl(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
-    """``g = clip(rescale_grad*grad); z += g - (sqrt(n + g*g) - sqrt(n)) * weight / lr;
-    n += g*g; weight = (sign(z)*lamda1 - z) / ((beta + sqrt(n)) / lr + wd) * (|z| > lamda1)``
-    (MXNet's ftrl_update)."""
-    itemsize = element_bytes(dtype)
-    ct = _compute_type(dtype)
-
-    def up(x: Any) -> Any:
-        return T.Cast(ct, x)
-
-    def cg(h: FtrlHyper, g: Any) -> Any:
-        return _clip(g * h.rescale_grad, h.clip_gradient)
-
-    @T.macro
-    def step(a, h, r, j, g):
-        a[1][r, j] = T.Cast(dtype, up(a[1][r, j]) + (
-            cg(h, g) - (T.sqrt(up(a[2][r, j]) + cg(h, g) * cg(h, g)) - T.sqrt(up(a[2][r, j])))
-            * up(a[0][r, j]) / h.lr))
-        a[2][r, j] = T.Cast(dtype, up(a[2][r, j]) + cg(h, g) * cg(h, g))
-        a[0][r, j] = T.Cast(dtype, (_sign(up(a[1][r, j]), ct) * h.lamda1 - up(a[1][r, j]))
-                            / ((h.beta + T.sqrt(up(a[2][r, j]))) / h.lr + h.wd)
-                            * T.Cast(ct, T.abs(up(a[1][r, j])) > h.lamda1))
-
-    lazy_rows, merged_rows, dense_rows = _loops(dtype, step)
-
-    @T.prim_func(s_tir=True)
-    def lazy(weight: T.handle, grad_data: T.handle, grad_indices: T.handle, z: T.handle,
-             n_acc: T.handle, lr: T.float32, lamda1: T.float32, beta: T.float32,
-             wd: T.float32, rescale_grad: T.float32, clip_gradient: T.float32):
-        T.func_attr({"tirx.noalias": True})
-        n, d, k = T.int64(), T.int64(), T.int64()
-        W = T.match_buffer(weight, (n, d), dtype, align=itemsize)
-        G = T.match_buffer(grad_data, (k, d), dtype, align=itemsize)
-        I = T.match_buffer(grad_indices, (k,), "int64", align=8)
-        Z = T.match_buffer(z, (n, d), dtype, align=itemsize)
-        N = T.match_buffer(n_acc, (n, d), dtype, align=itemsize)
-        lazy_rows((W, Z, N), FtrlHyper(up(lr), up(lamda1), up(beta), up(wd), up(rescale_grad),
-                                       up(clip_gradient)), G, I, k, d)
-
-    @T.prim_func(s_tir=True)
-    def std(weight: T.handle, grad_data: T.handle, grad_indices: T.handle, z: T.handle,
-            n_acc: T.handle, lr: T.float32, lamda1: T.float32, beta: T.float32,
-            wd: T.float32, rescale_grad: T.float32, clip_gradient: T.float32):
-        T.func_attr({"tirx.noalias": True})
-        n, d, k = T.int64(), T.int64(), T.int64()
-        W = T.match_buffer(weight, (n, d), dtype, align=itemsize)
-        G = T.match_buffer(grad_data, (k, d), dtype, align=itemsize)
-        I = T.match_buffer(grad_indices, (k,), "int64", align=8)
-        Z = T.match_buffer(z, (n, d), dtype, align=itemsize)
-        N = T.match_buffer(n_acc, (n, d), dtype, align=itemsize)
-        merged_rows((W, Z, N), FtrlHyper(up(lr), up(lamda1), up(beta), up(wd), up(rescale_grad),
-                                         up(clip_gradient)), G, I, k, n, d)
-
-    @T.prim_func(s_tir=True)
-    def dense(weight: T.handle, grad: T.handle, z: T.handle, n_acc: T.handle, lr: T.float32,
-              lamda1: T.float32, beta: T.float32, wd: T.float32, rescale_grad: T.float32,
-              clip_gradient: T.float32):
-        T.func_attr({"tirx.noalias": True})
-        n, d = T.int64(), T.int64()
-        W = T.match_buffer(weight, (n, d), dtype, align=itemsize)
-        G = T.match_buffer(grad, (n, d), dtype, align=itemsize)
-        Z = T.match_buffer(z, (n, d), dtype, align=itemsize)
-        N = T.match_buffer(n_acc, (n, d), dtype, align=itemsize)
-        dense_rows((W, Z, N), FtrlHyper(up(lr), up(lamda1), up(beta), up(wd), up(rescale_grad),
-                                        up(clip_gradient)), G, n, d)
-
-    return {"lazy": lazy, "std": std, "dense": dense}
+sgd = _template("sgd")
+sgd_mom = _template("sgd_mom")
+adam = _template("adam")
+adagrad = _template("adagrad")
+ftrl = _template("ftrl")
