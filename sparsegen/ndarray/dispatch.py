@@ -85,10 +85,12 @@ def deliver(op: str, result: Any, result_stype: str, ctx: Any, inputs: Sequence[
     return out
 
 
-def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None, **params: Any) -> NDArray:
+def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None, **params: Any) -> Any:
     """Run ``op`` on ``inputs`` (NDArrays) with keyword ``params``; write into ``out`` if given.
 
-    ``out`` is checked and written by ``deliver``.
+    An op's result is an array, its ``out`` checked and written by ``deliver``; an op whose rule
+    has no output storage type (an in-place update, a check) returns what its implementation
+    returns, and has no dense fallback.
     """
     for position, array in enumerate(inputs):
         if not isinstance(array, NDArray):
@@ -98,10 +100,12 @@ def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None, **p
     rule = op_rule(op, stypes)
     if rule is not None:
         result = rule.run(*(a._storage for a in inputs), **params)
+        if rule.output_stype is None:
+            return result
         result_stype = rule.output_stype
     else:
         dense_rule = op_rule(op, ("default",) * len(inputs))
-        if dense_rule is None:
+        if dense_rule is None or dense_rule.output_stype is None:
             raise SparsegenError(f"{op} has no implementation for inputs of storage {stypes}")
         if (op, stypes) not in _WARNED:
             _WARNED.add((op, stypes))

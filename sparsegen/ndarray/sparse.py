@@ -11,11 +11,9 @@ from ..context import Context
 from ..context import resolve as resolve_context
 from ..device import DeviceArray, copy as copy_buffer, host_copy, item, rows as copy_rows, to_host
 from ..errors import SparsegenError
-from ..ops import retain as ops_retain
-from ..registry import op_rule
 from . import formats
 from .formats import CSR, INDEX_DTYPE, RowSparse
-from .dispatch import check_out, deliver
+from .dispatch import check_out, deliver, invoke
 from .dot import dot
 from . import elemwise
 from .elemwise import *  # noqa: F403 - elemwise.__all__, which includes abs and round
@@ -405,18 +403,16 @@ def retain(data: RowSparseNDArray, indices: Any, out: NDArray | None = None) -> 
             f"retain needs a row_sparse array as data, got {getattr(data, 'stype', type(data).__name__)}"
         )
     check_out("retain", out, data.shape, data.dtype, data.context, ("row_sparse",))
-    rule = op_rule("retain", (data.stype,))
     _refuse_sparse(indices, "indices")
     if (isinstance(indices, NDArray) and indices.context == data.context
-            and ops_retain.valid_ids(data._storage, indices._storage)):
-        return deliver("retain", rule.run(data._storage, copy_buffer(indices._storage)),
-                       "row_sparse", data.context, (data,), out, ("row_sparse",))
-    ids = formats.index_array(_ids(indices, "indices"), "indices", flatten=True)
-    formats.check_range(ids, "indices", data.shape[0], sorted_unique=False)
-    if ids.size > 1 and not (ids[1:] > ids[:-1]).all():
-        ids = np.unique(ids)
-    return deliver("retain", rule.run(data._storage, ids), "row_sparse", data.context, (data,),
-                   out, ("row_sparse",))
+            and invoke("_retain_check", (data, indices))):
+        ids = copy_buffer(indices._storage)
+    else:
+        ids = formats.index_array(_ids(indices, "indices"), "indices", flatten=True)
+        formats.check_range(ids, "indices", data.shape[0], sorted_unique=False)
+        if ids.size > 1 and not (ids[1:] > ids[:-1]).all():
+            ids = np.unique(ids)
+    return invoke("retain", (data,), out=out, row_ids=ids)
 
 
 __all__ = [
