@@ -28,11 +28,12 @@ _WARNED: set[tuple[str, tuple[str, ...]]] = set()
 def _context(op: str, inputs: tuple[NDArray, ...]) -> Any:
     """The one context of every input of the call; mixing contexts raises."""
     ctx = inputs[0]._ctx
-    if any(a._ctx != ctx for a in inputs[1:]):
-        raise SparsegenError(
-            f"{op}: all arrays must be on one context, got "
-            f"{', '.join(str(a.context) for a in inputs)}"
-        )
+    for array in inputs:  # a loop: a generator costs more than the check on small arrays
+        if array._ctx != ctx:
+            raise SparsegenError(
+                f"{op}: all arrays must be on one context, got "
+                f"{', '.join(str(a.context) for a in inputs)}"
+            )
     return ctx
 
 
@@ -92,14 +93,17 @@ def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None, **p
     has no output storage type (an in-place update, a check) returns what its implementation
     returns, and has no dense fallback.
     """
+    storages, kinds = [], []
     for position, array in enumerate(inputs):
         if not isinstance(array, NDArray):
             raise SparsegenError(f"{op}: input {position} must be an NDArray, got {type(array).__name__}")
+        storages.append(array._storage)
+        kinds.append(array.stype)
     ctx = _context(op, inputs)
-    stypes = tuple([a.stype for a in inputs])
+    stypes = tuple(kinds)
     rule = op_rule(op, stypes)
     if rule is not None:
-        result = rule.run(*(a._storage for a in inputs), **params)
+        result = rule.run(*storages, **params)
         if rule.output_stype is None:
             return result
         result_stype = rule.output_stype
