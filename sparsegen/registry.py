@@ -404,7 +404,7 @@ class OpRule:
     """How a front-end op runs for one combination of input storage types."""
 
     output_stype: str | None  # None: no array result (the op writes its inputs, or checks them)
-    implementation: str  # "module:function" of the storage-level op (sparsegen.ops)
+    implementation: str  # "module:function" of the storage-level op (sparsegen.ops, device)
 
     def run(self, *args: Any, **kwargs: Any) -> Any:
         """Call the storage-level implementation."""

@@ -93,14 +93,15 @@ def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None, **p
     has no output storage type (an in-place update, a check) returns what its implementation
     returns, and has no dense fallback.
     """
-    storages, kinds = [], []
+    storages: list[Any] = []
+    input_stypes: list[str] = []
     for position, array in enumerate(inputs):
         if not isinstance(array, NDArray):
             raise SparsegenError(f"{op}: input {position} must be an NDArray, got {type(array).__name__}")
         storages.append(array._storage)
-        kinds.append(array.stype)
+        input_stypes.append(array.stype)
     ctx = _context(op, inputs)
-    stypes = tuple(kinds)
+    stypes = tuple(input_stypes)
     rule = op_rule(op, stypes)
     if rule is not None:
         result = rule.run(*storages, **params)
