@@ -388,8 +388,8 @@ def kernel_def(name: str) -> KernelDef:
 class OpRule:
     """How a front-end op runs for one combination of input storage types."""
 
-    output_stype: str
-    implementation: str  # "module:function" of the storage-level op (sparsegen.ops)
+    output_stype: str | None  # None: no array result (the op writes its inputs, or checks them)
+    implementation: str  # "module:function" of the storage-level op (sparsegen.ops, device)
 
     def run(self, *args: Any, **kwargs: Any) -> Any:
         """Call the storage-level implementation."""
@@ -414,7 +414,7 @@ _ELEMWISE_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
     **{("elemwise_mul", stypes): OpRule(out, _EW + impl)
        for stypes, _, (out, impl) in _ELEMWISE_BINARY},
     ("elemwise_div", ("default", "default")): OpRule("default", _EW + "dense_binary"),
-    **{(f"_inplace_{fn}", ("default", stype)): OpRule("default", _EW + "update_dense")
+    **{(f"_inplace_{fn}", ("default", stype)): OpRule(None, _EW + "update_dense")
        for fn in ("add", "sub") for stype in ("row_sparse", "csr")},
     **{(f"_{fn}", (stype,)): OpRule(stype, _EW + "scalar")
        for fn in ELEMWISE_SCALAR_OPS for stype in _STYPES if fn != "rdiv_scalar"},
@@ -440,55 +440,56 @@ fall back to dense). ``x <op> s`` keeps the storage type of ``x`` when ``0 <op> 
 (``_<op>_scalar``, stored values only); otherwise the front end asks for
 ``_<op>_scalar->default``, which has a dense kernel only, so sparse ``x`` falls back to it."""
 
+_DOT = "sparsegen.ops.dot:"
+_DOT_FLAGS = ("", "_transpose_a", "_transpose_b", "_transpose_a_transpose_b")
+_DOT_KINDS = (  # flags, input stypes, output stype without forward_stype, {output stype: impl}
+    ("", ("csr", "default"), "default", {"default": "csr_dense"}),
+    ("_transpose_a", ("csr", "default"), "row_sparse",
+     {"row_sparse": "csr_t_dense", "default": "csr_t_dense_to_dense"}),
+    ("", ("csr", "row_sparse"), "default", {"default": "csr_row_sparse"}),
+    ("_transpose_a", ("csr", "row_sparse"), "row_sparse",
+     {"row_sparse": "csr_t_row_sparse", "default": "csr_t_row_sparse_to_dense"}),
+    ("", ("default", "csr"), "csr", {"csr": "dense_csr_to_csr", "default": "dense_csr"}),
+    ("_transpose_b", ("default", "csr"), "csr",
+     {"csr": "dense_csr_t_to_csr", "default": "dense_csr_t"}),
+    *((flags, ("default", "default"), "default",
+       {"default": "dense_dense", "row_sparse": "dense_dense_to_row_sparse",
+        "csr": "dense_dense_to_csr"})
+      for flags in _DOT_FLAGS),
+)
+_DOT_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
+    (f"dot{flags}{forward}", stypes): OpRule(stype, _DOT + impls[stype])
+    for flags, stypes, default, impls in _DOT_KINDS
+    for forward, stype in (("", default), *((f"->{s}", s) for s in impls))
+}
+"""dot storage rules: the op name carries the transpose flags and forward_stype (``dot``,
+``dot_transpose_a->default``, ...); without ``->stype`` the output is MXNet's for the inputs.
+These are MXNet's sparse kernels on CPU (plus dense·csrᵀ -> csr, a fallback there); any other
+combination runs the dense rule with a StorageFallbackWarning."""
+
+_OPTIM_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
+    (f"{family}_update", (weight, grad)): OpRule(None, "sparsegen.ops.optim:update")
+    for family in ("sgd", "sgd_mom", "adam", "adagrad", "ftrl")
+    for weight in ("default", "row_sparse") for grad in ("default", "row_sparse")
+}
+"""Optimizer updates (MXNet's ``<family>_update`` ops), keyed by the storage types of (weight,
+grad), in place on the weight and the states (kernel ``optim_<family>``)."""
+
 OP_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
     **_ELEMWISE_RULES,
     **_COMPARE_RULES,
+    **_DOT_RULES,
+    **_OPTIM_RULES,
     ("cast_storage->row_sparse", ("default",)):
         OpRule("row_sparse", "sparsegen.ops.cast:dense_to_row_sparse"),
     ("cast_storage->default", ("row_sparse",)):
         OpRule("default", "sparsegen.ops.cast:row_sparse_to_dense"),
     ("cast_storage->csr", ("default",)): OpRule("csr", "sparsegen.ops.cast:dense_to_csr"),
     ("cast_storage->default", ("csr",)): OpRule("default", "sparsegen.ops.cast:csr_to_dense"),
+    **{(f"cast_storage->{stype}", (stype,)): OpRule(stype, "sparsegen.device:deep_copy")
+       for stype in _STYPES},
     ("retain", ("row_sparse",)): OpRule("row_sparse", "sparsegen.ops.retain:retain"),
-    # dot: the op name carries the transpose flags and forward_stype ("->stype"); these are
-    # MXNet's sparse kernels on CPU (plus dense·csrᵀ -> csr, a fallback there); any other
-    # combination runs the dense rule below with a StorageFallbackWarning.
-    ("dot", ("csr", "default")): OpRule("default", "sparsegen.ops.dot:csr_dense"),
-    ("dot->default", ("csr", "default")): OpRule("default", "sparsegen.ops.dot:csr_dense"),
-    ("dot_transpose_a", ("csr", "default")):
-        OpRule("row_sparse", "sparsegen.ops.dot:csr_t_dense"),
-    ("dot_transpose_a->row_sparse", ("csr", "default")):
-        OpRule("row_sparse", "sparsegen.ops.dot:csr_t_dense"),
-    ("dot_transpose_a->default", ("csr", "default")):
-        OpRule("default", "sparsegen.ops.dot:csr_t_dense_to_dense"),
-    ("dot", ("csr", "row_sparse")): OpRule("default", "sparsegen.ops.dot:csr_row_sparse"),
-    ("dot->default", ("csr", "row_sparse")):
-        OpRule("default", "sparsegen.ops.dot:csr_row_sparse"),
-    ("dot_transpose_a", ("csr", "row_sparse")):
-        OpRule("row_sparse", "sparsegen.ops.dot:csr_t_row_sparse"),
-    ("dot_transpose_a->row_sparse", ("csr", "row_sparse")):
-        OpRule("row_sparse", "sparsegen.ops.dot:csr_t_row_sparse"),
-    ("dot_transpose_a->default", ("csr", "row_sparse")):
-        OpRule("default", "sparsegen.ops.dot:csr_t_row_sparse_to_dense"),
-    ("dot", ("default", "csr")): OpRule("csr", "sparsegen.ops.dot:dense_csr_to_csr"),
-    ("dot->csr", ("default", "csr")): OpRule("csr", "sparsegen.ops.dot:dense_csr_to_csr"),
-    ("dot->default", ("default", "csr")): OpRule("default", "sparsegen.ops.dot:dense_csr"),
-    ("dot_transpose_b", ("default", "csr")):
-        OpRule("csr", "sparsegen.ops.dot:dense_csr_t_to_csr"),
-    ("dot_transpose_b->csr", ("default", "csr")):
-        OpRule("csr", "sparsegen.ops.dot:dense_csr_t_to_csr"),
-    ("dot_transpose_b->default", ("default", "csr")):
-        OpRule("default", "sparsegen.ops.dot:dense_csr_t"),
-    **{
-        (f"dot{flags}{forward}", ("default", "default")): OpRule(stype, f"sparsegen.ops.dot:{impl}")
-        for flags in ("", "_transpose_a", "_transpose_b", "_transpose_a_transpose_b")
-        for forward, stype, impl in (
-            ("", "default", "dense_dense"),
-            ("->default", "default", "dense_dense"),
-            ("->row_sparse", "row_sparse", "dense_dense_to_row_sparse"),
-            ("->csr", "csr", "dense_dense_to_csr"),
-        )
-    },
+    ("_retain_check", ("row_sparse", "default")): OpRule(None, "sparsegen.ops.retain:valid_ids"),
 }
 """(op, input storage types) -> output storage type and implementation: storage inference as data."""
 

@@ -28,11 +28,12 @@ _WARNED: set[tuple[str, tuple[str, ...]]] = set()
 def _context(op: str, inputs: tuple[NDArray, ...]) -> Any:
     """The one context of every input of the call; mixing contexts raises."""
     ctx = inputs[0]._ctx
-    if any(a._ctx != ctx for a in inputs[1:]):
-        raise SparsegenError(
-            f"{op}: all arrays must be on one context, got "
-            f"{', '.join(str(a.context) for a in inputs)}"
-        )
+    for array in inputs:  # a loop: a generator costs more than the check on small arrays
+        if array._ctx != ctx:
+            raise SparsegenError(
+                f"{op}: all arrays must be on one context, got "
+                f"{', '.join(str(a.context) for a in inputs)}"
+            )
     return ctx
 
 
@@ -85,23 +86,31 @@ def deliver(op: str, result: Any, result_stype: str, ctx: Any, inputs: Sequence[
     return out
 
 
-def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None, **params: Any) -> NDArray:
+def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None, **params: Any) -> Any:
     """Run ``op`` on ``inputs`` (NDArrays) with keyword ``params``; write into ``out`` if given.
 
-    ``out`` is checked and written by ``deliver``.
+    An op's result is an array, its ``out`` checked and written by ``deliver``; an op whose rule
+    has no output storage type (an in-place update, a check) returns what its implementation
+    returns, and has no dense fallback.
     """
+    storages: list[Any] = []
+    input_stypes: list[str] = []
     for position, array in enumerate(inputs):
         if not isinstance(array, NDArray):
             raise SparsegenError(f"{op}: input {position} must be an NDArray, got {type(array).__name__}")
+        storages.append(array._storage)
+        input_stypes.append(array.stype)
     ctx = _context(op, inputs)
-    stypes = tuple([a.stype for a in inputs])
+    stypes = tuple(input_stypes)
     rule = op_rule(op, stypes)
     if rule is not None:
-        result = rule.run(*(a._storage for a in inputs), **params)
+        result = rule.run(*storages, **params)
+        if rule.output_stype is None:
+            return result
         result_stype = rule.output_stype
     else:
         dense_rule = op_rule(op, ("default",) * len(inputs))
-        if dense_rule is None:
+        if dense_rule is None or dense_rule.output_stype is None:
             raise SparsegenError(f"{op} has no implementation for inputs of storage {stypes}")
         if (op, stypes) not in _WARNED:
             _WARNED.add((op, stypes))

@@ -13,9 +13,7 @@ from ..device import DeviceArray, copy as copy_buffer, host_copy, item, rows as 
 from .. import formats
 from ..errors import InvalidValue, SparsegenError
 from ..formats import CSR, INDEX_DTYPE, RowSparse
-from ..ops import retain as ops_retain
-from ..registry import op_rule
-from .dispatch import check_out, deliver
+from .dispatch import check_out, deliver, invoke
 from .dlpack import dlpack_numpy, torch_tensor
 from .dot import dot
 from . import elemwise
@@ -402,18 +400,16 @@ def retain(data: RowSparseNDArray, indices: Any, out: NDArray | None = None) -> 
             f"retain needs a row_sparse array as data, got {getattr(data, 'stype', type(data).__name__)}"
         )
     check_out("retain", out, data.shape, data.dtype, data.context, ("row_sparse",))
-    rule = op_rule("retain", (data.stype,))
     _refuse_sparse(indices, "indices")
     if (isinstance(indices, NDArray) and indices.context == data.context
-            and ops_retain.valid_ids(data._storage, indices._storage)):
-        return deliver("retain", rule.run(data._storage, copy_buffer(indices._storage)),
-                       "row_sparse", data.context, (data,), out, ("row_sparse",))
-    ids = formats.index_array(_ids(indices, "indices"), "indices", flatten=True)
-    formats.check_range(ids, "indices", data.shape[0], sorted_unique=False)
-    if ids.size > 1 and not (ids[1:] > ids[:-1]).all():
-        ids = np.unique(ids)
-    return deliver("retain", rule.run(data._storage, ids), "row_sparse", data.context, (data,),
-                   out, ("row_sparse",))
+            and invoke("_retain_check", (data, indices))):
+        ids = copy_buffer(indices._storage)
+    else:
+        ids = formats.index_array(_ids(indices, "indices"), "indices", flatten=True)
+        formats.check_range(ids, "indices", data.shape[0], sorted_unique=False)
+        if ids.size > 1 and not (ids[1:] > ids[:-1]).all():
+            ids = np.unique(ids)
+    return invoke("retain", (data,), out=out, row_ids=ids)
 
 
 __all__ = [

@@ -32,23 +32,26 @@ def wrap(storage: Any, ctx: Context) -> NDArray:
     return _CLASSES.get(type(storage), NDArray)(storage, ctx)
 
 
+def _check_cast(src_stype: str, stype: str) -> None:
+    """Raise unless ``src_stype`` -> ``stype`` is a cast_storage (csr <-> row_sparse is not)."""
+    if stype not in STYPES:
+        raise SparsegenError(f"stype must be one of {STYPES}, got {stype!r}")
+    if src_stype != "default" and stype not in ("default", src_stype):
+        raise SparsegenError(
+            f"cast_storage from {src_stype} to {stype} is not supported (as in MXNet); "
+            f"convert through 'default' explicitly: x.tostype('default').tostype({stype!r})"
+        )
+
+
 def convert(storage: Any, src_stype: str, stype: str) -> Any:
     """``storage`` of ``src_stype`` converted to ``stype`` on the generated cast kernels.
 
     As in MXNet, csr <-> row_sparse has no kernel and raises; a cast to the same storage type
     copies.
     """
-    if stype not in STYPES:
-        raise SparsegenError(f"stype must be one of {STYPES}, got {stype!r}")
-    if stype == src_stype:
-        return deep_copy(storage)
-    if src_stype != "default" and stype != "default":
-        raise SparsegenError(
-            f"cast_storage from {src_stype} to {stype} is not supported (as in MXNet); "
-            f"convert through 'default' explicitly: x.tostype('default').tostype({stype!r})"
-        )
+    _check_cast(src_stype, stype)
     rule = op_rule(f"cast_storage->{stype}", (src_stype,))
-    assert rule is not None, (src_stype, stype)  # every default <-> sparse pair is registered
+    assert rule is not None, (src_stype, stype)  # every cast _check_cast passes is registered
     return rule.run(storage)
 
 
@@ -59,8 +62,8 @@ def cast_storage(data: NDArray, stype: str, out: NDArray | None = None) -> NDArr
         raise SparsegenError(f"cast_storage needs an NDArray, got {type(data).__name__}")
     dispatch = _late("dispatch")
     dispatch.check_out("cast_storage", out, data.shape, data.dtype, data.context, (stype,))
-    result = convert(data._storage, data.stype, stype)
-    return dispatch.deliver("cast_storage", result, stype, data.context, (data,), out, (stype,))
+    _check_cast(data.stype, stype)
+    return dispatch.invoke(f"cast_storage->{stype}", (data,), out=out)
 
 
 def with_dtype(data: NDArray, dtype: Any) -> NDArray:

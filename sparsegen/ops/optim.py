@@ -1,33 +1,40 @@
-"""Optimizer updates on numpy buffers and row_sparse gradients (generated ``optim_*`` kernels)."""
+"""Optimizer updates on dense or row_sparse storage (generated ``optim_*`` kernels)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-
 from typing import Any
 
 from ..formats import RowSparse
 from .layout import as_rows, dtype_name, kernel
 
+
+def values(storage: Any) -> Any:
+    """The values an update reads or writes: a dense buffer, or a row_sparse format's data."""
+    return storage.data if isinstance(storage, RowSparse) else storage
+
+
 def update(
-    family: str,
     weight: Any,
     grad: Any,
+    family: str,
     states: Sequence[Any],
     hyper: Sequence[float],
     lazy: bool,
 ) -> None:
     """Update ``weight`` (n rows) and its ``states`` in place with kernel ``optim_<family>``.
 
-    A dense ``grad`` updates every row; a row_sparse one updates only its rows when ``lazy``,
-    else every row (rows without a gradient see ``g = 0``). ``hyper`` are the kernel's float
+    ``weight`` and ``states`` are dense buffers or row_sparse formats that store every row. A
+    dense ``grad`` updates every row; a row_sparse one updates only its rows when ``lazy``, else
+    every row (rows without a gradient see ``g = 0``). ``hyper`` are the kernel's float
     parameters in signature order. Callers validate first: shapes and dtypes agree, the
     gradient's row ids are sorted, unique and in range, and no two buffers overlap.
     """
+    weight = values(weight)
     sparse = isinstance(grad, RowSparse)
     touched = grad.data.size if sparse and lazy else weight.size
     optim = kernel(f"optim_{family}", (dtype_name(weight.dtype),), weight, touched)
-    rows = [as_rows(a, written=True) for a in (weight, *states)]
+    rows = [as_rows(values(a), written=True) for a in (weight, *states)]
     if sparse:
         function = optim.lazy if lazy else optim.std
         function(rows[0], as_rows(grad.data), grad.indices, *rows[1:], *hyper)

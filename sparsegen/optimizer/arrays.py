@@ -1,0 +1,116 @@
+"""The arrays an optimizer update takes: their checks, and states that store every row."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..device import colocate, may_share_memory
+from ..errors import SparsegenError
+from ..ndarray import NDArray
+from ..formats import INDEX_DTYPE, RowSparse
+from ..ndarray.storage import convert
+from ..ops.optim import values
+
+FLOAT_DTYPES = ("float16", "float32", "float64")
+"""Weight dtypes the optimizers update (MXNet's optimizer operators take real types only)."""
+
+_STORAGES = ("default", "row_sparse")
+
+
+def _buffer(array: NDArray) -> Any:
+    """The values an update reads or writes of an array's storage."""
+    return values(array._storage)
+
+
+def _check_kinds(arrays: tuple[tuple[str, Any], ...]) -> None:
+    """Each named array is an NDArray of default or row_sparse storage."""
+    for what, array in arrays:
+        if not isinstance(array, NDArray):
+            raise SparsegenError(f"{what} must be an NDArray, got {type(array).__name__}")
+        if array.stype not in _STORAGES:
+            raise SparsegenError(
+                f"{what} must have default or row_sparse storage, got {array.stype}"
+            )
+
+
+def check_weight(weight: Any, every_row: bool = True) -> None:
+    """Raise unless ``weight`` is an array an optimizer can update; ``create_state`` passes
+    ``every_row=False`` (a row_sparse weight may get its rows before its first update)."""
+    _check_kinds((("weight", weight),))
+    dtype = weight._storage.dtype
+    if dtype.kind != "f":  # float16/32/64: the only floating dtypes an NDArray can hold
+        raise SparsegenError(
+            f"weight: optimizers update floating-point weights ({', '.join(FLOAT_DTYPES)}), "
+            f"got {dtype.name}"
+        )
+    if weight.ndim == 0:
+        raise SparsegenError("weight must have at least 1 dimension, got shape ()")
+    stored = _buffer(weight).shape[0]
+    if every_row and weight.stype == "row_sparse" and stored != weight.shape[0]:
+        raise SparsegenError(
+            f"weight: a row_sparse weight must store every row (as MXNet requires); it stores "
+            f"{stored} of {weight.shape[0]} rows"
+        )
+
+
+def check_arrays(weight: Any, grad: Any, states: tuple[Any, ...]) -> None:
+    """Raise unless weight, grad and states can be updated together (nothing is written)."""
+    check_weight(weight)
+    _check_kinds((("grad", grad), *((f"state {i}", s) for i, s in enumerate(states))))
+    dtype = weight._storage.dtype
+    for what, array in (("grad", grad), *((f"state {i}", s) for i, s in enumerate(states))):
+        if array.shape != weight.shape:
+            # a row_sparse grad's row ids are in range of its own shape (the format guarantees
+            # it), so equal shapes keep every kernel write inside the weight
+            raise SparsegenError(
+                f"{what} has shape {array.shape}, the weight has shape {weight.shape}"
+            )
+        if array._storage.dtype != dtype:
+            raise SparsegenError(
+                f"{what} has dtype {array._storage.dtype.name}, the weight has dtype {dtype.name}"
+            )
+        if array.context != weight.context:
+            raise SparsegenError(f"{what} is on {array.context}, the weight is on {weight.context}")
+    for what, array in (("weight", weight), *((f"state {i}", s) for i, s in enumerate(states))):
+        if not _buffer(array).flags.c_contiguous:  # updated in place: no copy can stand in
+            raise SparsegenError(f"{what} must be C-contiguous to be updated in place (a view "
+                                 f"with strides {_buffer(array).strides} is not)")
+    written = [_buffer(weight), *(_buffer(s) for s in states)]
+    for i, a in enumerate(written):
+        for b in (*written[i + 1:], _buffer(grad)):
+            if may_share_memory(a, b):
+                raise SparsegenError("weight, grad and states must not share memory")
+
+
+def every_row(storage: Any) -> Any:
+    """A row_sparse state's storage with every row (zeros where it stored none), as MXNet gives
+    it; a new storage, so that the state changes only once the update has run."""
+    if isinstance(storage, RowSparse) and storage.data.shape[0] != storage.shape[0]:
+        dense = convert(storage, "row_sparse", "default")
+        ids = colocate(np.arange(storage.shape[0], dtype=INDEX_DTYPE), dense)
+        return RowSparse(dense, ids, storage.shape)
+    return storage
+
+
+def state_tuple(state: Any, count: int, name: str) -> tuple[Any, ...]:
+    """``state`` as a tuple of ``count`` states (what ``create_state`` returned)."""
+    states = tuple(state) if isinstance(state, (tuple, list)) else (state,)
+    if len(states) != count:
+        raise SparsegenError(f"{name} takes {count} states (from create_state), got "
+                             f"{'None' if state is None else len(states)}")
+    return states
+
+
+def check_index(index: Any) -> None:
+    """An index names one weight: hashable, not a list (aggregated updates are not supported)."""
+    if isinstance(index, (list, tuple)):
+        raise SparsegenError(f"index must name one weight (an int or a name), got {index!r}: "
+                             "aggregated updates of a list of indices are not supported")
+    try:
+        hash(index)
+    except TypeError:
+        raise SparsegenError(
+            f"index must be an int or a name, got {type(index).__name__}"
+        ) from None

@@ -1,0 +1,119 @@
+"""The registry's references resolve, and every front-end op runs through ``dispatch.invoke``."""
+
+import importlib
+import inspect
+import warnings
+
+import numpy as np
+import pytest
+
+import sparsegen as mx
+from sparsegen.errors import StorageFallbackWarning
+from sparsegen.ndarray import dispatch
+from sparsegen.registry import KERNELS, OP_RULES
+
+STYPES = ("default", "row_sparse", "csr")
+
+
+def _load(ref: str):
+    module, _, attr = ref.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+@pytest.mark.parametrize("key", sorted(OP_RULES), ids=str)
+def test_every_rule_names_an_implementation_that_takes_its_inputs(key):
+    op, stypes = key
+    rule = OP_RULES[key]
+    assert rule.output_stype is None or rule.output_stype in STYPES
+    assert all(s in STYPES for s in stypes)
+    implementation = _load(rule.implementation)
+    assert callable(implementation)
+    positional = [p for p in inspect.signature(implementation).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    assert len(positional) >= len(stypes), (rule.implementation, stypes)
+
+
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_every_kernel_names_a_template_and_schedules_that_exist(name):
+    kernel = KERNELS[name]
+    assert callable(_load(kernel.template))
+    assert kernel.schedules
+    for _, ref in kernel.schedules:
+        assert _load(ref) is not None
+
+
+def test_dot_rules_without_forward_stype_are_the_forward_rule_of_their_output():
+    # ``dot<flags>`` is ``dot<flags>-><its output stype>``: one rule, spelt two ways
+    plain = {k: r for k, r in OP_RULES.items() if k[0].startswith("dot") and "->" not in k[0]}
+    assert len(plain) == 10
+    for (op, stypes), rule in plain.items():
+        assert OP_RULES[(f"{op}->{rule.output_stype}", stypes)] == rule
+
+
+def _rsp(shape=(4, 3), rows=(1, 3)):
+    data = np.arange(1, len(rows) * shape[1] + 1, dtype="float32").reshape(len(rows), shape[1])
+    return mx.nd.sparse.row_sparse_array((data, list(rows)), shape=shape)
+
+
+def _update(name, **kwargs):
+    def call():
+        opt = mx.optimizer.create(name, **kwargs)
+        weight = mx.nd.ones((4, 3))
+        opt.update(0, weight, _rsp(), opt.create_state(0, weight))
+    return call
+
+
+# (front-end call, the (op, input storage types) invoke must see)
+CALLS = [
+    (lambda: _rsp() + _rsp(), ("elemwise_add", ("row_sparse", "row_sparse"))),
+    (lambda: _rsp() * 2, ("_mul_scalar", ("row_sparse",))),
+    (lambda: mx.nd.sqrt(_rsp()), ("sqrt", ("row_sparse",))),
+    (lambda: mx.nd.clip(_rsp(), 0, 2), ("clip", ("row_sparse",))),
+    (lambda: mx.nd.ones((4, 3)).__iadd__(_rsp()), ("_inplace_add", ("default", "row_sparse"))),
+    (lambda: mx.nd.ones((2, 2)) == mx.nd.zeros((2, 2)), ("equal", ("default", "default"))),
+    (lambda: _rsp() > 1, ("_greater_scalar", ("row_sparse",))),
+    (lambda: mx.nd.sparse.dot(mx.nd.ones((2, 4)).tostype("csr"), mx.nd.ones((4, 3))),
+     ("dot", ("csr", "default"))),
+    (lambda: mx.nd.sparse.dot(mx.nd.ones((2, 4)).tostype("csr"), mx.nd.ones((2, 3)),
+                              transpose_a=True, forward_stype="default"),
+     ("dot_transpose_a->default", ("csr", "default"))),
+    (lambda: mx.nd.sparse.cast_storage(mx.nd.ones((2, 2)), "csr"),
+     ("cast_storage->csr", ("default",))),
+    (lambda: _rsp().tostype("default"), ("cast_storage->default", ("row_sparse",))),
+    (lambda: _rsp().tostype("row_sparse"), ("cast_storage->row_sparse", ("row_sparse",))),
+    (lambda: mx.nd.sparse.retain(_rsp(), [3, 0]), ("retain", ("row_sparse",))),
+    (lambda: _rsp().retain(mx.nd.array([0, 3], dtype="int64")),
+     ("_retain_check", ("row_sparse", "default"))),
+    (_update("sgd"), ("sgd_update", ("default", "row_sparse"))),
+    (_update("sgd", momentum=0.9), ("sgd_mom_update", ("default", "row_sparse"))),
+    (_update("adam"), ("adam_update", ("default", "row_sparse"))),
+    (_update("adagrad"), ("adagrad_update", ("default", "row_sparse"))),
+    (_update("ftrl"), ("ftrl_update", ("default", "row_sparse"))),
+]
+
+
+@pytest.mark.parametrize("call, expected", CALLS, ids=[f"{op}{stypes}" for _, (op, stypes) in CALLS])
+def test_front_end_ops_run_through_invoke(call, expected, monkeypatch):
+    # invoke is the only caller of op_rule in the dispatch module: each lookup it makes is seen
+    seen = []
+    lookup = dispatch.op_rule
+
+    def spy(op, stypes):
+        seen.append((op, stypes))
+        return lookup(op, stypes)
+
+    monkeypatch.setattr(dispatch, "op_rule", spy)
+    call()
+    assert expected in seen
+
+
+def test_rules_without_an_output_have_no_dense_fallback():
+    # an in-place update must not run on dense copies of its inputs: csr weights raise
+    weight = mx.nd.ones((2, 2)).tostype("csr")
+    grad = mx.nd.ones((2, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", StorageFallbackWarning)
+        with pytest.raises(mx.MXNetError, match="no implementation"):
+            dispatch.invoke("sgd_update", (weight, grad), family="sgd", states=[],
+                            hyper=(0.1, 0.0, 1.0, float("inf")), lazy=False)
+    np.testing.assert_array_equal(weight.asnumpy(), 1.0)
