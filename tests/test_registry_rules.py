@@ -10,7 +10,8 @@ import pytest
 import sparsegen as mx
 from sparsegen.errors import StorageFallbackWarning
 from sparsegen.ndarray import dispatch
-from sparsegen.registry import KERNELS, OP_RULES
+from sparsegen.registry import KERNELS
+from sparsegen.rules import OP_RULES
 
 STYPES = ("default", "row_sparse", "csr")
 

@@ -56,7 +56,7 @@ def test_templates_take_only_dtypes() -> None:
     import inspect
 
     for kernel in registry.KERNELS.values():
-        template = registry._resolve(kernel.template)
+        template = registry.resolve(kernel.template)
         params = list(inspect.signature(template).parameters)
         assert len(params) == len(kernel.dtype_params), (kernel.name, params)
 

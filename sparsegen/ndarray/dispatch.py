@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import SparsegenError, StorageFallbackWarning
-from ..registry import op_rule
+from ..rules import op_rule
 from .ndarray import NDArray
 from .storage import assign, convert, wrap
 

@@ -20,7 +20,8 @@ import numpy as np
 from ..device import copy_into, to_host
 from ..errors import SparsegenError
 from ..params import real
-from ..registry import ELEMWISE_UNARY_DENSE, ELEMWISE_UNARY_SPARSE, op_rule
+from ..registry import ELEMWISE_UNARY_DENSE, ELEMWISE_UNARY_SPARSE
+from ..rules import op_rule
 from .dispatch import check_out, invoke
 from .ndarray import NDArray
 from .storage import assign

@@ -14,7 +14,7 @@ from ..context import Context
 from ..device import astype, copy_into, deep_copy, device_of, place, to_host
 from .. import formats
 from ..errors import SparsegenError
-from ..registry import op_rule
+from ..rules import op_rule
 from .ndarray import STYPES, NDArray, _late
 
 

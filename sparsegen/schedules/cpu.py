@@ -8,6 +8,9 @@ by the functions' ``tirx.noalias``) still handles the loops a template leaves pl
 explicit form makes the width a tunable knob instead of LLVM's guess. Gather hints
 (``hints.AHEAD``) become LLVM prefetches of the rows ``prefetch`` entries ahead, one per cache
 line: they sit at random ids, where the hardware prefetcher cannot guess them.
+
+TVM is imported when a schedule is applied, not when its knobs are read (the kernel cache reads
+them in processes that never import the compiler).
 """
 
 from __future__ import annotations
@@ -15,10 +18,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tvm import s_tir, tirx
-
-from .. import hints
-from . import marks
 from .space import Knob, ScheduleSpace
 
 _LINE_BYTES = 64
@@ -29,6 +28,9 @@ def _vector_steps(lanes: int):
     """The realisation of a column loop: vector steps of ``lanes`` plus a scalar tail; a plain
     loop for one lane, for a constant width (LLVM vectorizes those itself) and for a column body
     with loops of its own (a dot product per column)."""
+    from tvm import tirx
+
+    from . import marks
 
     def realise(width: Any, body: Any) -> Any:
         j = tirx.Var("j", str(width.ty.dtype))
@@ -46,6 +48,9 @@ def _vector_steps(lanes: int):
 
 def _prefetches(distance: int):
     """The realisation of a gather hint: prefetch the rows of the entry ``distance`` ahead."""
+    from tvm import tirx
+
+    from . import marks
 
     def realise(node: Any, at: Any, body: Any) -> Any:
         if distance == 0:
@@ -69,6 +74,9 @@ def _prefetches(distance: int):
 
 def _realise(mod: Any, config: Mapping[str, Any]) -> Any:
     """The templates' marks realised for the CPU."""
+    from .. import hints
+    from . import marks
+
     mod = marks.attributes(mod, hints.AHEAD, _prefetches(config.get("prefetch", 0)))
     mod = marks.owned(mod, lambda _j, body: body)
     return marks.columns(mod, _vector_steps(config["lanes"]))
@@ -77,6 +85,8 @@ def _realise(mod: Any, config: Mapping[str, Any]) -> Any:
 def _apply_rows(mod: Any, config: Mapping[str, Any]) -> Any:
     """Marks realised; each ``rows*`` block's loop split into chunks of ``chunk`` rows, run in
     parallel."""
+    from tvm import s_tir
+
     sch = s_tir.Schedule(_realise(mod, config), enable_check=False)
     if not config["parallel"]:
         return sch.mod

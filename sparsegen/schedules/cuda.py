@@ -25,6 +25,9 @@ A ``rows*`` block without column loops (a reduction over a row's columns, a sort
 ``threads`` rows per block on ``threadIdx.x`` whatever ``row_threads`` says. A serial block (a
 scan's carry step, a radix sort pass, a merge) becomes a kernel of one thread, launched in order
 on the stream. Every launch is guarded by ``grid size > 0``. Gather hints are dropped.
+
+TVM is imported when a schedule is applied, not when its knobs are read (the kernel cache reads
+them in processes that never import the compiler).
 """
 
 from __future__ import annotations
@@ -32,16 +35,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import tvm_ffi
-from tvm import s_tir, tirx
-
-from . import marks
 from .space import Knob, ScheduleSpace
 
 
 def _strided(lanes: int, row_threads: int):
     """The realisation of a column loop: thread ``t`` of ``row_threads`` takes the
     ``lanes``-element groups ``t, t + row_threads, ...`` of the row."""
+    from tvm import tirx
+
+    from . import marks
+
     step = lanes * row_threads
 
     def columns(width: Any, body: Any, t: Any) -> Any:
@@ -71,6 +74,9 @@ def _strided(lanes: int, row_threads: int):
 
 def _owner(lanes: int, row_threads: int):
     """The realisation of an owned write: only in the thread whose group holds column ``j``."""
+    from tvm import tirx
+
+    from . import marks
 
     def realise(j: Any, body: Any) -> Any:
         if row_threads == 1:
@@ -85,6 +91,9 @@ def _owner(lanes: int, row_threads: int):
 
 def _shares_rows(block: Any) -> bool:
     """Whether ``block`` holds column loops bound to ``threadIdx.x``."""
+    import tvm_ffi
+    from tvm import tirx
+
     found = []
 
     def visit(loop: Any) -> None:
@@ -96,23 +105,27 @@ def _shares_rows(block: Any) -> bool:
     return bool(found)
 
 
-def _guard_grid(loop: Any) -> Any:
-    if loop.kind == tirx.ForKind.THREAD_BINDING and loop.thread_binding.thread_tag == "blockIdx.x":
-        return tirx.IfThenElse(loop.extent > 0, loop, None)
-    return loop
-
-
 def _skip_empty_grids(mod: Any) -> Any:
     """Every GPU kernel launch guarded by ``grid size > 0`` (a host-side branch).
 
     A ``rows*`` loop over zero rows (an array storing no rows) is a grid of zero blocks, which
     the CUDA runtime refuses to launch; on the CPU the same loop simply does not run.
     """
-    return tvm_ffi.structural_map(mod, [(tirx.For, _guard_grid)])
+    import tvm_ffi
+    from tvm import tirx
+
+    def guard(loop: Any) -> Any:
+        if loop.kind == tirx.ForKind.THREAD_BINDING and loop.thread_binding.thread_tag == "blockIdx.x":
+            return tirx.IfThenElse(loop.extent > 0, loop, None)
+        return loop
+
+    return tvm_ffi.structural_map(mod, [(tirx.For, guard)])
 
 
 def _realise(mod: Any, config: Mapping[str, Any]) -> Any:
     """The templates' marks realised for CUDA."""
+    from . import marks
+
     lanes, row_threads = config["lanes"], config["row_threads"]
     mod = marks.without_ahead(mod)
     mod = marks.owned(mod, _owner(lanes, row_threads))
@@ -122,6 +135,8 @@ def _realise(mod: Any, config: Mapping[str, Any]) -> Any:
 def _apply_rows(mod: Any, config: Mapping[str, Any]) -> Any:
     """Marks realised; each ``rows*`` loop bound to thread blocks of ``threads`` threads, other
     blocks to one thread; empty grids skipped."""
+    from tvm import s_tir
+
     sch = s_tir.Schedule(_realise(mod, config), enable_check=False)
     for gvar in sch.mod.get_global_vars():
         sch.work_on(gvar.name_hint)

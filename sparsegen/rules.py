@@ -1,0 +1,126 @@
+"""Storage-type inference as data: (op, input storage types) -> the output storage type and the
+storage-level implementation (sparsegen/ops) that serves it. ``ndarray/dispatch.invoke`` is the
+one reader. Rules change no binary, so this module is not in the kernel cache's digest."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .registry import (COMPARE_OPS, ELEMWISE_SCALAR_OPS, ELEMWISE_UNARY_DENSE,
+                       ELEMWISE_UNARY_SPARSE, resolve)
+
+
+@dataclass(frozen=True)
+class OpRule:
+    """How a front-end op runs for one combination of input storage types."""
+
+    output_stype: str | None  # None: no array result (the op writes its inputs, or checks them)
+    implementation: str  # "module:function" of the storage-level op (sparsegen.ops, device)
+
+    def run(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the storage-level implementation."""
+        return resolve(self.implementation)(*args, **kwargs)
+
+
+_EW = "sparsegen.ops.elemwise:"
+_STYPES = ("default", "row_sparse", "csr")
+_ELEMWISE_BINARY = (  # input stypes, (output stype, implementation) of add / sub, of mul
+    (("default", "default"), ("default", "dense_binary"), ("default", "dense_binary")),
+    (("row_sparse", "row_sparse"), ("row_sparse", "rsp_rsp"), ("row_sparse", "rsp_rsp")),
+    (("csr", "csr"), ("csr", "csr_csr"), ("csr", "csr_csr")),
+    (("default", "row_sparse"), ("default", "dense_sparse"), ("row_sparse", "dense_sparse_mul")),
+    (("row_sparse", "default"), ("default", "sparse_dense"), ("row_sparse", "sparse_dense_mul")),
+    (("default", "csr"), ("default", "dense_sparse"), ("csr", "dense_sparse_mul")),
+    (("csr", "default"), ("default", "sparse_dense"), ("csr", "sparse_dense_mul")),
+)
+_ELEMWISE_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
+    **{(op, stypes): OpRule(out, _EW + impl)
+       for op in ("elemwise_add", "elemwise_sub")
+       for stypes, (out, impl), _ in _ELEMWISE_BINARY},
+    **{("elemwise_mul", stypes): OpRule(out, _EW + impl)
+       for stypes, _, (out, impl) in _ELEMWISE_BINARY},
+    ("elemwise_div", ("default", "default")): OpRule("default", _EW + "dense_binary"),
+    **{(f"_inplace_{fn}", ("default", stype)): OpRule(None, _EW + "update_dense")
+       for fn in ("add", "sub") for stype in ("row_sparse", "csr")},
+    **{(f"_{fn}", (stype,)): OpRule(stype, _EW + "scalar")
+       for fn in ELEMWISE_SCALAR_OPS for stype in _STYPES if fn != "rdiv_scalar"},
+    ("_rdiv_scalar", ("default",)): OpRule("default", _EW + "scalar"),
+    **{(op, (stype,)): OpRule(stype, _EW + "unary")
+       for op in ELEMWISE_UNARY_SPARSE for stype in _STYPES},
+    **{(op, ("default",)): OpRule("default", _EW + "unary") for op in ELEMWISE_UNARY_DENSE},
+    **{("clip", (stype,)): OpRule(stype, _EW + "clip") for stype in _STYPES},
+}
+"""Elementwise storage rules. A scalar op, or clip, whose parameters map zero elsewhere runs on
+the dense form (the front end converts first): its result is dense whatever the input."""
+
+_CMP = "sparsegen.ops.compare:"
+_COMPARE_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
+    **{(fn, ("default", "default")): OpRule("default", _CMP + "arrays") for fn in COMPARE_OPS},
+    **{(f"_{fn}_scalar", (stype,)): OpRule(stype, _CMP + "scalar")
+       for fn in COMPARE_OPS for stype in _STYPES},
+    **{(f"_{fn}_scalar->default", ("default",)): OpRule("default", _CMP + "scalar")
+       for fn in COMPARE_OPS},
+}
+"""Comparison storage rules, as MXNet 1.9.1's: two arrays give a dense result (sparse operands
+fall back to dense). ``x <op> s`` keeps the storage type of ``x`` when ``0 <op> s`` is false
+(``_<op>_scalar``, stored values only); otherwise the front end asks for
+``_<op>_scalar->default``, which has a dense kernel only, so sparse ``x`` falls back to it."""
+
+_DOT = "sparsegen.ops.dot:"
+_DOT_FLAGS = ("", "_transpose_a", "_transpose_b", "_transpose_a_transpose_b")
+_DOT_KINDS = (  # flags, input stypes, output stype without forward_stype, {output stype: impl}
+    ("", ("csr", "default"), "default", {"default": "csr_dense"}),
+    ("_transpose_a", ("csr", "default"), "row_sparse",
+     {"row_sparse": "csr_t_dense", "default": "csr_t_dense_to_dense"}),
+    ("", ("csr", "row_sparse"), "default", {"default": "csr_row_sparse"}),
+    ("_transpose_a", ("csr", "row_sparse"), "row_sparse",
+     {"row_sparse": "csr_t_row_sparse", "default": "csr_t_row_sparse_to_dense"}),
+    ("", ("default", "csr"), "csr", {"csr": "dense_csr_to_csr", "default": "dense_csr"}),
+    ("_transpose_b", ("default", "csr"), "csr",
+     {"csr": "dense_csr_t_to_csr", "default": "dense_csr_t"}),
+    *((flags, ("default", "default"), "default",
+       {"default": "dense_dense", "row_sparse": "dense_dense_to_row_sparse",
+        "csr": "dense_dense_to_csr"})
+      for flags in _DOT_FLAGS),
+)
+_DOT_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
+    (f"dot{flags}{forward}", stypes): OpRule(stype, _DOT + impls[stype])
+    for flags, stypes, default, impls in _DOT_KINDS
+    for forward, stype in (("", default), *((f"->{s}", s) for s in impls))
+}
+"""dot storage rules: the op name carries the transpose flags and forward_stype (``dot``,
+``dot_transpose_a->default``, ...); without ``->stype`` the output is MXNet's for the inputs.
+These are MXNet's sparse kernels on CPU (plus dense·csrᵀ -> csr, a fallback there); any other
+combination runs the dense rule with a StorageFallbackWarning."""
+
+_OPTIM_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
+    (f"{family}_update", (weight, grad)): OpRule(None, "sparsegen.ops.optim:update")
+    for family in ("sgd", "sgd_mom", "adam", "adagrad", "ftrl")
+    for weight in ("default", "row_sparse") for grad in ("default", "row_sparse")
+}
+"""Optimizer updates (MXNet's ``<family>_update`` ops), keyed by the storage types of (weight,
+grad), in place on the weight and the states (kernel ``optim_<family>``)."""
+
+OP_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
+    **_ELEMWISE_RULES,
+    **_COMPARE_RULES,
+    **_DOT_RULES,
+    **_OPTIM_RULES,
+    ("cast_storage->row_sparse", ("default",)):
+        OpRule("row_sparse", "sparsegen.ops.cast:dense_to_row_sparse"),
+    ("cast_storage->default", ("row_sparse",)):
+        OpRule("default", "sparsegen.ops.cast:row_sparse_to_dense"),
+    ("cast_storage->csr", ("default",)): OpRule("csr", "sparsegen.ops.cast:dense_to_csr"),
+    ("cast_storage->default", ("csr",)): OpRule("default", "sparsegen.ops.cast:csr_to_dense"),
+    **{(f"cast_storage->{stype}", (stype,)): OpRule(stype, "sparsegen.device:deep_copy")
+       for stype in _STYPES},
+    ("retain", ("row_sparse",)): OpRule("row_sparse", "sparsegen.ops.retain:retain"),
+    ("_retain_check", ("row_sparse", "default")): OpRule(None, "sparsegen.ops.retain:valid_ids"),
+}
+"""(op, input storage types) -> output storage type and implementation: storage inference as data."""
+
+
+def op_rule(op: str, stypes: tuple[str, ...]) -> OpRule | None:
+    """The rule for ``op`` on inputs of ``stypes``, or ``None`` when no sparse kernel exists."""
+    return OP_RULES.get((op, stypes))
