@@ -33,7 +33,8 @@ from typing import Any
 
 from . import cachedir, registry, runtime
 from ._version import __version__
-from .cache import choose, versions
+from .cachekey import versions
+from .choice import choose
 from .errors import SparsegenError
 from .files import write_atomically
 from .kernels import Argument, argument_table, arguments
@@ -104,7 +105,7 @@ def _parts(ops: Sequence[str], dtypes: Sequence[str], target: Target
         for dtype in dict.fromkeys(dtypes):
             kernel_dtypes = (dtype,) * len(kernel.dtype_params)
             parts.append((kernel, kernel_dtypes,
-                          choose(op, kernel_dtypes, target).parallel_key.config))
+                          choose(op, kernel_dtypes, target).key.config))
     return parts
 
 

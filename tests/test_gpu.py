@@ -242,7 +242,7 @@ def test_cuda_kernel_without_cuda_libraries_says_why(fresh_cache):
         pass
     else:
         pytest.skip("the CUDA libraries load on this machine")
-    key = mx.cache.kernel_key("retain", ("float32",), mx.target.cuda("sm_90"))
+    key = mx.choice.kernel_key("retain", ("float32",), mx.target.cuda("sm_90"))
     with pytest.raises(mx.MXNetError, match="the CUDA runtime cannot be loaded"):
         fresh_cache.get(key)
     assert fresh_cache.stats["built"] == fresh_cache.stats["rebuilt"] == 0

@@ -8,6 +8,7 @@ import numpy as np
 import sparsegen as mx
 from sparsegen import cache as kcache
 from sparsegen import cli, device
+from sparsegen.choice import choose
 from sparsegen.runtime import tvm_ffi
 from sparsegen.target import cuda, host_cpu
 from sparsegen.tune import records, tuner
@@ -28,7 +29,7 @@ def test_tune_writes_records_and_the_best_is_used(fresh_cache):
     fastest = min(lines, key=lambda line: line["median_s"])["config"]
     assert dict(outcome.best) == fastest
     kcache.forget_choices()
-    choice = kcache.choose("retain", ("float32",), None, None, "medium")
+    choice = choose("retain", ("float32",), None, None, "medium")
     assert choice.source == "user" and dict(choice.config) == fastest
     # a call in the medium bucket runs the tuned binary: its cache key holds the tuned knobs
     rsp = mx.nd.sparse.row_sparse_array(np.ones((4096, 128), np.float32))
@@ -56,7 +57,7 @@ def test_malformed_and_foreign_lines_are_skipped_with_warnings(fresh_cache):
     ]))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        choice = kcache.choose("retain", ("float64",), None, None, "large")
+        choice = choose("retain", ("float64",), None, None, "large")
     skipped = [w for w in caught if issubclass(w.category, TuningLogWarning)]
     assert len(skipped) == 5
     assert all("skipping a line" in str(w.message) for w in skipped)
@@ -71,7 +72,7 @@ def test_records_for_other_cpus_or_knob_sets_do_not_apply(fresh_cache):
              "config": {"parallel": True, "chunk": 64, "lanes": 8, "serial_below": 0}}
     stale = {**other, "target": host_cpu().as_dict, "config": {"parallel": True, "tile": 3}}
     log.write_text(json.dumps(other) + "\n" + json.dumps(stale) + "\n")
-    assert kcache.choose("retain", ("float64",), None, None, "large").source in ("default", "shipped")
+    assert choose("retain", ("float64",), None, None, "large").source in ("default", "shipped")
 
 
 def test_size_buckets():
@@ -81,12 +82,12 @@ def test_size_buckets():
 
 
 def test_small_calls_use_the_serial_build(fresh_cache):
-    choice = kcache.choose("cast_rsp_dense", ("float32",), None, {"serial_below": 4096}, "small")
-    assert dict(choice.parallel_key.config)["parallel"] is True
-    assert dict(choice.serial_key.config)["parallel"] is False
+    choice = choose("cast_rsp_dense", ("float32",), None, {"serial_below": 4096}, "small")
+    assert dict(choice.key.config)["parallel"] is True
+    assert dict(choice.small_key.config)["parallel"] is False
     small = kcache.get_kernel("cast_rsp_dense", ("float32",), config={"serial_below": 4096}, size=100)
     large = kcache.get_kernel("cast_rsp_dense", ("float32",), config={"serial_below": 4096}, size=10**6)
-    assert small.key == choice.serial_key and large.key == choice.parallel_key
+    assert small.key == choice.small_key and large.key == choice.key
 
 
 def test_cuda_records_apply_to_gpus_of_their_architecture(fresh_cache, tmp_path, monkeypatch,

@@ -110,7 +110,7 @@ use_bundle() {
 # check_bundle: whether the bundle's kernels were built for this tree (same cache key versions)
 check_bundle() {
     local here packed
-    here=$("$PY" -c 'import json; from sparsegen.cache import versions
+    here=$("$PY" -c 'import json; from sparsegen.cachekey import versions
 print(json.dumps(versions(), sort_keys=True))')
     packed=$(cat "$BUNDLE/versions.json")
     if [ "$here" != "$packed" ]; then
