@@ -1,10 +1,11 @@
-"""CUDA code generation without a GPU: every kernel is compiled to cubin by nvcc."""
+"""CUDA code generation without a GPU: every kernel is compiled to cubin by nvcc (their values
+on a real GPU: tests/test_gpu.py)."""
 
 import re
-import shutil
 
 import pytest
 
+import needs_cuda
 from sparsegen import cuda_runtime
 from sparsegen.build import build_library
 from sparsegen.choice import choose
@@ -12,8 +13,13 @@ from sparsegen.compiler import build_many, cuda_source
 from sparsegen.registry import KERNELS
 from sparsegen.target import cuda
 
-pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None,
-                                reason="nvcc (the CUDA toolkit) is not installed on this machine")
+
+
+@pytest.fixture(autouse=True)
+def _nvcc() -> None:
+    """Every test here needs nvcc (a skip, or a failure under SPARSEGEN_REQUIRE_CUDA=1)."""
+    needs_cuda.nvcc()
+
 
 THREADS = 128  # the default threads per thread block of cuda.rows
 

@@ -13,17 +13,21 @@ import scipy.sparse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import needs_cuda
 import sparsegen as mx
+from sparsegen import cache as kcache
 from sparsegen import cuda_runtime, device
 from sparsegen.device import DeviceArray
+from sparsegen.registry import KERNELS
+from sparsegen.target import host_cpu
 
 
 @pytest.fixture(params=["host", "cuda"])
 def gpu(request, monkeypatch):
     """``mx.gpu(0)`` in one of the two GPU modes (the CUDA one needs a GPU)."""
     monkeypatch.setenv("SPARSEGEN_GPU", request.param)
-    if request.param == "cuda" and device.num_gpus() == 0:
-        pytest.skip(f"no CUDA GPU here{device.missing_gpu_reason()}")
+    if request.param == "cuda":
+        needs_cuda.gpu()
     return mx.gpu(0)
 
 
@@ -156,11 +160,17 @@ def _check_ops(ctx: mx.Context, rows: int, cols: int, density: float, seed: int)
 
 
 def test_optimizer_updates_on_gpu(gpu):
+    _check_optimizers(gpu, (("sgd", {"momentum": 0.9, "wd": 0.01}), ("adam", {"wd": 0.01}),
+                            ("adagrad", {}), ("ftrl", {"wd": 0.01})))
+
+
+def _check_optimizers(gpu: mx.Context, optimizers: tuple[tuple[str, dict], ...]) -> None:
+    """Three updates of each optimizer (name, hyper-parameters) on ``gpu`` give the weights of
+    the same updates on the CPU."""
     rng = np.random.default_rng(1)
     rows, cols = 50, 8
     grad_dense = _rsp(rng, rows, cols, 0.3)
-    for name, kwargs in (("sgd", {"momentum": 0.9, "wd": 0.01}), ("adam", {"wd": 0.01}),
-                         ("adagrad", {}), ("ftrl", {"wd": 0.01})):
+    for name, kwargs in optimizers:
         weights = {}
         for ctx in (mx.cpu(), gpu):
             opt = mx.optimizer.create(name, learning_rate=0.1, **kwargs)
@@ -173,6 +183,41 @@ def test_optimizer_updates_on_gpu(gpu):
             weights[ctx] = weight.asnumpy()
         np.testing.assert_allclose(weights[gpu], weights[mx.cpu()], rtol=1e-5, atol=1e-6,
                                    err_msg=name)
+
+
+def _check_other_ops(ctx: mx.Context) -> None:
+    """The ops of the kernel families that ``_check_ops`` leaves out, against numpy."""
+    rng = np.random.default_rng(2)
+    x, y = _rsp(rng, 40, 6, 0.4), _rsp(rng, 6, 3, 0.5)
+    cx, dx = mx.nd.sparse.csr_matrix(x, ctx=ctx), mx.nd.array(x, ctx=ctx)
+    v = rng.standard_normal((5, 6)).astype(np.float32)
+    results = {
+        "csr.rsp": (mx.nd.dot(cx, mx.nd.sparse.row_sparse_array(y, ctx=ctx)), x @ y),
+        "dense.csrT": (mx.nd.dot(mx.nd.array(v, ctx=ctx), cx[0:3], transpose_b=True),
+                       v @ x[0:3].T),
+        "dense.dense": (mx.nd.dot(dx, mx.nd.array(y, ctx=ctx)), x @ y),
+        "dense+dense": (dx + dx, x + x),
+        "csr to dense": (cx.tostype("default"), x),
+    }
+    for name, (got, want) in results.items():
+        assert got.context == ctx and _on_device(got), name
+        np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5, atol=1e-5, err_msg=name)
+
+
+def test_every_kernel_family_runs_on_the_gpu(gpu, monkeypatch):
+    """Between them the value checks above run every kernel family on ``gpu``: on a CUDA GPU,
+    every family's CUDA build, checked against numpy (or the CPU's checked results)."""
+    loaded = []
+    get = kcache.KernelCache.get
+    monkeypatch.setattr(kcache.KernelCache, "get",
+                        lambda self, key: loaded.append(key) or get(self, key))
+    kcache.forget_choices()  # every kernel is asked of the cache again, not of the call memo
+    _check_ops(gpu, 37, 5, 0.3, 37)
+    _check_other_ops(gpu)
+    _check_optimizers(gpu, (("sgd", {}), ("sgd", {"momentum": 0.9}), ("adam", {}),
+                            ("adagrad", {}), ("ftrl", {})))
+    target = host_cpu() if device.emulated() else device.cuda_target(0)
+    assert {key.kernel for key in loaded if key.target == target} == set(KERNELS)
 
 
 def test_csr_from_scipy_on_gpu(gpu):

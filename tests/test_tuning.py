@@ -10,6 +10,7 @@ from sparsegen import cache as kcache
 from sparsegen import cli, device
 from sparsegen.choice import choose
 from sparsegen.runtime import tvm_ffi
+from sparsegen.schedules.space import Knob, ScheduleSpace
 from sparsegen.target import cuda, host_cpu
 from sparsegen.tune import records, tuner
 from sparsegen.tune.records import TuningLogWarning
@@ -88,6 +89,19 @@ def test_small_calls_use_the_serial_build(fresh_cache):
     small = kcache.get_kernel("cast_rsp_dense", ("float32",), config={"serial_below": 4096}, size=100)
     large = kcache.get_kernel("cast_rsp_dense", ("float32",), config={"serial_below": 4096}, size=10**6)
     assert small.key == choice.small_key and large.key == choice.key
+
+
+def test_the_schedule_space_declares_its_small_call_build():
+    space = ScheduleSpace("test", (
+        Knob("mode", ("wide", "narrow"), "wide", "how it runs", small="narrow"),
+        Knob("below", (0, 100), 100, "calls of fewer elements are small", threshold=True),
+        Knob("width", (1, 2), 2, "a knob small calls keep"),
+    ), apply=lambda sch, config: None)
+    full, small, below = space.variants(space.config({"width": 1}))
+    assert full == (("mode", "wide"), ("width", 1))
+    assert small == (("mode", "narrow"), ("width", 1)) and below == 100
+    narrow = space.variants(space.config({"mode": "narrow"}))
+    assert narrow.full == narrow.small and narrow.small_below == 0  # already the small build
 
 
 def test_cuda_records_apply_to_gpus_of_their_architecture(fresh_cache, tmp_path, monkeypatch,
