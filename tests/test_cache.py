@@ -15,8 +15,8 @@ import pytest
 import sparsegen as mx
 from sparsegen import cache as kcache
 from sparsegen import cachekey
-from sparsegen.cachekey import ENTRY_FORMAT, CODE_THAT_SHAPES_BINARIES, code_digest
-from sparsegen.choice import choose, kernel_key
+from sparsegen.cachekey import CODE_THAT_SHAPES_BINARIES, ENTRY_FORMAT, code_digest
+from sparsegen.choice import kernel_key
 from sparsegen.errors import KernelCacheWarning, TargetWarning
 
 
