@@ -21,9 +21,9 @@ class Knob:
     values: tuple[Any, ...]
     default: Any
     doc: str
-    threshold: bool = False  # True: calls touching fewer elements than its value are small calls;
-    # it steers dispatch only and is not part of the cache key
-    small: Any = None  # the value small calls use (None: the config's own)
+    threshold: bool = False  # calls touching fewer elements than its value are small calls
+    # (the knob steers dispatch only and is not part of the cache key)
+    small: Any = None  # the value of the small calls' build (None: the config's own)
 
     def allows(self, value: Any) -> bool:
         """Whether ``value`` is one of the candidates (``True`` is not taken for ``1``)."""
