@@ -2,7 +2,8 @@
 
 Each test runs twice: on GPUs emulated in host memory (``SPARSEGEN_GPU=host``: the whole GPU code
 path with the host kernels, on every machine) and on real CUDA GPUs, where that run skips unless
-the machine has one. Values are checked against numpy / scipy on the host.
+the machine has one (fails, with ``SPARSEGEN_REQUIRE_CUDA=1``). Values are checked against numpy /
+scipy on the host; between them the checks run every kernel family.
 """
 
 from __future__ import annotations
