@@ -8,7 +8,9 @@ from dataclasses import dataclass
 
 from tqdm import tqdm
 
-from .cache import CompilerMissingError, KernelKey, choose, default_cache
+from .cache import CompilerMissingError, default_cache
+from .cachekey import KernelKey
+from .choice import choose
 from .formats import DATA_DTYPES
 from .registry import KERNELS, kernel_def
 from .target import Target
@@ -52,7 +54,7 @@ def build_library(
         for dtype in dtypes:
             if dtype in definition.dtypes:
                 choice = choose(name, (dtype,) * len(definition.dtype_params), resolved)
-                for key in (choice.parallel_key, choice.serial_key):
+                for key in (choice.key, choice.small_key):
                     keys[key] = f"{name}[{dtype}]"
     start = time.perf_counter()
     built, failed = 0, []

@@ -1,167 +1,38 @@
-"""The kernel cache: memory, then disk (exported ``.so`` files), then a build under a file lock."""
+"""The kernel cache: memory, then disk (exported ``.so`` files), then a build under a file lock.
+
+The key is ``cachekey``'s, an entry's files are ``cacheentry``'s, and the config a call gets is
+``choice``'s; ``get_kernel`` puts the three together.
+"""
 
 from __future__ import annotations
 
 import errno
 import fcntl
-import hashlib
-import importlib.metadata
 import json
 import os
 import threading
 import time
 import warnings
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager, suppress
-from dataclasses import dataclass
-from functools import lru_cache
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from . import cachedir, cuda_runtime, registry, runtime
-from ._version import __version__
+from .cacheentry import ABSENT, Kernel, entry_problem, files_problem, load_entry, write_entry
+from .cachekey import KernelKey
+from .choice import Choice, choose
 from .config import cache_dir
 from .errors import KernelCacheWarning, SparsegenError
-from .files import disk_full, file_problem, file_record, write_atomically
-from .schedules.space import Config
+from .files import disk_full
 from .target import Target
 from .target import resolve as resolve_target
 from .tune import records
 
-_PACKAGE = Path(__file__).parent
-_CODE_THAT_SHAPES_BINARIES = ("templates", "schedules", "formats.py", "compiler.py")
-# the layout of an entry: 2 = a sidecar with every file's size and SHA-256 (older entries,
-# which have none, are not looked up under the new keys)
-ENTRY_FORMAT = 2
-
-
-@lru_cache(maxsize=None)
-def versions() -> dict[str, str]:
-    """The versions a kernel binary depends on: TVM, tvm-ffi, sparsegen, and the code digest.
-
-    A runtime-only install (no apache-tvm distribution) reads TVM's from its runtime folder
-    (``runtime.tvm_version``), so a cache prebuilt elsewhere keeps its keys.
-    """
-    digest = hashlib.sha256()
-    for entry in _CODE_THAT_SHAPES_BINARIES:
-        root = _PACKAGE / entry
-        for path in sorted(root.rglob("*.py")) if root.is_dir() else [root]:
-            digest.update(path.name.encode() + path.read_bytes())
-    return {
-        "tvm": runtime.tvm_version(),  # apache-tvm's, or the runtime folder's TVM_VERSION
-        "tvm_ffi": importlib.metadata.version("apache-tvm-ffi"),
-        "sparsegen": __version__,
-        "codegen": digest.hexdigest()[:16],
-    }
-
 
 class CompilerMissingError(SparsegenError):
     """A kernel is not in the cache and the TVM compiler that would build it is not installed."""
-
-
-@dataclass(frozen=True)
-class KernelKey:
-    """Everything that changes a kernel binary except the versions: op, dtypes, target, config."""
-
-    kernel: str
-    dtypes: tuple[str, ...]
-    target: Target
-    config: Config
-
-    def record(self) -> dict[str, Any]:
-        """The key as JSON-able data, versions included."""
-        return {
-            "kernel": self.kernel,
-            "dtypes": list(self.dtypes),
-            "target": self.target.as_dict,
-            "config": dict(self.config),
-            "versions": versions(),
-            "entry_format": ENTRY_FORMAT,
-        }
-
-    def digest(self) -> str:
-        """The hash that names the cache entry."""
-        blob = json.dumps(self.record(), sort_keys=True).encode()
-        return hashlib.sha256(blob).hexdigest()[:24]
-
-    def filename(self) -> str:
-        """``<kernel>-<dtypes>-<target>-<digest>.so``."""
-        return f"{self.kernel}-{'-'.join(self.dtypes)}-{self.target.label}-{self.digest()}.so"
-
-
-class Kernel:
-    """A loaded kernel module: its functions by short name (``kernel.fill(...)``)."""
-
-    def __init__(self, key: KernelKey, module: Any, path: Path) -> None:
-        definition = registry.kernel_def(key.kernel)
-        self.key = key
-        self.path = path
-        self.functions: dict[str, Callable[..., Any]] = {
-            name: runtime.wrap(module[definition.symbol(key.dtypes, name)])
-            for name, _ in definition.signatures
-        }
-        for name, function in self.functions.items():
-            setattr(self, name, function)  # kernel.fill(...) with plain attribute lookup
-
-    def __repr__(self) -> str:
-        return f"<Kernel {self.key.kernel} {self.key.dtypes} {self.key.target.label}>"
-
-
-def load_entry(key: KernelKey, path: Path) -> Any:
-    """Load the module of the (verified) cache entry at ``path``; a CUDA entry's cubin is
-    registered first, so that the runtime's compile request for its device code is answered
-    without compiling."""
-    if key.target.kind == "cuda":
-        cuda_runtime.register_cubin(path.with_suffix(".cu").read_text(),
-                                    path.with_suffix(".cubin").read_bytes())
-        with cuda_runtime.serving_cubins(key.target.arch):
-            return runtime.load_module(path)
-    return runtime.load_module(path)
-
-
-def entry_files(key: KernelKey, path: Path) -> tuple[Path, ...]:
-    """The files of the entry at ``path`` that its sidecar vouches for: the library, and for a
-    CUDA kernel its source and cubin."""
-    if key.target.kind == "cuda":
-        return (path, path.with_suffix(".cu"), path.with_suffix(".cubin"))
-    return (path,)
-
-
-ABSENT = "it is not there"  # entry_problem's answer for an entry without a sidecar
-
-
-def _files_problem(path: Path, meta: Any, suffixes: tuple[str, ...]) -> str | None:
-    """Why a file of the entry at ``path`` does not match its sidecar ``meta``, or None."""
-    files = meta.get("files") if isinstance(meta, dict) else None
-    if not isinstance(files, dict):
-        return f"its record {path.with_suffix('.json').name} has no file sizes and digests"
-    for suffix in suffixes:
-        problem = file_problem(path.with_suffix(suffix), files.get(suffix))
-        if problem is not None:
-            return problem
-    return None
-
-
-def entry_problem(key: KernelKey, path: Path) -> str | None:
-    """Why the entry at ``path`` cannot be loaded as ``key`` (``ABSENT`` without a sidecar),
-    or None once its sidecar names ``key`` and every file has the recorded size and digest.
-
-    The sidecar is written last, so an entry whose build was interrupted counts as absent.
-    """
-    sidecar = path.with_suffix(".json")
-    try:
-        meta = json.loads(sidecar.read_text())
-    except (FileNotFoundError, NotADirectoryError):
-        return ABSENT
-    except OSError as err:
-        return f"its record {sidecar.name} cannot be read ({cachedir.describe(err)})"
-    except ValueError:
-        return f"its record {sidecar.name} is not JSON"
-    expected = json.loads(json.dumps(key.record()))
-    if not isinstance(meta, dict) or any(meta.get(k) != v for k, v in expected.items()):
-        return f"its record {sidecar.name} describes another kernel or version"
-    return _files_problem(path, meta, tuple(f.suffix for f in entry_files(key, path)))
 
 
 def _compiler(key: KernelKey, directory: Path) -> Any:
@@ -189,13 +60,6 @@ def _file_lock(handle: BinaryIO) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def _unlink_all(paths: Iterable[Path]) -> None:
-    """Remove what exists of ``paths`` (what a failed build wrote of an entry)."""
-    for path in paths:
-        with suppress(OSError):
-            path.unlink(missing_ok=True)
 
 
 class KernelCache:
@@ -305,30 +169,18 @@ class KernelCache:
             return Kernel(key, load_entry(key, path), path)
 
     def _build(self, key: KernelKey, path: Path) -> None:
-        """Compile ``key`` and write its entry at ``path``: its files, then the sidecar that
-        vouches for them; a failed write leaves no part of the entry behind."""
+        """Compile ``key`` and write its entry at ``path`` (nothing of it is kept on failure)."""
         compiler = _compiler(key, self.directory)
         start = time.perf_counter()
         definition = registry.kernel_def(key.kernel)
         executable = compiler.build(definition, key.dtypes, key.target, key.config)
-        writers: dict[Path, Callable[[Path], object]] = {}
+        device_code: dict[str, str | bytes] = {}
         if key.target.kind == "cuda":  # the device code, and its cubin for loading it
             source = compiler.cuda_source(executable)
-            binary = cuda_runtime.cubin(source, key.target.arch)
-            writers[path.with_suffix(".cu")] = lambda tmp: tmp.write_text(source)
-            writers[path.with_suffix(".cubin")] = lambda tmp: tmp.write_bytes(binary)
-        writers[path] = lambda tmp: executable.export_library(str(tmp))
-        sidecar = path.with_suffix(".json")
+            device_code = {".cu": source, ".cubin": cuda_runtime.cubin(source, key.target.arch)}
         try:
-            sidecar.unlink(missing_ok=True)  # the entry is absent until its sidecar is back
-            for file, write in writers.items():
-                write_atomically(file, write)
-            meta = {**key.record(), "files": {f.suffix: file_record(f) for f in writers},
-                    "build_seconds": round(time.perf_counter() - start, 3),
-                    "built": time.strftime("%Y-%m-%dT%H:%M:%S")}
-            write_atomically(sidecar, lambda tmp: tmp.write_text(json.dumps(meta, indent=1)))
+            write_entry(key, path, executable, device_code, start)
         except Exception as err:
-            _unlink_all([*writers, sidecar])
             self._write_failed(path, err)
             raise
         self.stats["built"] += 1
@@ -367,7 +219,7 @@ class KernelCache:
                     record = {"kernel": "?"}
                 suffixes = tuple(record.get("files", {})) if isinstance(record, dict) else ()
                 found.append({**record, "file": so.name, "bytes": so.stat().st_size,
-                              "problem": _files_problem(so, record, suffixes or (".so",))})
+                              "problem": files_problem(so, record, suffixes or (".so",))})
         return found
 
     def clear(self) -> int:
@@ -403,58 +255,8 @@ def reset() -> None:
     forget_choices()
 
 
-@dataclass(frozen=True)
-class Choice:
-    """The schedule config chosen for a call, where it came from, and its cache keys."""
-
-    config: Config  # every knob, dispatch-only ones included
-    source: str  # "given", "user", "shipped" or "default"
-    parallel_key: KernelKey
-    serial_key: KernelKey  # used for calls smaller than the config's serial_below
-    serial_below: int
-
-
-def choose(
-    name: str,
-    dtypes: tuple[str, ...],
-    target: "Target | str | dict[str, Any] | None" = None,
-    config: dict[str, Any] | None = None,
-    bucket: str = "large",
-) -> Choice:
-    """The config for kernel ``name`` on ``target``: ``config`` if given, else the best tuning
-    record for the size ``bucket`` (user logs, then shipped logs), else the schedule defaults."""
-    definition = registry.kernel_def(name)
-    definition.check_dtypes(dtypes)
-    resolved = resolve_target(target)
-    space = definition.space(resolved.kind)
-    source = "given"
-    if config is None:
-        found = records.best(name, dtypes, resolved, bucket, frozenset(k.name for k in space.knobs))
-        config, source = found if found else ({}, "default")
-    full = space.config(config)
-    values = dict(full)
-    serial = space.config({**values, "parallel": False}) if "parallel" in values else full
-    return Choice(
-        full,
-        source,
-        KernelKey(name, dtypes, resolved, space.binary(full)),
-        KernelKey(name, dtypes, resolved, space.binary(serial)),
-        values.get("serial_below", 0) if values.get("parallel") else 0,
-    )
-
-
-def kernel_key(
-    name: str,
-    dtypes: tuple[str, ...],
-    target: "Target | str | dict[str, Any] | None" = None,
-    config: dict[str, Any] | None = None,
-) -> KernelKey:
-    """The cache key of kernel ``name`` for ``dtypes`` on ``target`` with ``config`` (or defaults)."""
-    return choose(name, dtypes, target, config or {}).parallel_key
-
-
 _CHOICES: dict[tuple[Any, ...], Choice] = {}
-_KERNELS: dict[tuple[Any, ...], Kernel] = {}  # (choice memo, serial) -> loaded kernel
+_KERNELS: dict[tuple[Any, ...], Kernel] = {}  # (choice memo, key) -> loaded kernel
 
 
 def get_kernel(
@@ -467,7 +269,8 @@ def get_kernel(
     """The compiled kernel ``name`` for ``dtypes`` on ``target`` (host CPU by default).
 
     ``size`` is the number of elements the call touches: it selects the tuning bucket, and calls
-    below the config's ``serial_below`` get the serial build of the same config.
+    below the config's small-call threshold get the schedule space's small-call build of the
+    same config (on the CPU the serial one).
     """
     if isinstance(target, dict):
         target = resolve_target(target)
@@ -476,11 +279,10 @@ def get_kernel(
     choice = _CHOICES.get(memo)
     if choice is None:
         choice = _CHOICES[memo] = choose(name, dtypes, target, config, bucket)
-    small = size is not None and size < choice.serial_below
-    kernel = _KERNELS.get((memo, small))
+    key = choice.key_for(size)
+    kernel = _KERNELS.get((memo, key))
     if kernel is None:
-        kernel = default_cache().get(choice.serial_key if small else choice.parallel_key)
-        _KERNELS[(memo, small)] = kernel
+        kernel = _KERNELS[(memo, key)] = default_cache().get(key)
     return kernel
 
 

@@ -67,7 +67,7 @@ def _info(args: argparse.Namespace) -> int:
 def _tuning_report() -> None:
     """Which tuning records apply on this machine: the config chosen per target (the host CPU,
     each GPU architecture), kernel, dtype and bucket."""
-    from .cache import choose
+    from .choice import choose
     from .device import cuda_target, emulated, num_gpus
     from .registry import KERNELS
     from .target import host_cpu

@@ -26,7 +26,9 @@ from hypothesis import strategies as st
 import isolated
 import sparsegen as mx
 from sparsegen import cache as kcache
-from sparsegen import cachedir, files, runtime, target
+from sparsegen import cachedir, cacheentry, files, runtime, target
+from sparsegen.choice import kernel_key
+from sparsegen.files import file_record
 from sparsegen.build import build_library
 from sparsegen.errors import KernelCacheWarning
 from sparsegen.registry import kernel_def
@@ -168,20 +170,20 @@ def test_damaged_sidecar_is_rebuilt(cache_copy, sidecar):
 
 
 def test_cuda_entry_files_are_verified(tmp_path):
-    key = kcache.kernel_key("retain", ("float32",), "cuda")
+    key = kernel_key("retain", ("float32",), "cuda")
     path = tmp_path / key.filename()
-    files = kcache.entry_files(key, path)
+    files = cacheentry.entry_files(key, path)
     assert [f.suffix for f in files] == [".so", ".cu", ".cubin"]
     for i, f in enumerate(files):
         f.write_bytes(b"file %d" % i)
-    meta = {**key.record(), "files": {f.suffix: kcache.file_record(f) for f in files}}
+    meta = {**key.record(), "files": {f.suffix: file_record(f) for f in files}}
     path.with_suffix(".json").write_text(json.dumps(meta))
-    assert kcache.entry_problem(key, path) is None
+    assert cacheentry.entry_problem(key, path) is None
     path.with_suffix(".cubin").write_bytes(b"file 9")
-    assert kcache.entry_problem(key, path) == (f"the content of {path.stem}.cubin differs from "
+    assert cacheentry.entry_problem(key, path) == (f"the content of {path.stem}.cubin differs from "
                                                "its recorded digest")
     path.with_suffix(".cu").unlink()
-    assert kcache.entry_problem(key, path).startswith(f"{path.stem}.cu cannot be read (No such")
+    assert cacheentry.entry_problem(key, path).startswith(f"{path.stem}.cu cannot be read (No such")
 
 
 def test_interrupted_build_counts_as_absent(cache_copy):
@@ -359,15 +361,15 @@ def test_full_disk_raises_keeps_nothing_then_falls_back(prebuilt, tmp_path, moun
 
 
 def test_no_space_while_writing_a_file_is_the_same(fresh_cache, monkeypatch):
-    real = kcache.write_atomically
+    real = cacheentry.write_atomically
 
     def no_space_for_sidecars(path, write):
         if path.suffix == ".json" and fresh_cache.directory in path.parents:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
         real(path, write)
 
-    monkeypatch.setattr(kcache, "write_atomically", no_space_for_sidecars)
-    key = kcache.kernel_key("retain", ("float32",))
+    monkeypatch.setattr(cacheentry, "write_atomically", no_space_for_sidecars)
+    key = kernel_key("retain", ("float32",))
     with pytest.raises(mx.MXNetError, match="the disk is full") as raised:
         fresh_cache.get(key)
     folder = fresh_cache.directory / "kernels"
@@ -382,9 +384,9 @@ def test_an_unrelated_build_error_is_not_a_full_disk(fresh_cache, monkeypatch):
     def broken(path, write):
         raise RuntimeError("Compilation error: something else went wrong")
 
-    monkeypatch.setattr(kcache, "write_atomically", broken)
+    monkeypatch.setattr(cacheentry, "write_atomically", broken)
     with pytest.raises(RuntimeError, match="something else went wrong"):
-        fresh_cache.get(kcache.kernel_key("retain", ("float32",)))
+        fresh_cache.get(kernel_key("retain", ("float32",)))
     assert cachedir.readable(fresh_cache.directory) == (fresh_cache.directory,)
 
 

@@ -1,19 +1,25 @@
-"""CUDA code generation without a GPU: every kernel is compiled to cubin by nvcc."""
+"""CUDA code generation without a GPU: every kernel is compiled to cubin by nvcc (their values
+on a real GPU: tests/test_gpu.py)."""
 
 import re
-import shutil
 
 import pytest
 
+import needs_cuda
 from sparsegen import cuda_runtime
 from sparsegen.build import build_library
-from sparsegen.cache import choose
+from sparsegen.choice import choose
 from sparsegen.compiler import build_many, cuda_source
 from sparsegen.registry import KERNELS
 from sparsegen.target import cuda
 
-pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None,
-                                reason="nvcc (the CUDA toolkit) is not installed on this machine")
+
+
+@pytest.fixture(autouse=True)
+def _nvcc() -> None:
+    """Every test here needs nvcc (a skip, or a failure under SPARSEGEN_REQUIRE_CUDA=1)."""
+    needs_cuda.nvcc()
+
 
 THREADS = 128  # the default threads per thread block of cuda.rows
 
@@ -140,8 +146,8 @@ def test_every_kernel_compiles_for_each_row_mapping(row_threads):
 
 
 def test_cuda_kernels_are_keyed_by_arch_and_default_to_a_warp_per_row(fresh_cache):
-    sm80 = choose("retain", ("float32",), cuda("sm_80")).parallel_key
-    sm90 = choose("retain", ("float32",), cuda("sm_90")).parallel_key
+    sm80 = choose("retain", ("float32",), cuda("sm_80")).key
+    sm90 = choose("retain", ("float32",), cuda("sm_90")).key
     assert sm80.digest() != sm90.digest()
     assert dict(sm90.config) == {"lanes": 1, "row_threads": 32, "threads": 128}
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import needs_cuda
 from sparsegen import runtime
 from sparsegen.cli import main
 from sparsegen.errors import SparsegenError
@@ -174,9 +175,9 @@ def test_bad_requests_are_refused(tmp_path, kwargs, message):
         export(tmp_path, **kwargs)
 
 
-@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc (CUDA toolkit) is not installed")
 def test_cuda_export_builds_and_exports_its_symbols(tmp_path):
     """Built with nvcc and checked (symbols, header), not run: no GPU is needed or assumed."""
+    needs_cuda.nvcc()
     result = export(tmp_path, "cuda", ["retain", "cast_rsp_dense", "dot_csrT"])
     manifest = json.loads(result.manifest.read_text())
     assert manifest["device"] == "cuda" and manifest["target"]["host"] == {"kind": "cuda_host"}

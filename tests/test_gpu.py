@@ -2,7 +2,8 @@
 
 Each test runs twice: on GPUs emulated in host memory (``SPARSEGEN_GPU=host``: the whole GPU code
 path with the host kernels, on every machine) and on real CUDA GPUs, where that run skips unless
-the machine has one. Values are checked against numpy / scipy on the host.
+the machine has one (fails, with ``SPARSEGEN_REQUIRE_CUDA=1``). Values are checked against numpy /
+scipy on the host; between them the checks run every kernel family.
 """
 
 from __future__ import annotations
@@ -13,17 +14,21 @@ import scipy.sparse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import needs_cuda
 import sparsegen as mx
+from sparsegen import cache as kcache
 from sparsegen import cuda_runtime, device
 from sparsegen.device import DeviceArray
+from sparsegen.registry import KERNELS
+from sparsegen.target import host_cpu
 
 
 @pytest.fixture(params=["host", "cuda"])
 def gpu(request, monkeypatch):
     """``mx.gpu(0)`` in one of the two GPU modes (the CUDA one needs a GPU)."""
     monkeypatch.setenv("SPARSEGEN_GPU", request.param)
-    if request.param == "cuda" and device.num_gpus() == 0:
-        pytest.skip(f"no CUDA GPU here{device.missing_gpu_reason()}")
+    if request.param == "cuda":
+        needs_cuda.gpu()
     return mx.gpu(0)
 
 
@@ -156,11 +161,17 @@ def _check_ops(ctx: mx.Context, rows: int, cols: int, density: float, seed: int)
 
 
 def test_optimizer_updates_on_gpu(gpu):
+    _check_optimizers(gpu, (("sgd", {"momentum": 0.9, "wd": 0.01}), ("adam", {"wd": 0.01}),
+                            ("adagrad", {}), ("ftrl", {"wd": 0.01})))
+
+
+def _check_optimizers(gpu: mx.Context, optimizers: tuple[tuple[str, dict], ...]) -> None:
+    """Three updates of each optimizer (name, hyper-parameters) on ``gpu`` give the weights of
+    the same updates on the CPU."""
     rng = np.random.default_rng(1)
     rows, cols = 50, 8
     grad_dense = _rsp(rng, rows, cols, 0.3)
-    for name, kwargs in (("sgd", {"momentum": 0.9, "wd": 0.01}), ("adam", {"wd": 0.01}),
-                         ("adagrad", {}), ("ftrl", {"wd": 0.01})):
+    for name, kwargs in optimizers:
         weights = {}
         for ctx in (mx.cpu(), gpu):
             opt = mx.optimizer.create(name, learning_rate=0.1, **kwargs)
@@ -173,6 +184,41 @@ def test_optimizer_updates_on_gpu(gpu):
             weights[ctx] = weight.asnumpy()
         np.testing.assert_allclose(weights[gpu], weights[mx.cpu()], rtol=1e-5, atol=1e-6,
                                    err_msg=name)
+
+
+def _check_other_ops(ctx: mx.Context) -> None:
+    """The ops of the kernel families that ``_check_ops`` leaves out, against numpy."""
+    rng = np.random.default_rng(2)
+    x, y = _rsp(rng, 40, 6, 0.4), _rsp(rng, 6, 3, 0.5)
+    cx, dx = mx.nd.sparse.csr_matrix(x, ctx=ctx), mx.nd.array(x, ctx=ctx)
+    v = rng.standard_normal((5, 6)).astype(np.float32)
+    results = {
+        "csr.rsp": (mx.nd.dot(cx, mx.nd.sparse.row_sparse_array(y, ctx=ctx)), x @ y),
+        "dense.csrT": (mx.nd.dot(mx.nd.array(v, ctx=ctx), cx[0:3], transpose_b=True),
+                       v @ x[0:3].T),
+        "dense.dense": (mx.nd.dot(dx, mx.nd.array(y, ctx=ctx)), x @ y),
+        "dense+dense": (dx + dx, x + x),
+        "csr to dense": (cx.tostype("default"), x),
+    }
+    for name, (got, want) in results.items():
+        assert got.context == ctx and _on_device(got), name
+        np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5, atol=1e-5, err_msg=name)
+
+
+def test_every_kernel_family_runs_on_the_gpu(gpu, monkeypatch):
+    """Between them the value checks above run every kernel family on ``gpu``: on a CUDA GPU,
+    every family's CUDA build, checked against numpy (or the CPU's checked results)."""
+    loaded = []
+    get = kcache.KernelCache.get
+    monkeypatch.setattr(kcache.KernelCache, "get",
+                        lambda self, key: loaded.append(key) or get(self, key))
+    kcache.forget_choices()  # every kernel is asked of the cache again, not of the call memo
+    _check_ops(gpu, 37, 5, 0.3, 37)
+    _check_other_ops(gpu)
+    _check_optimizers(gpu, (("sgd", {}), ("sgd", {"momentum": 0.9}), ("adam", {}),
+                            ("adagrad", {}), ("ftrl", {})))
+    target = host_cpu() if device.emulated() else device.cuda_target(0)
+    assert {key.kernel for key in loaded if key.target == target} == set(KERNELS)
 
 
 def test_csr_from_scipy_on_gpu(gpu):
@@ -242,7 +288,7 @@ def test_cuda_kernel_without_cuda_libraries_says_why(fresh_cache):
         pass
     else:
         pytest.skip("the CUDA libraries load on this machine")
-    key = mx.cache.kernel_key("retain", ("float32",), mx.target.cuda("sm_90"))
+    key = mx.choice.kernel_key("retain", ("float32",), mx.target.cuda("sm_90"))
     with pytest.raises(mx.MXNetError, match="the CUDA runtime cannot be loaded"):
         fresh_cache.get(key)
     assert fresh_cache.stats["built"] == fresh_cache.stats["rebuilt"] == 0

@@ -4,7 +4,7 @@ import json
 import re
 from pathlib import Path
 
-from sparsegen.cache import choose
+from sparsegen.choice import choose
 from sparsegen.target import host_cpu
 from sparsegen.tune import records
 

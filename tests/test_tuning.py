@@ -8,7 +8,9 @@ import numpy as np
 import sparsegen as mx
 from sparsegen import cache as kcache
 from sparsegen import cli, device
+from sparsegen.choice import choose
 from sparsegen.runtime import tvm_ffi
+from sparsegen.schedules.space import Knob, ScheduleSpace
 from sparsegen.target import cuda, host_cpu
 from sparsegen.tune import records, tuner
 from sparsegen.tune.records import TuningLogWarning
@@ -28,7 +30,7 @@ def test_tune_writes_records_and_the_best_is_used(fresh_cache):
     fastest = min(lines, key=lambda line: line["median_s"])["config"]
     assert dict(outcome.best) == fastest
     kcache.forget_choices()
-    choice = kcache.choose("retain", ("float32",), None, None, "medium")
+    choice = choose("retain", ("float32",), None, None, "medium")
     assert choice.source == "user" and dict(choice.config) == fastest
     # a call in the medium bucket runs the tuned binary: its cache key holds the tuned knobs
     rsp = mx.nd.sparse.row_sparse_array(np.ones((4096, 128), np.float32))
@@ -56,7 +58,7 @@ def test_malformed_and_foreign_lines_are_skipped_with_warnings(fresh_cache):
     ]))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        choice = kcache.choose("retain", ("float64",), None, None, "large")
+        choice = choose("retain", ("float64",), None, None, "large")
     skipped = [w for w in caught if issubclass(w.category, TuningLogWarning)]
     assert len(skipped) == 5
     assert all("skipping a line" in str(w.message) for w in skipped)
@@ -71,7 +73,7 @@ def test_records_for_other_cpus_or_knob_sets_do_not_apply(fresh_cache):
              "config": {"parallel": True, "chunk": 64, "lanes": 8, "serial_below": 0}}
     stale = {**other, "target": host_cpu().as_dict, "config": {"parallel": True, "tile": 3}}
     log.write_text(json.dumps(other) + "\n" + json.dumps(stale) + "\n")
-    assert kcache.choose("retain", ("float64",), None, None, "large").source in ("default", "shipped")
+    assert choose("retain", ("float64",), None, None, "large").source in ("default", "shipped")
 
 
 def test_size_buckets():
@@ -81,12 +83,25 @@ def test_size_buckets():
 
 
 def test_small_calls_use_the_serial_build(fresh_cache):
-    choice = kcache.choose("cast_rsp_dense", ("float32",), None, {"serial_below": 4096}, "small")
-    assert dict(choice.parallel_key.config)["parallel"] is True
-    assert dict(choice.serial_key.config)["parallel"] is False
+    choice = choose("cast_rsp_dense", ("float32",), None, {"serial_below": 4096}, "small")
+    assert dict(choice.key.config)["parallel"] is True
+    assert dict(choice.small_key.config)["parallel"] is False
     small = kcache.get_kernel("cast_rsp_dense", ("float32",), config={"serial_below": 4096}, size=100)
     large = kcache.get_kernel("cast_rsp_dense", ("float32",), config={"serial_below": 4096}, size=10**6)
-    assert small.key == choice.serial_key and large.key == choice.parallel_key
+    assert small.key == choice.small_key and large.key == choice.key
+
+
+def test_the_schedule_space_declares_its_small_call_build():
+    space = ScheduleSpace("test", (
+        Knob("mode", ("wide", "narrow"), "wide", "how it runs", small="narrow"),
+        Knob("below", (0, 100), 100, "calls of fewer elements are small", threshold=True),
+        Knob("width", (1, 2), 2, "a knob small calls keep"),
+    ), apply=lambda sch, config: None)
+    full, small, below = space.variants(space.config({"width": 1}))
+    assert full == (("mode", "wide"), ("width", 1))
+    assert small == (("mode", "narrow"), ("width", 1)) and below == 100
+    narrow = space.variants(space.config({"mode": "narrow"}))
+    assert narrow.full == narrow.small and narrow.small_below == 0  # already the small build
 
 
 def test_cuda_records_apply_to_gpus_of_their_architecture(fresh_cache, tmp_path, monkeypatch,

@@ -37,7 +37,7 @@ mib() { echo $(($1 / 1048576)).$((($1 % 1048576) * 10 / 1048576)); }
 dist_version() { "$PY" -c "import importlib.metadata as m; print(m.version('$1'))"; }
 
 # a cache built from another tree or other versions holds keys nothing here asks for
-versions=$("$PY" -c 'import json; from sparsegen.cache import versions
+versions=$("$PY" -c 'import json; from sparsegen.cachekey import versions
 print(json.dumps(versions(), sort_keys=True))')
 if [ "$(cat "$BUNDLE/versions.json" 2>/dev/null)" != "$versions" ]; then
     rm -rf "$BUNDLE/cache"

@@ -105,12 +105,12 @@ def _apply_rows(mod: Any, config: Mapping[str, Any]) -> Any:
 ROWS = ScheduleSpace(
     name="cpu.rows",
     knobs=(
-        Knob("parallel", (True, False), True, "run row blocks on the thread pool"),
+        Knob("parallel", (True, False), True, "run row blocks on the thread pool", small=False),
         Knob("chunk", (1, 8, 64), 8, "rows per parallel task"),
         Knob("lanes", (4, 8, 16, 32), 16, "elements per vector step of column loops"),
         Knob("serial_below", (0, 4096, 65536), 4096,
              "calls touching fewer elements run a serial build (a parallel launch costs ~10 us)",
-             in_binary=False),
+             threshold=True),
     ),
     apply=_apply_rows,
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import SparsegenError
 
@@ -21,11 +21,21 @@ class Knob:
     values: tuple[Any, ...]
     default: Any
     doc: str
-    in_binary: bool = True  # False: the knob steers dispatch only and is not part of the cache key
+    threshold: bool = False  # calls touching fewer elements than its value are small calls
+    # (the knob steers dispatch only and is not part of the cache key)
+    small: Any = None  # the value of the small calls' build (None: the config's own)
 
     def allows(self, value: Any) -> bool:
         """Whether ``value`` is one of the candidates (``True`` is not taken for ``1``)."""
         return any(type(v) is type(value) and v == value for v in self.values)
+
+
+class Variants(NamedTuple):
+    """The binary configs a config dispatches to: one for large calls, one for small calls."""
+
+    full: Config  # the cache key's config for calls of at least ``small_below`` elements
+    small: Config  # the cache key's config for smaller calls
+    small_below: int  # 0 where small calls use the full config
 
 
 @dataclass(frozen=True)
@@ -60,8 +70,17 @@ class ScheduleSpace:
 
     def binary(self, config: Config) -> Config:
         """The part of ``config`` that changes the compiled binary (the cache key's config)."""
-        dispatch_only = {k.name for k in self.knobs if not k.in_binary}
+        dispatch_only = {k.name for k in self.knobs if k.threshold}
         return tuple(item for item in config if item[0] not in dispatch_only)
+
+    def variants(self, config: Config) -> Variants:
+        """The binaries of the full ``config``: small calls (below its threshold knob's value)
+        get the knobs' ``small`` values, where those differ from ``config``'s."""
+        values = dict(config)
+        small = self.config({**values, **{k.name: k.small for k in self.knobs
+                                          if k.small is not None}})
+        below = next((values[k.name] for k in self.knobs if k.threshold), 0)
+        return Variants(self.binary(config), self.binary(small), below if small != config else 0)
 
     def candidates(self) -> Iterator[Config]:
         """Every configuration of the space, the default first."""

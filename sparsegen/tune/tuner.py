@@ -28,8 +28,10 @@ from tqdm import tqdm
 
 from .. import cuda_runtime, registry
 from ..build import BuildSummary
-from ..cache import (CompilerMissingError, KernelKey, choose, default_cache, forget_choices,
-                     load_entry, versions)
+from ..cache import CompilerMissingError, default_cache, forget_choices
+from ..cacheentry import load_entry
+from ..cachekey import KernelKey, versions
+from ..choice import choose
 from ..device import DeviceArray
 from ..errors import SparsegenError
 from ..runtime import tvm_ffi
@@ -94,9 +96,8 @@ def _device(target: Target) -> Any:
 
 def _binary(kernel: str, dtypes: tuple[str, ...], target: Target, config: Config,
             bucket: str) -> KernelKey:
-    """The cache key a workload of ``bucket`` runs with ``config`` (serial or parallel build)."""
-    choice = choose(kernel, dtypes, target, dict(config), bucket)
-    return choice.serial_key if elements(bucket) < choice.serial_below else choice.parallel_key
+    """The cache key a workload of ``bucket`` runs with ``config`` (its small-call build or not)."""
+    return choose(kernel, dtypes, target, dict(config), bucket).key_for(elements(bucket))
 
 
 def _on_device(calls: list[tuple[str, tuple[Any, ...]]], device: Any) -> Calls:
