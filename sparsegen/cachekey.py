@@ -24,6 +24,7 @@ CODE_THAT_SHAPES_BINARIES: tuple[str, ...] = (
     "registry.py",  # which template and schedule a kernel uses, its symbols and dtype rules
     "target.py",  # the TVM target (CPU model and features, CUDA arch) a kernel is compiled for
     "cuda_runtime.py",  # the nvcc command that compiles a CUDA entry's cubin
+    "hints.py",  # the marks templates leave and schedules realise
     "formats.py",  # the index dtype and the index phases' chunk sizes, built into the kernels
 )
 """The package's files and folders (of ``.py`` files) whose change can change a kernel binary:
