@@ -55,7 +55,7 @@ def test_every_registered_signature_matches_its_template():
 
     for kernel in registry.KERNELS.values():
         dtypes = ("float32",) * len(kernel.dtype_params)
-        funcs = kernel.build_template(dtypes, {})
+        funcs = kernel.build_template(dtypes)
         assert sorted(funcs) == sorted(name for name, _ in kernel.signatures), kernel.name
         for name, func in funcs.items():
             compiled_arguments(kernel, dtypes, name, func)
