@@ -18,7 +18,7 @@ from tvm.script import tirx as T
 
 from ..registry import COMPARE_OPS
 from .columns import columns
-from .elemwise import _const
+from .elemwise.arith import _const
 from .flat import binary_map, scalar_map
 
 Expr = tvm.ir.Expr
