@@ -3,6 +3,8 @@ and csr with dense (in-place updates, products), parallel over rows."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import tvm
 from tvm import tirx
 from tvm.script import tirx as T
@@ -11,11 +13,10 @@ from .. import element_bytes
 from ..scan import offsets
 from .arith import UNION_OPS, Expr, binary, nonfinite, with_zero
 
-def _csr_fill(fn: str, dtype: str, keep: str) -> tvm.tirx.PrimFunc:
-    """Per row, merge the two rows' entries into the positions ``indptr`` gives: ``keep`` is
-    ``"all"`` (a union: every entry of either), ``"both"`` (entries stored in both) or
-    ``"nonfinite"`` (those, and entries stored in one whose value is inf or nan)."""
-    align = element_bytes(dtype)
+def _one_sided(fn: str, dtype: str, keep: str) -> tuple[Callable[..., None], ...]:
+    """The merge steps over an entry stored in ``a`` only and in ``b`` only: write it (as
+    ``x <fn> 0``) if ``keep`` keeps it, then step past it; ``p`` is the position in a, in b, in
+    the output."""
 
     def kept(value: Expr) -> Expr:
         if keep == "all":
@@ -23,6 +24,34 @@ def _csr_fill(fn: str, dtype: str, keep: str) -> tvm.tirx.PrimFunc:
         if keep == "both":
             return tirx.const(False, "bool")
         return nonfinite(dtype, value)
+
+    @T.macro
+    def from_a(p, AI, AD, I, D):
+        if keep != "both":
+            if kept(AD[p[0]]):
+                I[p[2]] = AI[p[0]]
+                D[p[2]] = with_zero(fn, dtype, AD[p[0]])
+                p[2] = p[2] + T.int64(1)
+        p[0] = p[0] + T.int64(1)
+
+    @T.macro
+    def from_b(p, BI, BD, I, D):
+        if keep != "both":
+            if kept(BD[p[1]]):
+                I[p[2]] = BI[p[1]]
+                D[p[2]] = with_zero(fn, dtype, BD[p[1]], True)
+                p[2] = p[2] + T.int64(1)
+        p[1] = p[1] + T.int64(1)
+
+    return from_a, from_b
+
+
+def _csr_fill(fn: str, dtype: str, keep: str) -> tvm.tirx.PrimFunc:
+    """Per row, merge the two rows' entries into the positions ``indptr`` gives: ``keep`` is
+    ``"all"`` (a union: every entry of either), ``"both"`` (entries stored in both) or
+    ``"nonfinite"`` (those, and entries stored in one whose value is inf or nan)."""
+    align = element_bytes(dtype)
+    from_a, from_b = _one_sided(fn, dtype, keep)
 
     @T.prim_func(s_tir=True)
     def func(a_ptr: T.handle, a_idx: T.handle, a_data: T.handle, b_ptr: T.handle,
@@ -60,32 +89,14 @@ def _csr_fill(fn: str, dtype: str, keep: str) -> tvm.tirx.PrimFunc:
                         p[1] = p[1] + T.int64(1)
                         p[2] = p[2] + T.int64(1)
                     elif AI[p[0]] < BI[p[1]]:
-                        if keep != "both":
-                            if kept(AD[p[0]]):
-                                I[p[2]] = AI[p[0]]
-                                D[p[2]] = with_zero(fn, dtype, AD[p[0]])
-                                p[2] = p[2] + T.int64(1)
-                        p[0] = p[0] + T.int64(1)
+                        from_a(p, AI, AD, I, D)
                     else:
-                        if keep != "both":
-                            if kept(BD[p[1]]):
-                                I[p[2]] = BI[p[1]]
-                                D[p[2]] = with_zero(fn, dtype, BD[p[1]], True)
-                                p[2] = p[2] + T.int64(1)
-                        p[1] = p[1] + T.int64(1)
+                        from_b(p, BI, BD, I, D)
                 if keep != "both":
                     while p[0] < AP[vi + 1]:
-                        if kept(AD[p[0]]):
-                            I[p[2]] = AI[p[0]]
-                            D[p[2]] = with_zero(fn, dtype, AD[p[0]])
-                            p[2] = p[2] + T.int64(1)
-                        p[0] = p[0] + T.int64(1)
+                        from_a(p, AI, AD, I, D)
                     while p[1] < BP[vi + 1]:
-                        if kept(BD[p[1]]):
-                            I[p[2]] = BI[p[1]]
-                            D[p[2]] = with_zero(fn, dtype, BD[p[1]], True)
-                            p[2] = p[2] + T.int64(1)
-                        p[1] = p[1] + T.int64(1)
+                        from_b(p, BI, BD, I, D)
 
     return func
 
