@@ -17,7 +17,7 @@ from tvm import tirx
 from tvm.script import tirx as T
 
 from .columns import columns
-from .elemwise import _const
+from .elemwise.arith import _const
 from .flat import binary_map, scalar_map
 
 Expr = tvm.ir.Expr
