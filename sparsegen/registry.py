@@ -215,7 +215,7 @@ _COUNT = ("(a_indptr[n+1] int64, a_indices[na] int64, b_indptr[n+1] int64, b_ind
 _ELEMWISE_KERNELS = (
     KernelDef(
         "ew_dense",
-        "sparsegen.templates.elemwise:dense",
+        "sparsegen.templates.elemwise.dense:dense",
         _ROWS,
         ("dtype",),
         (
@@ -231,7 +231,7 @@ _ELEMWISE_KERNELS = (
     ),
     KernelDef(
         "ew_unary",
-        "sparsegen.templates.elemwise:unary_maps",
+        "sparsegen.templates.elemwise.unary:unary_maps",
         _ROWS,
         ("dtype",),
         tuple((fn, _FLAT_MAP) for fn in ELEMWISE_UNARY_SPARSE + ELEMWISE_UNARY_DENSE),
@@ -239,7 +239,7 @@ _ELEMWISE_KERNELS = (
     ),
     KernelDef(
         "ew_index",
-        "sparsegen.templates.elemwise:index_sets",
+        "sparsegen.templates.elemwise.merge:index_sets",
         _ROWS,
         (),
         (
@@ -252,7 +252,7 @@ _ELEMWISE_KERNELS = (
     ),
     KernelDef(
         "ew_rsp",
-        "sparsegen.templates.elemwise:row_sparse",
+        "sparsegen.templates.elemwise.row_sparse:row_sparse",
         _ROWS,
         ("dtype",),
         (
@@ -274,7 +274,7 @@ _ELEMWISE_KERNELS = (
     ),
     KernelDef(
         "ew_csr",
-        "sparsegen.templates.elemwise:csr",
+        "sparsegen.templates.elemwise.csr:csr",
         _ROWS,
         ("dtype",),
         (

@@ -16,7 +16,7 @@ import tvm
 from tvm import tirx
 from tvm.script import tirx as T
 
-from .elemwise import _const
+from .elemwise.arith import _const
 from .flat import binary_map, scalar_map
 
 Expr = tvm.ir.Expr
