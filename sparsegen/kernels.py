@@ -1,6 +1,6 @@
 """The generated kernels as a library: plain callables on numpy arrays, torch or DLPack tensors.
 
-Every registered kernel family is an attribute of this module::
+Every registered kernel is an attribute of this module::
 
     import sparsegen.kernels as K
 
@@ -271,7 +271,7 @@ def _dtypes_label(dtypes: tuple[str, ...] | None) -> str:
 
 
 class KernelFunction:
-    """One function of a kernel family, callable on arrays in its documented argument order.
+    """One function of a kernel, callable on arrays in its documented argument order.
 
     Bound to dtypes (``K.get("retain", "float32").gather``) or taking them from the arrays it is
     given (``K.retain.gather``). Returns ``None``: results are the arguments marked WRITTEN.
@@ -454,7 +454,7 @@ def _check_domains(head: str, specs: Sequence[Argument], args: tuple[Any, ...],
 
 
 class KernelFamily:
-    """A registered kernel family: functions as attributes; ``family["float32"]`` binds dtypes."""
+    """A registered kernel as Python callables: its functions as attributes; ``family["float32"]`` binds dtypes."""
 
     def __init__(self, kernel: KernelDef, dtypes: tuple[str, ...] | None = None,
                  target: Any = None, config: dict[str, Any] | None = None,
@@ -503,7 +503,7 @@ class KernelFamily:
 
 
 def names() -> list[str]:
-    """The names of every registered kernel family."""
+    """The names of every registered kernel."""
     return sorted(KERNELS)
 
 

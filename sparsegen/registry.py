@@ -18,7 +18,8 @@ from .templates.optim_families import OPTIMIZERS, OptimFamily
 
 @dataclass(frozen=True)
 class KernelDef:
-    """A generated kernel family: one module of functions per (dtypes, target, config)."""
+    """What a kernel is: its template, schedules, dtypes and function signatures (one compiled
+    module of functions per dtypes, target and config)."""
 
     name: str
     template: str  # "module:function" returning {function name: PrimFunc}
@@ -374,7 +375,7 @@ KERNELS: dict[str, KernelDef] = {
         ),
     ) + _OPTIM_KERNELS + _DOT_KERNELS + _ELEMWISE_KERNELS + _COMPARE_KERNELS
 }
-"""Every kernel family sparsegen generates."""
+"""Every kernel sparsegen generates."""
 
 
 def kernel_def(name: str) -> KernelDef:
