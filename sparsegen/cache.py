@@ -256,7 +256,7 @@ def reset() -> None:
 
 
 _CHOICES: dict[tuple[Any, ...], Choice] = {}
-_KERNELS: dict[tuple[Any, ...], Kernel] = {}  # (choice memo, key) -> loaded kernel
+_KERNELS: dict[tuple[Any, ...], Kernel] = {}  # (choice memo, small call) -> loaded kernel
 
 
 def get_kernel(
@@ -279,10 +279,10 @@ def get_kernel(
     choice = _CHOICES.get(memo)
     if choice is None:
         choice = _CHOICES[memo] = choose(name, dtypes, target, config, bucket)
-    key = choice.key_for(size)
-    kernel = _KERNELS.get((memo, key))
+    small = choice.is_small(size)  # a bool: hashing the whole key costs a call microseconds
+    kernel = _KERNELS.get((memo, small))
     if kernel is None:
-        kernel = _KERNELS[(memo, key)] = default_cache().get(key)
+        kernel = _KERNELS[(memo, small)] = default_cache().get(choice.key_for(size))
     return kernel
 
 

@@ -24,9 +24,13 @@ class Choice:
     small_key: KernelKey  # the build for smaller calls (the schedule space's small-call variant)
     small_below: int
 
+    def is_small(self, size: int | None) -> bool:
+        """Whether a call touching ``size`` elements (None: a large call) gets the small build."""
+        return size is not None and size < self.small_below
+
     def key_for(self, size: int | None) -> KernelKey:
         """The key of the build for a call touching ``size`` elements (None: a large call)."""
-        return self.small_key if size is not None and size < self.small_below else self.key
+        return self.small_key if self.is_small(size) else self.key
 
 
 def choose(

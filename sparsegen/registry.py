@@ -67,6 +67,11 @@ _ROWS = (("llvm", "sparsegen.schedules.cpu:ROWS"), ("cuda", "sparsegen.schedules
 """Row-parallel schedules: chunks on the CPU thread pool (llvm); on a GPU (cuda) a thread, warp or
 block per row, its threads on neighbouring columns."""
 
+_ROWS_PLAIN = (("llvm", "sparsegen.schedules.cpu:ROWS_PLAIN"),
+               ("cuda", "sparsegen.schedules.cuda:ROWS"))
+"""Row-parallel schedules whose CPU column loops stay plain unless tuned (the row_sparse merges'
+value kernels: LLVM's own vectorization of them measured faster than explicit steps, W6)."""
+
 _GATHER = (("llvm", "sparsegen.schedules.cpu:ROWS_PREFETCH"),
            ("cuda", "sparsegen.schedules.cuda:ROWS"))
 """Row-parallel schedules for templates that gather rows at random ids (prefetch knob)."""
@@ -254,7 +259,7 @@ _ELEMWISE_KERNELS = (
     KernelDef(
         "ew_rsp",
         "sparsegen.templates.elemwise.row_sparse:row_sparse",
-        _ROWS,
+        _ROWS_PLAIN,
         ("dtype",),
         (
             *((f"fill_{fn}", f"({_RSP_ARGS})") for fn in ("add", "sub", "mul")),

@@ -116,6 +116,16 @@ ROWS = ScheduleSpace(
 )
 """The schedule for templates whose work is independent per row."""
 
+ROWS_PLAIN = ScheduleSpace(
+    name="cpu.rows_plain",
+    knobs=tuple(
+        Knob("lanes", (1, 4, 8, 16, 32), 1,
+             "elements per vector step of column loops (1: a plain loop LLVM vectorizes)")
+        if knob.name == "lanes" else knob for knob in ROWS.knobs),
+    apply=_apply_rows,
+)
+"""ROWS with plain column loops unless tuned otherwise."""
+
 ROWS_PREFETCH = ScheduleSpace(
     name="cpu.rows_prefetch",
     knobs=(
