@@ -95,7 +95,28 @@ def main() -> None:
         lines.append(f"| {wid} | {ms['before']:.4g} | {ms['after']:.4g} | "
                      f"{ms['after'] / ms['before']:.2f} |")
     args.out.with_suffix(".md").write_text("\n".join(lines) + "\n")
+    _plot(report, args.out.with_suffix(".png"))
     print("\n".join(lines))
+
+
+def _plot(report: dict, path: Path) -> None:
+    """after / before per workload as bars around 1."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ids = list(report["median_ms"])
+    ratios = [report["median_ms"][w]["after"] / report["median_ms"][w]["before"] for w in ids]
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    ax.bar(ids, ratios, color=["tab:green" if r <= 1 else "tab:red" for r in ratios])
+    ax.axhline(1.0, color="black", linewidth=1)
+    ax.set_ylabel("after / before median time (lower is faster)")
+    ax.set_title(f"{report['cpu']}, {report['cores']} cores, {report['rounds']} interleaved rounds",
+                 fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 if __name__ == "__main__":
