@@ -33,10 +33,12 @@ def _vector_steps(lanes: int):
     from . import marks
 
     def realise(width: Any, body: Any) -> Any:
-        j = tirx.Var("j", str(width.ty.dtype))
-        if lanes == 1 or isinstance(width, tirx.IntImm) or marks.has_loop(body(j)):
-            return marks.loop(j, width, body(j))
-        step, dtype = marks.const(lanes, width), str(width.ty.dtype)
+        dtype = str(width.ty.dtype)
+        j = tirx.Var("j", dtype)
+        plain = body(j)
+        if lanes == 1 or isinstance(width, tirx.IntImm) or marks.has_loop(plain):
+            return marks.loop(j, width, plain)
+        step = marks.const(lanes, width)
         jo, jt = tirx.Var("jo", dtype), tirx.Var("jt", dtype)
         vector = marks.loop(jo, width // step, marks.lane_loop(
             "ji", lanes, lambda ji: body(jo * step + ji), dtype, tirx.ForKind.VECTORIZED))
