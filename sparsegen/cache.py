@@ -25,7 +25,7 @@ from .cachekey import KernelKey
 from .choice import Choice, choose
 from .config import cache_dir
 from .errors import KernelCacheWarning, SparsegenError
-from .files import disk_full
+from .files import disk_full, remove_temporaries
 from .target import Target
 from .target import resolve as resolve_target
 from .tune import records
@@ -170,6 +170,7 @@ class KernelCache:
 
     def _build(self, key: KernelKey, path: Path) -> None:
         """Compile ``key`` and write its entry at ``path`` (nothing of it is kept on failure)."""
+        remove_temporaries(path)  # a build killed mid-write leaves them; we hold the lock
         compiler = _compiler(key, self.directory)
         start = time.perf_counter()
         definition = registry.kernel_def(key.kernel)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import errno
+import glob
 import hashlib
 import os
 import shutil
@@ -28,6 +29,13 @@ def write_atomically(path: Path, write: Callable[[Path], object]) -> None:
         write(tmp)
         os.replace(tmp, path)
     finally:
+        tmp.unlink(missing_ok=True)
+
+
+def remove_temporaries(path: Path) -> None:
+    """Remove the temporaries ``write_atomically`` left beside ``path`` (any suffix) in a process
+    killed mid-write; call it only while holding the lock that keeps other writers of ``path`` out."""
+    for tmp in path.parent.glob(f".{glob.escape(path.stem)}.*.tmp*"):
         tmp.unlink(missing_ok=True)
 
 

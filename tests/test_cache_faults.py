@@ -189,8 +189,11 @@ def test_cuda_entry_files_are_verified(tmp_path):
 def test_interrupted_build_counts_as_absent(cache_copy):
     library = _entry(cache_copy)
     library.with_suffix(".json").unlink()  # the sidecar is written last
+    leftover = library.with_name(f".{library.stem}.99999.1.tmp.so")  # a killed writer's temporary
+    leftover.write_bytes(b"half a library")
     outcome = _convert(cache_copy)
     assert outcome.result["stats"] == {"disk": 1, "built": 1} and outcome.warnings == []
+    assert not leftover.exists()
 
 
 def test_sigkill_during_a_build_leaves_a_valid_cache(tmp_path):
