@@ -102,11 +102,21 @@ _OPTIM_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
 """Optimizer updates (MXNet's ``<family>_update`` ops), keyed by the storage types of (weight,
 grad), in place on the weight and the states (kernel ``optim_<family>``)."""
 
+_OPTIM_DENSE_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
+    (f"{family}_update", (weight, "default")): OpRule(None, "sparsegen.ops.optim:update")
+    for family in ("rmsprop", "rmspropalex", "signsgd", "signum", "nag_mom", "adadelta",
+                   "adamax", "nadam")
+    for weight in ("default", "row_sparse")
+}
+"""Optimizer updates whose MXNet operator has no row_sparse kernel: dense gradients only (the
+front end, sparsegen/ndarray/optim_ops.py, converts a sparse one first, as MXNet falls back)."""
+
 OP_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
     **_ELEMWISE_RULES,
     **_COMPARE_RULES,
     **_DOT_RULES,
     **_OPTIM_RULES,
+    **_OPTIM_DENSE_RULES,
     ("cast_storage->row_sparse", ("default",)):
         OpRule("row_sparse", "sparsegen.ops.cast:dense_to_row_sparse"),
     ("cast_storage->default", ("row_sparse",)):
