@@ -127,3 +127,11 @@ __all__ = [
     "ones", "ones_like", "sparse", "waitall", "zeros", "zeros_like",
 ]
 __all__ += compare.__all__ + elemwise.__all__
+
+# -- optim: last, since it imports sparsegen.optimizer, which needs the names above --
+from . import optim_ops  # noqa: E402
+from .optim_ops import *  # noqa: E402,F403 - sgd_update, adam_update, rmsprop_update, ...
+
+for _name in optim_ops.SPARSE_NAMES:  # mx.nd.sparse.adagrad_update, sparse.sgd_update, ...
+    setattr(sparse, _name, getattr(optim_ops, _name))
+__all__ += optim_ops.__all__

@@ -86,6 +86,18 @@ def deliver(op: str, result: Any, result_stype: str, ctx: Any, inputs: Sequence[
     return out
 
 
+def warn_fallback(op: str, stypes: tuple[str, ...], stacklevel: int = 3) -> None:
+    """One ``StorageFallbackWarning`` per (op, storage types): ``op`` runs on dense copies."""
+    if (op, stypes) not in _WARNED:
+        _WARNED.add((op, stypes))
+        warnings.warn(
+            f"storage fallback: {op} has no kernel for inputs of storage {stypes}; "
+            "converting them to dense and running the dense kernel",
+            StorageFallbackWarning,
+            stacklevel=stacklevel,
+        )
+
+
 def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None, **params: Any) -> Any:
     """Run ``op`` on ``inputs`` (NDArrays) with keyword ``params``; write into ``out`` if given.
 
@@ -112,14 +124,7 @@ def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None, **p
         dense_rule = op_rule(op, ("default",) * len(inputs))
         if dense_rule is None or dense_rule.output_stype is None:
             raise SparsegenError(f"{op} has no implementation for inputs of storage {stypes}")
-        if (op, stypes) not in _WARNED:
-            _WARNED.add((op, stypes))
-            warnings.warn(
-                f"storage fallback: {op} has no kernel for inputs of storage {stypes}; "
-                "converting them to dense and running the dense kernel",
-                StorageFallbackWarning,
-                stacklevel=3,
-            )
+        warn_fallback(op, stypes, stacklevel=4)
         dense_inputs = [convert(a._storage, a.stype, "default") if a.stype != "default"
                         else a._storage for a in inputs]
         result = dense_rule.run(*dense_inputs, **params)

@@ -24,21 +24,23 @@ def _buffer(array: NDArray) -> Any:
     return values(array._storage)
 
 
-def _check_kinds(arrays: tuple[tuple[str, Any], ...]) -> None:
-    """Each named array is an NDArray of default or row_sparse storage."""
+def _check_kinds(arrays: tuple[tuple[str, Any], ...],
+                 stypes: tuple[str, ...] = _STORAGES) -> None:
+    """Each named array is an NDArray of one of ``stypes``."""
     for what, array in arrays:
         if not isinstance(array, NDArray):
             raise SparsegenError(f"{what} must be an NDArray, got {type(array).__name__}")
-        if array.stype not in _STORAGES:
+        if array.stype not in stypes:
             raise SparsegenError(
-                f"{what} must have default or row_sparse storage, got {array.stype}"
+                f"{what} must have {' or '.join(stypes)} storage, got {array.stype}"
             )
 
 
 def check_weight(weight: Any, every_row: bool = True) -> None:
     """Raise unless ``weight`` is an array an optimizer can update; ``create_state`` passes
-    ``every_row=False`` (a row_sparse weight may get its rows before its first update)."""
-    _check_kinds((("weight", weight),))
+    ``every_row=False`` (a row_sparse weight may get its rows before its first update, and a
+    csr weight is updated through a dense copy, MXNet's fallback)."""
+    _check_kinds((("weight", weight),), _STORAGES if every_row else (*_STORAGES, "csr"))
     dtype = weight._storage.dtype
     if dtype.kind != "f":  # float16/32/64: the only floating dtypes an NDArray can hold
         raise SparsegenError(

@@ -4,6 +4,7 @@ the optimizer registry, and the one launch of an update through ``invoke``."""
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -11,9 +12,10 @@ import numpy as np
 
 from ..errors import SparsegenError
 from ..ndarray import NDArray, zeros
-from ..ndarray.dispatch import invoke
-from ..params import flag, integer, representable
-from .arrays import check_arrays, check_index, every_row
+from ..params import flag, integer
+from ..ndarray.storage import assign
+from .arrays import check_index, state_tuple
+from .launch import run
 from .hyper import Hyper, at_least_0, gradient_clip, lr_at_least_0, multipliers, scheduler
 
 
@@ -170,8 +172,15 @@ class Optimizer:
         return None
 
     def create_state_multi_precision(self, index: Any, weight: NDArray) -> Any:
-        """``create_state``; float32 master copies of float16 weights are not supported."""
-        self._refuse_multi_precision(weight)
+        """``create_state``, or with ``multi_precision`` and a float16 weight the pair (float32
+        master copy of the weight, its ``create_state``), as MXNet."""
+        if self.multi_precision and weight.dtype == np.float16:
+            master = weight.astype(np.float32)
+            return self._master_state(master, self.create_state(index, master))
+        if weight.dtype == np.float16:
+            warnings.warn("Accumulating with float16 in optimizer can lead to poor accuracy or "
+                          "slow convergence. Consider using multi_precision=True option of the "
+                          f"{type(self).__name__} optimizer", UserWarning, stacklevel=2)
         return self.create_state(index, weight)
 
     def update(self, index: Any, weight: NDArray, grad: NDArray, state: Any) -> None:
@@ -180,26 +189,41 @@ class Optimizer:
 
     def update_multi_precision(self, index: Any, weight: NDArray, grad: NDArray,
                                state: Any) -> None:
-        """``update``; float32 master copies of float16 weights are not supported."""
-        self._refuse_multi_precision(weight)
-        self.update(index, weight, grad, state)
+        """``update``, or with ``multi_precision`` and a float16 weight: update the float32
+        master copy from the gradient in float32, then round it into the weight (MXNet's)."""
+        if not (self.multi_precision and weight.dtype == np.float16):
+            self.update(index, weight, grad, state)
+            return
+        master, inner = self._split_master(state_tuple(state, 2, f"{type(self).__name__} "
+                                                                 "(multi_precision)"))
+        if not isinstance(master, NDArray) or master.dtype != np.float32:
+            raise SparsegenError(f"{type(self).__name__}: the multi_precision state must hold "
+                                 "the float32 master copy from create_state_multi_precision")
+        if not isinstance(grad, NDArray):
+            raise SparsegenError(f"grad must be an NDArray, got {type(grad).__name__}")
+        if master.shape != weight.shape:
+            raise SparsegenError(f"the master copy has shape {master.shape}, the weight has "
+                                 f"shape {weight.shape}")
+        self.update(index, master, grad.astype(np.float32), inner)
+        assign(weight, master)
 
-    def _refuse_multi_precision(self, weight: NDArray) -> None:
-        if self.multi_precision and weight.dtype == np.float16:
-            raise SparsegenError(
-                "multi_precision (a float32 master copy of float16 weights) is not supported; "
-                "update float16 weights directly or keep float32 weights"
-            )
+    def _master_state(self, master: NDArray, state: Any) -> tuple[Any, Any]:
+        """The multi_precision state: (master copy, state), MXNet's order for most optimizers."""
+        return master, state
+
+    def _split_master(self, state: tuple[Any, ...]) -> tuple[Any, Any]:
+        """(master copy, inner state) of a multi_precision state (``_master_state``'s inverse)."""
+        return state[0], state[1]
 
     def _zeros(self, weight: NDArray, stype: str) -> NDArray:
         return zeros(weight.shape, weight.context, dtype=weight.dtype, stype=stype)
 
     def _begin(self, index: Any, weight: NDArray, grad: NDArray,
                states: tuple[Any, ...]) -> tuple[int, float, float]:
-        """Validate every array and the values this update uses, changing nothing; returns the
-        update count it will have, its learning rate and weight decay."""
+        """Validate the index and the values this update uses, changing nothing (``run``
+        checks the arrays); returns the update count it will have, its learning rate and
+        weight decay."""
         check_index(index)
-        check_arrays(weight, grad, states)
         count, num_update = self._next_count(index)
         return count, self._get_lr(index, num_update), self._get_wd(index)
 
@@ -210,20 +234,7 @@ class Optimizer:
 
     def _launch(self, index: Any, family: str, weight: NDArray, grad: NDArray,
                 states: tuple[NDArray, ...], hyper: dict[str, float]) -> None:
-        """Run op ``<family>_update`` (kernel ``optim_<family>``) on validated arrays with
-        ``hyper`` (its parameters in signature order), then count the update of ``index``.
-
-        Each value must be finite as the kernel's float32 parameter and in the weight's dtype
-        (``clip_gradient`` may be inf: no clipping). States get their new storage only once the
-        kernel has run."""
-        limit = np.float16 if weight._storage.dtype == np.float16 else np.float32
-        for name, value in hyper.items():
-            if name != "clip_gradient":
-                representable(value, f"{type(self).__name__}: {name}", limit)
-        lazy = grad.stype == "row_sparse" and self._lazy(weight, states)
-        storages = [every_row(s._storage) for s in states]
-        invoke(f"{family}_update", (weight, grad), family=family, states=storages,
-               hyper=tuple(hyper.values()), lazy=lazy)
-        for state, storage in zip(states, storages):
-            state._storage = storage
+        """Run kernel ``optim_<family>`` (``launch.run``: storage fallbacks, checks) with
+        ``hyper`` (its parameters in signature order), then count the update of ``index``."""
+        run(type(self).__name__, family, weight, grad, states, hyper, self._lazy)
         self._update_count(index)
