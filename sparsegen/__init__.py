@@ -5,6 +5,7 @@ TVM compiler: cached kernels load through the TVM runtime alone.
 """
 
 from . import context, interop, kernels, ndarray, optimizer
+from . import lr_scheduler  # noqa: E402 - mx.lr_scheduler
 from ._version import __version__
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
 from .errors import MXNetError, SparsegenError, StorageFallbackWarning
@@ -16,3 +17,4 @@ __all__ = [
     "context", "cpu", "cpu_pinned", "current_context", "gpu", "interop", "kernels", "nd", "ndarray",
     "num_gpus", "optimizer",
 ]
+__all__ += ["lr_scheduler"]

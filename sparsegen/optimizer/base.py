@@ -3,7 +3,6 @@ the optimizer registry, and the one launch of an update through ``invoke``."""
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -16,7 +15,7 @@ from ..params import flag, integer
 from ..ndarray.storage import assign
 from .arrays import check_index, state_tuple
 from .launch import run
-from .hyper import Hyper, at_least_0, gradient_clip, lr_at_least_0, multipliers, scheduler
+from .hyper import Hyper, at_least_0, clip_bound, gradient_clip, lr_at_least_0, multipliers, scheduler
 
 
 class Optimizer:
@@ -36,6 +35,7 @@ class Optimizer:
     lr_scheduler: Any = Hyper(scheduler, "lr_scheduler")
     multi_precision: Any = Hyper(flag, "multi_precision")
     begin_num_update: Any = Hyper(integer, "begin_num_update")
+    _master_last = False  # the order of a multi_precision state (see _master_state)
 
     def __init__(
         self,
@@ -162,9 +162,8 @@ class Optimizer:
         return count, max(count, self.num_update)
 
     def _clip_bound(self) -> float:
-        """The kernels' clip bound: ``clip_gradient`` when positive, else no clipping (MXNet)."""
-        clip = self.clip_gradient
-        return float(clip) if clip is not None and clip > 0 else math.inf
+        """The kernels' clip bound of ``clip_gradient``."""
+        return clip_bound(self.clip_gradient)
 
     # -- states and updates -------------------------------------------------------------------
     def create_state(self, index: Any, weight: NDArray) -> Any:
@@ -208,12 +207,13 @@ class Optimizer:
         assign(weight, master)
 
     def _master_state(self, master: NDArray, state: Any) -> tuple[Any, Any]:
-        """The multi_precision state: (master copy, state), MXNet's order for most optimizers."""
-        return master, state
+        """The multi_precision state: (master copy, state), or (state, master copy) where
+        ``_master_last`` (MXNet's SGD and NAG)."""
+        return (state, master) if self._master_last else (master, state)
 
     def _split_master(self, state: tuple[Any, ...]) -> tuple[Any, Any]:
         """(master copy, inner state) of a multi_precision state (``_master_state``'s inverse)."""
-        return state[0], state[1]
+        return (state[1], state[0]) if self._master_last else (state[0], state[1])
 
     def _zeros(self, weight: NDArray, stype: str) -> NDArray:
         return zeros(weight.shape, weight.context, dtype=weight.dtype, stype=stype)

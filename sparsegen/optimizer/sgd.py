@@ -21,6 +21,7 @@ class SGD(Optimizer):
     """
 
     momentum: Any = Hyper(unit, "momentum")
+    _master_last = True  # MXNet keeps (momentum, master copy)
 
     def __init__(self, momentum: float = 0.0, lazy_update: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -43,3 +44,4 @@ class SGD(Optimizer):
         if not states:
             del hyper["momentum"]
         self._launch(index, "sgd_mom" if states else "sgd", weight, grad, states, hyper)
+
