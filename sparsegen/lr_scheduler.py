@@ -141,7 +141,8 @@ class MultiFactorScheduler(LRScheduler):
 
 class _Decay(LRScheduler):
     """A decay from ``base_lr`` to ``final_lr`` over the ``max_update - warmup_steps`` updates
-    after warmup, then ``final_lr``."""
+    after warmup, then ``final_lr`` (also when first called past ``max_update``: MXNet then
+    returns ``base_lr``)."""
 
     def __init__(self, max_update: int, base_lr: float, final_lr: float, warmup_steps: int,
                  warmup_begin_lr: float, warmup_mode: str) -> None:
@@ -161,9 +162,8 @@ class _Decay(LRScheduler):
         """The learning rate at update count ``num_update``."""
         if num_update < self.warmup_steps:
             return self.get_warmup_lr(num_update)
-        if num_update <= self.max_update:
-            progress = (num_update - self.warmup_steps) / self.max_steps
-            self._lr = self.final_lr + (self._start - self.final_lr) * self._shape(progress)
+        progress = (min(num_update, self.max_update) - self.warmup_steps) / self.max_steps
+        self._lr = self.final_lr + (self._start - self.final_lr) * self._shape(progress)
         return self._lr
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from ..errors import SparsegenError
 from ..optimizer.launch import Lazy, run
 from ..params import flag, real
-from .dispatch import deliver
+from .dispatch import check_out, deliver
 from .ndarray import NDArray
 
 __all__ = [
@@ -67,22 +67,24 @@ def _all_row_sparse(weight: NDArray, states: tuple[NDArray, ...]) -> bool:
     return weight.stype == "row_sparse" and all(s.stype == "row_sparse" for s in states)
 
 
+def _never(weight: NDArray, states: tuple[NDArray, ...]) -> bool:
+    """The rule of operators without a row_sparse kernel (their gradient is made dense)."""
+    return False
+
+
 def _update(op: str, family: str, weight: Any, grad: Any, states: tuple[Any, ...],
             hyper: dict[str, float], lazy: Lazy, out: Any) -> NDArray:
     """Run one update; the new weight goes to ``out`` (``weight`` itself, another array, or a
     new array when ``None``)."""
     if not isinstance(weight, NDArray):
         raise SparsegenError(f"{op}: weight must be an NDArray, got {type(weight).__name__}")
+    check_out(op, out, weight.shape, weight.dtype, weight.context)  # before any state changes
     target = weight if out is weight else weight.copy()
     run(op, family, target, grad, states, hyper, lazy)
     if out is None or out is weight:
         return target
     return deliver(op, target._storage, target.stype, weight.context, (weight, grad, *states),
                    out)
-
-
-def _never(weight: NDArray, states: tuple[NDArray, ...]) -> bool:
-    return False
 
 
 def sgd_update(weight: NDArray, grad: NDArray, lr: float | None = None, wd: float = 0.0,

@@ -17,6 +17,8 @@ FLOAT_DTYPES = ("float16", "float32", "float64")
 """Weight dtypes the optimizers update (MXNet's optimizer operators take real types only)."""
 
 _STORAGES = ("default", "row_sparse")
+ANY_STORAGE = ("default", "row_sparse", "csr")
+"""Storage types an update takes (csr ones through dense copies, MXNet's fallback)."""
 
 
 def _buffer(array: NDArray) -> Any:
@@ -24,9 +26,10 @@ def _buffer(array: NDArray) -> Any:
     return values(array._storage)
 
 
-def _check_kinds(arrays: tuple[tuple[str, Any], ...],
+def check_kinds(arrays: tuple[tuple[str, Any], ...],
                  stypes: tuple[str, ...] = _STORAGES) -> None:
-    """Each named array is an NDArray of one of ``stypes``."""
+    """Raise unless each named array (``(name, array)`` pairs) is an NDArray of one of
+    ``stypes``."""
     for what, array in arrays:
         if not isinstance(array, NDArray):
             raise SparsegenError(f"{what} must be an NDArray, got {type(array).__name__}")
@@ -40,7 +43,7 @@ def check_weight(weight: Any, every_row: bool = True) -> None:
     """Raise unless ``weight`` is an array an optimizer can update; ``create_state`` passes
     ``every_row=False`` (a row_sparse weight may get its rows before its first update, and a
     csr weight is updated through a dense copy, MXNet's fallback)."""
-    _check_kinds((("weight", weight),), _STORAGES if every_row else (*_STORAGES, "csr"))
+    check_kinds((("weight", weight),), _STORAGES if every_row else ANY_STORAGE)
     dtype = weight._storage.dtype
     if dtype.kind != "f":  # float16/32/64: the only floating dtypes an NDArray can hold
         raise SparsegenError(
@@ -60,7 +63,7 @@ def check_weight(weight: Any, every_row: bool = True) -> None:
 def check_arrays(weight: Any, grad: Any, states: tuple[Any, ...]) -> None:
     """Raise unless weight, grad and states can be updated together (nothing is written)."""
     check_weight(weight)
-    _check_kinds((("grad", grad), *((f"state {i}", s) for i, s in enumerate(states))))
+    check_kinds((("grad", grad), *((f"state {i}", s) for i, s in enumerate(states))))
     dtype = weight._storage.dtype
     for what, array in (("grad", grad), *((f"state {i}", s) for i, s in enumerate(states))):
         if array.shape != weight.shape:

@@ -13,7 +13,7 @@ from ..errors import SparsegenError
 from ..ndarray import NDArray, zeros
 from ..params import flag, integer
 from ..ndarray.storage import assign
-from .arrays import check_index, state_tuple
+from .arrays import ANY_STORAGE, check_index, check_kinds, state_tuple
 from .launch import run
 from .hyper import Hyper, at_least_0, clip_bound, gradient_clip, lr_at_least_0, multipliers, scheduler
 
@@ -224,6 +224,7 @@ class Optimizer:
         checks the arrays); returns the update count it will have, its learning rate and
         weight decay."""
         check_index(index)
+        check_kinds((("weight", weight), ("grad", grad)), ANY_STORAGE)
         count, num_update = self._next_count(index)
         return count, self._get_lr(index, num_update), self._get_wd(index)
 

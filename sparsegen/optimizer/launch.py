@@ -9,13 +9,12 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import SparsegenError
 from ..ndarray import NDArray
 from ..ndarray.dispatch import invoke, warn_fallback
 from ..ndarray.storage import assign, convert, wrap
 from ..params import representable
 from ..templates.optim_families import FAMILIES
-from .arrays import check_arrays, every_row
+from .arrays import ANY_STORAGE, check_arrays, check_kinds, every_row
 
 Lazy = Callable[[NDArray, tuple[NDArray, ...]], bool]
 """``lazy(weight, states)``: whether a row_sparse gradient updates only its rows."""
@@ -31,10 +30,8 @@ def _stand_ins(op: str, family: str, weight: NDArray, grad: NDArray,
     """The arrays the kernel updates: MXNet's storage fallback where it has no kernel for the
     storage types (a csr weight, gradient or state; a row_sparse gradient of an operator without
     a row_sparse kernel) runs the dense update on dense copies, with one warning."""
-    for what, array in (("weight", weight), ("grad", grad),
-                        *((f"state {i}", s) for i, s in enumerate(states))):
-        if not isinstance(array, NDArray):
-            raise SparsegenError(f"{op}: {what} must be an NDArray, got {type(array).__name__}")
+    check_kinds((("weight", weight), ("grad", grad),
+                 *((f"state {i}", s) for i, s in enumerate(states))), ANY_STORAGE)
     arrays = (weight, grad, *states)
     sparse_grad = "lazy" in FAMILIES[family].functions
     if "csr" in (a.stype for a in arrays):
