@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import SparsegenError
+from ..errors import InvalidType, InvalidValue, SparsegenError
 from ..ndarray import NDArray, zeros
 from ..params import flag, integer
 from ..ndarray.storage import assign
@@ -80,18 +80,24 @@ class Optimizer:
     # -- registry -----------------------------------------------------------------------------
     @staticmethod
     def register(klass: type[Optimizer]) -> type[Optimizer]:
-        """Register an optimizer class under its lower-cased name (for ``create``)."""
-        Optimizer.opt_registry[klass.__name__.lower()] = klass
+        """Register an optimizer class under its lower-cased name (for ``create``); one that
+        replaces another class of that name warns, as in MXNet."""
+        name = klass.__name__.lower()
+        known = Optimizer.opt_registry.get(name)
+        if known is not None and known is not klass:
+            warnings.warn(f"New optimizer {klass.__module__}.{klass.__name__} is overriding "
+                          f"existing optimizer {known.__module__}.{known.__name__}", stacklevel=2)
+        Optimizer.opt_registry[name] = klass
         return klass
 
     @staticmethod
     def create_optimizer(name: str, **kwargs: Any) -> Optimizer:
         """An optimizer by case-insensitive name, as ``mx.optimizer.create('sgd', ...)``."""
         if not isinstance(name, str):
-            raise SparsegenError(f"optimizer name must be a str, got {type(name).__name__}")
+            raise InvalidType(f"optimizer name must be a str, got {type(name).__name__}")
         klass = Optimizer.opt_registry.get(name.lower())
         if klass is None:
-            raise SparsegenError(
+            raise InvalidValue(
                 f"Cannot find optimizer {name}; known: {', '.join(sorted(Optimizer.opt_registry))}"
             )
         return klass(**kwargs)
