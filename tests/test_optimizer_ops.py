@@ -11,9 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import needs_cuda
 import sparsegen as mx
 from sparsegen.errors import StorageFallbackWarning
+from sparsegen.ndarray import dispatch
+from test_gpu import gpu  # noqa: F401 - the fixture: emulated (host) and real CUDA GPUs
 
 # -- the reference ------------------------------------------------------------------------------
 # One step of each operator on the rows it updates, from the equations of MXNet's operator
@@ -210,6 +211,9 @@ def test_nag_momentum_uses_the_weight_before_the_step():
 
 
 def _fallback(call):
+    """``call()`` and whether it warned of a storage fallback (warned once per op and storage
+    types per process: the record of earlier warnings is emptied first)."""
+    dispatch._WARNED.clear()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = call()
@@ -274,15 +278,6 @@ def test_bad_input_raises_and_writes_nothing(call, message):
         call(weight, grad, state)
     np.testing.assert_array_equal(weight.asnumpy(), 1.0)
     np.testing.assert_array_equal(state.asnumpy(), 1.0)
-
-
-@pytest.fixture(params=["host", "cuda"])
-def gpu(request, monkeypatch):
-    """``mx.gpu(0)`` emulated in host memory, or a real CUDA GPU (skips without one)."""
-    monkeypatch.setenv("SPARSEGEN_GPU", request.param)
-    if request.param == "cuda":
-        needs_cuda.gpu()
-    return mx.gpu(0)
 
 
 def test_updates_on_gpu_arrays(gpu):

@@ -22,6 +22,7 @@ class SGD(Optimizer):
 
     momentum: Any = Hyper(unit, "momentum")
     _master_last = True  # MXNet keeps (momentum, master copy)
+    _momentum_family = "sgd_mom"  # the kernel of an update with a momentum state
 
     def __init__(self, momentum: float = 0.0, lazy_update: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -43,5 +44,6 @@ class SGD(Optimizer):
                  "rescale_grad": self.rescale_grad, "clip_gradient": self._clip_bound()}
         if not states:
             del hyper["momentum"]
-        self._launch(index, "sgd_mom" if states else "sgd", weight, grad, states, hyper)
+        self._launch(index, self._momentum_family if states else "sgd", weight, grad, states,
+                     hyper)
 
