@@ -180,7 +180,8 @@ def test_updates_match_the_reference(case):
 def test_out_none_returns_a_new_weight_and_updates_the_states(op):
     w, g = np.full((3, 2), 1.0, F), np.full((3, 2), 2.0, F)
     weight, state = mx.nd.array(w), mx.nd.array(np.full((3, 2), 0.5, F))
-    p = {"lr": 0.1, "momentum": 0.9} if op == "sgd_mom_update" else {"lr": 0.1, "gamma1": 0.9, "epsilon": 1e-8}
+    p = ({"lr": 0.1, "momentum": 0.9} if op == "sgd_mom_update"
+         else {"lr": 0.1, "gamma1": 0.9, "epsilon": 1e-8})
     result = getattr(mx.nd, op)(weight, mx.nd.array(g), state, **p)
     want_w, want_s = _expected(op, w, g, [np.full((3, 2), 0.5, F)], p, slice(None))
     assert result is not weight

@@ -15,7 +15,8 @@ from ..params import flag, integer
 from ..ndarray.storage import assign
 from .arrays import ANY_STORAGE, check_index, check_kinds, state_tuple
 from .launch import run
-from .hyper import Hyper, at_least_0, clip_bound, gradient_clip, lr_at_least_0, multipliers, scheduler
+from .hyper import (Hyper, at_least_0, clip_bound, gradient_clip, lr_at_least_0, multipliers,
+                    scheduler)
 
 
 class Optimizer:

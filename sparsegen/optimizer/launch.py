@@ -5,8 +5,6 @@ storage fallbacks MXNet applies, the checks, the launch. The operator-level upda
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
-
 import numpy as np
 
 from ..ndarray import NDArray
