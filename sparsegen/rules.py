@@ -105,7 +105,7 @@ grad), in place on the weight and the states (kernel ``optim_<family>``)."""
 _OPTIM_DENSE_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
     (f"{family}_update", (weight, "default")): OpRule(None, "sparsegen.ops.optim:update")
     for family in ("rmsprop", "rmspropalex", "signsgd", "signum", "nag_mom", "adadelta",
-                   "adamax", "nadam")
+                   "adamax", "nadam", "lamb")
     for weight in ("default", "row_sparse")
 }
 """Optimizer updates whose MXNet operator has no row_sparse kernel: dense gradients only (the

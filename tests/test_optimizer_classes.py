@@ -1,4 +1,4 @@
-"""Optimizer classes RMSProp, NAG, Signum, AdaDelta, Adamax, Nadam: several steps against a numpy
+"""Optimizer classes RMSProp, NAG, Signum, AdaDelta, Adamax, Nadam, LAMB: several steps against a numpy
 reference of MXNet 1.9.1's documented equations (per-index counts, lr schedules, multipliers),
 state storage types, row_sparse and csr gradients, float16 weights with multi_precision."""
 
@@ -52,6 +52,16 @@ def _class_step(name, kw, t, w, g, states, lr, wd, extra):
     if name == "adamax":
         u = np.maximum(F(b2) * states[1], np.abs(r))
         return w - F(lr / (1 - b1**t)) * mean / u, [mean, u]
+    if name == "lamb":
+        b1, b2, eps = kw.get("beta1", 0.9), kw.get("beta2", 0.999), F(kw.get("epsilon", 1e-6))
+        r = _clip(rg * g, cg)
+        mean = F(b1) * states[0] + (one - F(b1)) * r
+        var = F(b2) * states[1] + (one - F(b2)) * r * r
+        step = mean / F(1 - b1**t) / (np.sqrt(var / F(1 - b2**t)) + eps) + F(wd) * w
+        r1, r2 = np.linalg.norm(w), np.linalg.norm(step)
+        r1 = min(max(r1, kw.get("lower_bound", 0)), kw.get("upper_bound", np.inf))
+        ratio = r1 / r2 if r1 > 0 and r2 > 0 else 1.0
+        return w - F(lr * ratio) * step, [mean, var]
     assert name == "nadam"
     decay, eps = kw.get("schedule_decay", 0.004), F(kw.get("epsilon", 1e-8))
     mom_t = b1 * (1 - 0.5 * 0.96 ** (t * decay))
@@ -73,9 +83,11 @@ CLASSES = [
     ("adadelta", {"wd": 0.05, "rescale_grad": 0.5, "clip_gradient": 0.4, "epsilon": 1e-3}),
     ("adamax", {"wd": 0.05, "clip_gradient": 0.5, "learning_rate": 0.01}),
     ("nadam", {"wd": 0.05, "learning_rate": 0.01}),
+    ("lamb", {"wd": 0.05, "clip_gradient": 0.5, "learning_rate": 0.05}),
+    ("lamb", {"lower_bound": 0.5, "upper_bound": 1.0}),
 ]
 STATE_STYPES = {"rmsprop": "weight", "nag": "default", "signum": "weight", "adadelta": "default",
-                "adamax": "default", "nadam": "default"}
+                "adamax": "default", "nadam": "default", "lamb": "weight"}
 
 
 def _states(state):
@@ -104,7 +116,7 @@ def test_steps_match_the_reference(case, weight_stype, grad_stype, n, d, seed):
         with warnings.catch_warnings():  # MXNet has no row_sparse kernel for these: fallback
             warnings.simplefilter("ignore", StorageFallbackWarning)
             opt.update(0, weight, mx.nd.array(g).tostype(grad_stype), state)
-        lr = 0.5 * kw.get("learning_rate", {"rmsprop": 0.001, "nadam": 0.001,
+        lr = 0.5 * kw.get("learning_rate", {"rmsprop": 0.001, "nadam": 0.001, "lamb": 0.001,
                                             "adamax": 0.002}.get(name, 0.01))
         stepped, ref = _class_step(name, kw, t, w, g, ref, lr, kw.get("wd", 0.0), extra)
         if name == "nag" and not ref and grad_stype == "row_sparse":  # sgd_update: lazy
@@ -119,7 +131,7 @@ def test_steps_match_the_reference(case, weight_stype, grad_stype, n, d, seed):
 
 @pytest.mark.parametrize("name, kw", [("sgd", {"momentum": 0.9}), ("nag", {"momentum": 0.9}),
                                       ("rmsprop", {"centered": True}), ("adadelta", {}),
-                                      ("adam", {})])
+                                      ("adam", {}), ("lamb", {})])
 def test_multi_precision_keeps_a_float32_master_copy(name, kw):
     opt = mx.optimizer.create(name, multi_precision=True, learning_rate=0.1, **kw)
     w = np.array([[1.0, -0.5], [0.25, 2.0]], F)
@@ -168,7 +180,8 @@ def test_csr_weight_updates_through_a_dense_copy_as_mxnet():
 def test_registry_create_register_and_updater():
     for name, klass in [("RMSProp", mx.optimizer.RMSProp), ("nag", mx.optimizer.NAG),
                         ("SIGNUM", mx.optimizer.Signum), ("adadelta", mx.optimizer.AdaDelta),
-                        ("adamax", mx.optimizer.Adamax), ("nadam", mx.optimizer.Nadam)]:
+                        ("adamax", mx.optimizer.Adamax), ("nadam", mx.optimizer.Nadam),
+                        ("LAMB", mx.optimizer.LAMB)]:
         assert type(mx.optimizer.create(name)) is klass
     with pytest.raises(ValueError, match="Cannot find optimizer"):
         mx.optimizer.create("no_such_optimizer")

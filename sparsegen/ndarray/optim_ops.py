@@ -16,7 +16,7 @@ import math
 from typing import Any
 
 from ..errors import SparsegenError
-from ..optimizer.launch import Lazy, run
+from ..optimizer.launch import Lazy, never, run
 from ..params import flag, real
 from .dispatch import check_out, deliver
 from .ndarray import NDArray
@@ -65,11 +65,6 @@ def _states_like_weight(lazy_update: Any, op: str) -> Lazy:
 def _all_row_sparse(weight: NDArray, states: tuple[NDArray, ...]) -> bool:
     """ftrl's rule: lazy when the weight and every state are row_sparse."""
     return weight.stype == "row_sparse" and all(s.stype == "row_sparse" for s in states)
-
-
-def _never(weight: NDArray, states: tuple[NDArray, ...]) -> bool:
-    """The rule of operators without a row_sparse kernel (their gradient is made dense)."""
-    return False
 
 
 def _update(op: str, family: str, weight: Any, grad: Any, states: tuple[Any, ...],
@@ -170,7 +165,7 @@ def rmsprop_update(weight: NDArray, grad: NDArray, n: NDArray, lr: float | None 
              "epsilon": real(epsilon, f"{op}: epsilon"),
              **_common(op, wd, rescale_grad, clip_gradient),
              "clip_weights": _bound(clip_weights, f"{op}: clip_weights")}
-    return _update(op, "rmsprop", weight, grad, (n,), hyper, _never, out)
+    return _update(op, "rmsprop", weight, grad, (n,), hyper, never, out)
 
 
 def rmspropalex_update(weight: NDArray, grad: NDArray, n: NDArray, g: NDArray, delta: NDArray,
@@ -186,7 +181,7 @@ def rmspropalex_update(weight: NDArray, grad: NDArray, n: NDArray, g: NDArray, d
              "gamma2": real(gamma2, f"{op}: gamma2"), "epsilon": real(epsilon, f"{op}: epsilon"),
              **_common(op, wd, rescale_grad, clip_gradient),
              "clip_weights": _bound(clip_weights, f"{op}: clip_weights")}
-    return _update(op, "rmspropalex", weight, grad, (n, g, delta), hyper, _never, out)
+    return _update(op, "rmspropalex", weight, grad, (n, g, delta), hyper, never, out)
 
 
 def signsgd_update(weight: NDArray, grad: NDArray, lr: float | None = None, wd: float = 0.0,
@@ -198,7 +193,7 @@ def signsgd_update(weight: NDArray, grad: NDArray, lr: float | None = None, wd: 
     op = "signsgd_update"
     _check_kwargs(op, kwargs)
     hyper = {"lr": _lr(op, lr), "wd": _common(op, wd, rescale_grad, clip_gradient)["wd"]}
-    return _update(op, "signsgd", weight, grad, (), hyper, _never, out)
+    return _update(op, "signsgd", weight, grad, (), hyper, never, out)
 
 
 def signum_update(weight: NDArray, grad: NDArray, mom: NDArray, lr: float | None = None,
@@ -211,7 +206,7 @@ def signum_update(weight: NDArray, grad: NDArray, mom: NDArray, lr: float | None
     _check_kwargs(op, kwargs)
     hyper = {"lr": _lr(op, lr), "momentum": real(momentum, f"{op}: momentum"),
              **_common(op, wd, rescale_grad, clip_gradient), "wd_lh": real(wd_lh, f"{op}: wd_lh")}
-    return _update(op, "signum", weight, grad, (mom,), hyper, _never, out)
+    return _update(op, "signum", weight, grad, (mom,), hyper, never, out)
 
 
 def nag_mom_update(weight: NDArray, grad: NDArray, mom: NDArray, lr: float | None = None,
@@ -224,4 +219,4 @@ def nag_mom_update(weight: NDArray, grad: NDArray, mom: NDArray, lr: float | Non
     _check_kwargs(op, kwargs)
     hyper = {"lr": _lr(op, lr), "momentum": real(momentum, f"{op}: momentum"),
              **_common(op, wd, rescale_grad, clip_gradient)}
-    return _update(op, "nag_mom", weight, grad, (mom,), hyper, _never, out)
+    return _update(op, "nag_mom", weight, grad, (mom,), hyper, never, out)

@@ -1,5 +1,5 @@
-"""``mx.optimizer``: SGD, NAG, Signum, Adam, Adamax, Nadam, AdaGrad, AdaDelta, RMSProp and Ftrl
-on generated in-place update kernels.
+"""``mx.optimizer``: SGD, NAG, Signum, Adam, Adamax, Nadam, LAMB, AdaGrad, AdaDelta, RMSProp and
+Ftrl on generated in-place update kernels.
 
 The update rules, the lazy / standard choice and the state storage types follow MXNet 1.9.1
 (``python/mxnet/optimizer/optimizer.py`` and ``src/operator/optimizer_op-inl.h``);
@@ -21,6 +21,7 @@ from .adam import Adam
 from .adamax import Adamax
 from .base import Optimizer
 from .ftrl import Ftrl
+from .lamb import LAMB
 from .nadam import Nadam
 from .nag import NAG
 from .rmsprop import RMSProp
@@ -32,6 +33,6 @@ register = Optimizer.register
 create = Optimizer.create_optimizer
 
 __all__ = [
-    "AdaDelta", "AdaGrad", "Adam", "Adamax", "Ftrl", "NAG", "Nadam", "Optimizer", "RMSProp", "SGD",
-    "Signum", "Updater", "create", "get_updater", "register",
+    "AdaDelta", "AdaGrad", "Adam", "Adamax", "Ftrl", "LAMB", "NAG", "Nadam", "Optimizer", "RMSProp",
+    "SGD", "Signum", "Updater", "create", "get_updater", "register",
 ]

@@ -18,6 +18,11 @@ Lazy = Callable[[NDArray, tuple[NDArray, ...]], bool]
 """``lazy(weight, states)``: whether a row_sparse gradient updates only its rows."""
 
 
+def never(weight: NDArray, states: tuple[NDArray, ...]) -> bool:
+    """The ``Lazy`` rule of updates without a row_sparse kernel (their gradient is made dense)."""
+    return False
+
+
 def _dense(array: NDArray) -> NDArray:
     """A dense copy of a sparse array (a stand-in the update writes)."""
     return wrap(convert(array._storage, array.stype, "default"), array.context)

@@ -1,6 +1,6 @@
 """The optimizer families as data: one row per family (MXNet 1.9.1's sgd, sgd_mom, adam, adagrad,
-ftrl, rmsprop, rmspropalex, signsgd, signum, nag_mom operators, and the updates of its AdaDelta,
-Adamax and Nadam optimizers) with its states, hyper-parameters, functions and the update of one
+ftrl, rmsprop, rmspropalex, signsgd, signum, nag_mom, lamb_update_phase1 operators, and the
+updates of its AdaDelta, Adamax and Nadam optimizers) with its states, hyper-parameters, functions and the update of one
 element.
 
 Free of TVM: the registry derives each ``optim_<family>`` kernel's signature from its row, and
@@ -164,6 +164,18 @@ def _nadam(x: Any, h: Any, g: Any, f: Any) -> None:
     x.weight = x.weight - h.lr * bar / (f.sqrt(x.var * h.var_scale) + h.epsilon)
 
 
+def _lamb(x: Any, h: Any, g: Any, f: Any) -> None:
+    """``g = clip(rescale_grad*grad); mean = beta1*mean + (1-beta1)*g;
+    var = beta2*var + (1-beta2)*g*g; step = mean*mean_scale / (sqrt(var*var_scale) + epsilon)
+    + wd*weight`` (MXNet's lamb_update_phase1; the scales are the bias corrections or 1). The
+    weight is only read: ``step`` goes to its own array for the norms and phase 2."""
+    clipped = f.clip(g * h.rescale_grad, h.clip_gradient)
+    x.mean = h.beta1 * x.mean + (f.one - h.beta1) * clipped
+    x.var = h.beta2 * x.var + (f.one - h.beta2) * clipped * clipped
+    x.step = (x.mean * h.mean_scale / (f.sqrt(x.var * h.var_scale) + h.epsilon)
+              + h.wd * x.weight)
+
+
 OPTIMIZERS: tuple[OptimFamily, ...] = (
     OptimFamily("sgd", (), ("lr", "wd", "rescale_grad", "clip_gradient"), _sgd,
                 "sgd_update: lazy over gradient rows, std over every row, or dense"),
@@ -202,6 +214,10 @@ OPTIMIZERS: tuple[OptimFamily, ...] = (
                  "momentum_t", "momentum_next", "grad_scale", "mean_scale", "var_scale"),
                 _nadam, "Nadam: mean, var and weight in one pass (schedule from the caller)",
                 ("dense",)),
+    OptimFamily("lamb", ("mean", "var", "step"),
+                ("beta1", "beta2", "epsilon", "wd", "rescale_grad", "clip_gradient", "mean_scale",
+                 "var_scale"),
+                _lamb, "lamb_update_phase1: mean, var and the step in one pass", ("dense",)),
 )
 """Every optimizer family, in the registry's order."""
 
