@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import sparsegen as mx
 from sparsegen.errors import StorageFallbackWarning
 from sparsegen.ndarray import dispatch
+from test_gpu import gpu  # noqa: F401 - the fixture: emulated (host) and real CUDA GPUs
 from test_optimizer_ops import F, _clip, _step
 
 # -- the reference: one step of each class, float32 -------------------------------------------
@@ -216,3 +217,18 @@ def test_wd_mult_defaults_by_parameter_name_and_lr_scheduler_wiring():
         w = (1 - lrs[-1] * 0.1) * w - lrs[-1]  # signSGD with wd 0.1 (fc_weight)
     assert lrs == [1.0, 0.5, 0.25]  # num_update 1, 2, 3: the scheduler halves after each
     np.testing.assert_allclose(weight.asnumpy(), [w], rtol=1e-6)
+
+
+def test_lamb_and_nadam_on_gpu_arrays(gpu):
+    w = np.array([[3.0, 4.0], [0.0, 0.0]], F)
+    g = np.array([[1.0, -2.0], [0.5, 0.0]], F)
+    for name in ("lamb", "nadam"):
+        opt, reference = mx.optimizer.create(name), mx.optimizer.create(name)
+        weight, host = mx.nd.array(w, ctx=gpu), mx.nd.array(w)
+        state, host_state = opt.create_state(0, weight), reference.create_state(0, host)
+        opt.update(0, weight, mx.nd.array(g, ctx=gpu), state)
+        reference.update(0, host, mx.nd.array(g), host_state)
+        want, _ = _class_step(name, {}, 1, w, g, [np.zeros_like(w)] * 2, 0.001, 0.0, {})
+        assert weight.context == gpu
+        np.testing.assert_allclose(weight.asnumpy(), want, rtol=1e-5)
+        np.testing.assert_allclose(weight.asnumpy(), host.asnumpy(), rtol=1e-6)
