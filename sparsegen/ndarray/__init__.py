@@ -128,7 +128,7 @@ __all__ = [
 ]
 __all__ += compare.__all__ + elemwise.__all__
 
-# -- optim: last, since it imports sparsegen.optimizer, which needs the names above --
+# -- optim --
 from . import optim_ops  # noqa: E402
 from .optim_ops import *  # noqa: E402,F403 - sgd_update, adam_update, rmsprop_update, ...
 

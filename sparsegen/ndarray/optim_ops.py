@@ -16,10 +16,10 @@ import math
 from typing import Any
 
 from ..errors import SparsegenError
-from ..optimizer.launch import Lazy, never, run
 from ..params import flag, real
 from .dispatch import check_out, deliver
 from .ndarray import NDArray
+from .optim_run import Lazy, never, run
 
 __all__ = [
     "adam_update", "ftrl_update", "nag_mom_update", "rmsprop_update", "rmspropalex_update",

@@ -10,9 +10,10 @@ values before it writes anything and counts only once the kernel has run, so a f
 leaves weight, states (values and storage) and update counts unchanged.
 
 Every update is an op of the registry (``<family>_update``, kernel ``optim_<family>``) run by
-``launch.run`` (MXNet's storage fallbacks, the checks) through ``ndarray.dispatch.invoke``.
-``base`` holds the ``Optimizer`` class and its registry, ``hyper`` and ``arrays`` the checks of
-hyper-parameters and arrays, one module per optimizer, ``updater`` the ``Updater``.
+``ndarray.optim_run.run`` (MXNet's storage fallbacks, the checks of ``ndarray.optim_arrays``)
+through ``ndarray.dispatch.invoke``, as the operator-level updates (``ndarray.optim_ops``) are.
+``base`` holds the ``Optimizer`` class and its registry, ``hyper`` and ``inputs`` the checks of
+hyper-parameters, states and indices, one module per optimizer, ``updater`` the ``Updater``.
 """
 
 from .adadelta import AdaDelta

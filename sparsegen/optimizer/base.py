@@ -11,12 +11,13 @@ import numpy as np
 
 from ..errors import InvalidType, InvalidValue, SparsegenError
 from ..ndarray import NDArray, zeros
-from ..params import flag, integer
+from ..ndarray.optim_arrays import ANY_STORAGE, check_kinds
+from ..ndarray.optim_run import run
 from ..ndarray.storage import assign
-from .arrays import ANY_STORAGE, check_index, check_kinds, state_tuple
-from .launch import run
+from ..params import flag, integer
 from .hyper import (Hyper, at_least_0, clip_bound, gradient_clip, lr_at_least_0, multipliers,
                     scheduler)
+from .inputs import check_index, state_tuple
 
 
 class Optimizer:
@@ -242,7 +243,8 @@ class Optimizer:
 
     def _launch(self, index: Any, family: str, weight: NDArray, grad: NDArray,
                 states: tuple[NDArray, ...], hyper: dict[str, float]) -> None:
-        """Run kernel ``optim_<family>`` (``launch.run``: storage fallbacks, checks) with
-        ``hyper`` (its parameters in signature order), then count the update of ``index``."""
+        """Run kernel ``optim_<family>`` (``ndarray.optim_run.run``: storage fallbacks, checks)
+        with ``hyper`` (its parameters in signature order), then count the update of
+        ``index``."""
         run(type(self).__name__, family, weight, grad, states, hyper, self._lazy)
         self._update_count(index)

@@ -7,12 +7,13 @@ from typing import Any
 
 from ..device import to_host
 from ..ndarray import NDArray
+from ..ndarray.optim_arrays import check_weight
+from ..ndarray.optim_run import never, run
 from ..ops.dot import dense_dense
 from ..params import flag
-from .arrays import check_weight, state_tuple
 from .base import Optimizer
 from .hyper import Hyper, gradient_clip, positive, unit
-from .launch import never, run
+from .inputs import state_tuple
 
 
 def _norm(array: NDArray) -> float:

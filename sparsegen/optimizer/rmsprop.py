@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..ndarray import NDArray
-from .arrays import check_weight, state_tuple
-from .base import Optimizer
+from ..ndarray.optim_arrays import check_weight
 from ..params import flag
+from .base import Optimizer
 from .hyper import Hyper, clip_bound, gradient_clip, positive, unit
+from .inputs import state_tuple
 
 
 @Optimizer.register

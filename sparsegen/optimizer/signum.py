@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ndarray import NDArray
-from .arrays import check_weight
+from ..ndarray.optim_arrays import check_weight
 from .base import Optimizer
 from .hyper import Hyper, at_least_0, unit
 

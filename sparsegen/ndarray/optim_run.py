@@ -1,18 +1,18 @@
 """One optimizer update of a weight and its states through kernel ``optim_<family>``: the
 storage fallbacks MXNet applies, the checks, the launch. The operator-level updates
-(sparsegen/ndarray/optim_ops.py) and every optimizer class run their updates here."""
+(optim_ops.py) and every optimizer class (sparsegen/optimizer) run their updates here."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 import numpy as np
 
-from ..ndarray import NDArray
-from ..ndarray.dispatch import invoke, warn_fallback
-from ..ndarray.storage import assign, convert, wrap
 from ..params import representable
 from ..templates.optim_families import FAMILIES
-from .arrays import ANY_STORAGE, check_arrays, check_kinds, every_row
+from .dispatch import invoke, warn_fallback
+from .ndarray import NDArray
+from .optim_arrays import ANY_STORAGE, check_arrays, check_kinds, every_row
+from .storage import assign, convert, wrap
 
 Lazy = Callable[[NDArray, tuple[NDArray, ...]], bool]
 """``lazy(weight, states)``: whether a row_sparse gradient updates only its rows."""

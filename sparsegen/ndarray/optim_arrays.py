@@ -1,4 +1,5 @@
-"""The arrays an optimizer update takes: their checks, and states that store every row."""
+"""The arrays an optimizer update takes (weight, gradient, states): their checks, and states
+that store every row. The operator-level updates and the optimizer classes share them."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ import numpy as np
 
 from ..device import colocate, may_share_memory
 from ..errors import SparsegenError
-from ..ndarray import NDArray
 from ..formats import INDEX_DTYPE, RowSparse
-from ..ndarray.storage import convert
 from ..ops.optim import values
+from .ndarray import NDArray
+from .storage import convert
 
 FLOAT_DTYPES = ("float16", "float32", "float64")
 """Weight dtypes the optimizers update (MXNet's optimizer operators take real types only)."""
@@ -97,25 +98,3 @@ def every_row(storage: Any) -> Any:
         ids = colocate(np.arange(storage.shape[0], dtype=INDEX_DTYPE), dense)
         return RowSparse(dense, ids, storage.shape)
     return storage
-
-
-def state_tuple(state: Any, count: int, name: str) -> tuple[Any, ...]:
-    """``state`` as a tuple of ``count`` states (what ``create_state`` returned)."""
-    states = tuple(state) if isinstance(state, (tuple, list)) else (state,)
-    if len(states) != count:
-        raise SparsegenError(f"{name} takes {count} states (from create_state), got "
-                             f"{'None' if state is None else len(states)}")
-    return states
-
-
-def check_index(index: Any) -> None:
-    """An index names one weight: hashable, not a list (aggregated updates are not supported)."""
-    if isinstance(index, (list, tuple)):
-        raise SparsegenError(f"index must name one weight (an int or a name), got {index!r}: "
-                             "aggregated updates of a list of indices are not supported")
-    try:
-        hash(index)
-    except TypeError:
-        raise SparsegenError(
-            f"index must be an int or a name, got {type(index).__name__}"
-        ) from None
