@@ -16,3 +16,6 @@ __all__ = [
     "context", "cpu", "cpu_pinned", "current_context", "gpu", "interop", "kernels", "nd", "ndarray",
     "num_gpus", "optimizer",
 ]
+from . import random  # noqa: E402 - mx.random
+
+__all__ += ["random"]

@@ -127,3 +127,7 @@ __all__ = [
     "ones", "ones_like", "sparse", "waitall", "zeros", "zeros_like",
 ]
 __all__ += compare.__all__ + elemwise.__all__
+from . import random  # noqa: E402 - mx.nd.random
+from .persist import load, load_frombuffer, save  # noqa: E402 - mx.nd.save / load
+
+__all__ += ["load", "load_frombuffer", "random", "save"]
