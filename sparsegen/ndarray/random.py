@@ -41,10 +41,11 @@ def _stream(ctx: Context) -> tuple[int, int, int, int]:
     return ops.next_stream((ctx.device_type, ctx.device_id))
 
 
-def _dtype(op: str, dtype: Any, allowed: tuple[str, ...], out: NDArray | None) -> np.dtype:
-    """The output dtype: ``dtype``, else ``out``'s, else the first of ``allowed``."""
+def _dtype(op: str, dtype: Any, allowed: tuple[str, ...], out: NDArray | None,
+           default: str) -> np.dtype:
+    """The output dtype: ``dtype``, else ``out``'s, else ``default``."""
     if dtype is None:
-        dtype = out.dtype if isinstance(out, NDArray) else allowed[0]
+        dtype = out.dtype if isinstance(out, NDArray) else default
     resolved = check_dtype(dtype, f"{op}: dtype")
     if resolved.name not in allowed:
         raise SparsegenError(f"{op}: dtype must be one of {allowed}, got {resolved.name}")
@@ -84,7 +85,7 @@ def _draw(op: str, dist: str, names: tuple[str, ...], values: tuple[Any, ...], c
     """Samples of ``dist`` for parameters ``values`` (numbers passed through ``checks``, or
     NDArrays), as MXNet's ``_random_<dist>`` / ``_sample_<dist>``."""
     _no_extra(op, kwargs)
-    resolved = _dtype(op, dtype, FLOAT_DTYPES, out)
+    resolved = _dtype(op, dtype, FLOAT_DTYPES, out, "float32")
     if _numbers_or_arrays(op, names, values):
         dims = _shape(op, shape, None, ())
         arrays = tuple(v if v.dtype == resolved else v.astype(resolved) for v in values)
@@ -181,7 +182,7 @@ def randint(low: Any, high: Any, shape: Any = None, dtype: Any = None,
     if isinstance(low, NDArray) or isinstance(high, NDArray):
         raise InvalidType("randint: low and high must be integers (MXNet has no randint of "
                           "NDArray parameters)")
-    resolved = _dtype("randint", dtype, INT_DTYPES, out)
+    resolved = _dtype("randint", dtype, INT_DTYPES, out, "int32")
     info = np.iinfo(resolved)
     lo = integer(low, "randint: low", low=int(info.min))
     hi = integer(high, "randint: high", low=int(info.min))
@@ -213,7 +214,7 @@ def multinomial(data: NDArray, shape: Any = None, get_prob: bool = False,
     if data.shape[-1] == 0:
         raise InvalidValue(f"multinomial: data must have at least one outcome along its last "
                            f"axis, got shape {data.shape}")
-    otype = _dtype("multinomial", dtype, MULTINOMIAL_DTYPES, None)
+    otype = _dtype("multinomial", dtype, MULTINOMIAL_DTYPES, None, "int32")
     dims = _shape("multinomial", shape, None, ())
     if not dims and data.ndim == 1:
         dims = (1,)
