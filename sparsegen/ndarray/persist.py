@@ -267,4 +267,10 @@ def load_frombuffer(buf: Any) -> list[NDArray] | dict[str, NDArray]:
     return loads(buf.encode("latin-1") if isinstance(buf, str) else buf)
 
 
+def unpickle(buf: bytes) -> NDArray:
+    """The one array of ``dumps(array)`` (what ``pickle`` stores for an NDArray)."""
+    (array,) = loads(buf, "<pickled NDArray>")
+    return array
+
+
 __all__ = ["load", "load_frombuffer", "save"]
