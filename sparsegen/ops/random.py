@@ -61,10 +61,10 @@ def sample(dist: str, params: tuple[Any, ...], shape: tuple[int, ...], dtype: np
     return out
 
 
-def sample_arrays(*params: Any, dist: str, shape: tuple[int, ...], dtype: np.dtype,
+def sample_arrays(a: Any, b: Any = None, *, dist: str, shape: tuple[int, ...], dtype: np.dtype,
                   stream: tuple[int, int, int, int]) -> Any:
-    """``sample`` for parameters given as dense arrays (the ``_sample_*`` rules)."""
-    return sample(dist, params, shape, dtype, stream)
+    """``sample`` for one or two parameters given as dense arrays (the ``_sample_*`` rules)."""
+    return sample(dist, (a,) if b is None else (a, b), shape, dtype, stream)
 
 
 def scalar_params(values: tuple[float, ...], dtype: np.dtype, device: Any) -> tuple[Any, ...]:
