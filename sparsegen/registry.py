@@ -349,6 +349,7 @@ _RANDOM_KERNELS = (
         (("sample", f"(probs[m,k] dtype, out[m,w] otype WRITTEN, logp[m,w] dtype WRITTEN, "
                     f"{_RNG})"),),
         "multinomial samples (outcome ids as otype, their log-probabilities) of rows of probs",
+        ("float16", "float32", "float64", "int32", "uint8"),  # MXNet's output dtypes
     ),
 )
 """Random sampling (sparsegen/ops/random.py runs them)."""
