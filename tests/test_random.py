@@ -271,6 +271,17 @@ def test_out():
         mx.nd.random.uniform(0, 1, shape=3, out=mx.nd.zeros(4))
 
 
+@pytest.mark.parametrize("fn", [mx.nd.random.uniform, mx.nd.random.normal, mx.nd.random.gamma])
+def test_out_of_another_storage_type(fn):
+    """MXNet's test_sparse_nd_random: a row_sparse out holds the numbers a dense out gets."""
+    dense, rsp = mx.nd.zeros((3, 4)), mx.nd.zeros((3, 4), stype="row_sparse")
+    mx.random.seed(0)
+    fn(shape=(3, 4), out=dense)
+    mx.random.seed(0)
+    assert fn(shape=(3, 4), out=rsp) is rsp and rsp.stype == "row_sparse"
+    np.testing.assert_array_equal(rsp.asnumpy(), dense.asnumpy())
+
+
 @pytest.mark.parametrize("call, error", [
     (lambda: mx.nd.random.uniform(1, 0, shape=2), ValueError),
     (lambda: mx.nd.random.normal(0, -1, shape=2), mx.MXNetError),
