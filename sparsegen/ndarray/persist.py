@@ -44,8 +44,7 @@ _FLAGS = {0: "float32", 1: "float64", 2: "float16", 3: "uint8", 4: "int32", 5: "
 _FLAG_OF = {np.dtype(name): flag for flag, name in _FLAGS.items()}
 _STYPES = {0: "default", 1: "row_sparse", 2: "csr"}
 _STYPE_OF = {name: code for code, name in _STYPES.items()}
-_DEVICES = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu"}  # 5: MXNet's shared CPU memory
-_DEVICE_OF = {"cpu": 1, "gpu": 2, "cpu_pinned": 3}
+_DEVICES = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
 
 
 # -- writing ------------------------------------------------------------------------------------
@@ -67,7 +66,7 @@ def _array_bytes(array: NDArray) -> bytes:
     if aux:
         parts.append(_shape_bytes(values.shape))
     parts += [_shape_bytes(array.shape),
-              struct.pack("<iii", _DEVICE_OF[ctx.device_type], ctx.device_id,
+              struct.pack("<iii", ctx.device_typeid, ctx.device_id,
                           _FLAG_OF[values.dtype])]
     parts += [struct.pack("<i", _FLAG_OF[a.dtype]) + _shape_bytes(a.shape) for a in aux]
     parts += [np.ascontiguousarray(b, b.dtype.newbyteorder("<")).tobytes()
