@@ -330,7 +330,8 @@ _RANDOM_KERNELS = (
         ("dtype",),
         (
             *((fn, f"(a[m] dtype, b[m] dtype, out[m,w] dtype WRITTEN, {_RNG})")
-              for fn in ("uniform", "normal", "gamma")),
+              for fn in ("uniform", "normal", "gamma", "negative_binomial",
+                         "generalized_negative_binomial")),
             *((fn, f"(a[m] dtype, out[m,w] dtype WRITTEN, {_RNG})")
               for fn in ("exponential", "poisson")),
             ("randint", f"(out[n] dtype WRITTEN, low, high, {_RNG})"),

@@ -106,7 +106,8 @@ _RND = "sparsegen.ops.random:"
 _RANDOM_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
     **{(f"_sample_{dist}", ("default",) * arity): OpRule("default", _RND + "sample_arrays")
        for dist, arity in (("uniform", 2), ("normal", 2), ("gamma", 2), ("exponential", 1),
-                           ("poisson", 1))},
+                           ("poisson", 1), ("negative_binomial", 2),
+                           ("generalized_negative_binomial", 2))},
     ("_shuffle", ("default",)): OpRule("default", _RND + "shuffle"),
 }
 """Samplers with NDArray parameters, and shuffle (sparse inputs fall back to dense, as MXNet)."""

@@ -182,6 +182,25 @@ def test_poisson(lam):
     assert _chisquare(x, scipy.stats.poisson.pmf(support, lam * 1.03)) < P
 
 
+@pytest.mark.parametrize("draw, pmf, wrong", [
+    (lambda: mx.nd.random.negative_binomial(3, 0.4, shape=N),
+     scipy.stats.nbinom(3, 0.4).pmf, scipy.stats.nbinom(3, 0.39).pmf),
+    (lambda: mx.nd.random.negative_binomial(0.5, 0.9, shape=N),
+     scipy.stats.nbinom(0.5, 0.9).pmf, scipy.stats.nbinom(0.5, 0.88).pmf),
+    (lambda: mx.nd.random.generalized_negative_binomial(20, 0.25, shape=N),  # n = 1/alpha
+     scipy.stats.nbinom(4, 1 / 6).pmf, scipy.stats.nbinom(4, 1 / 6.2).pmf),
+    (lambda: mx.nd.random.generalized_negative_binomial(5, 0, shape=N),  # alpha 0: Poisson
+     scipy.stats.poisson(5).pmf, scipy.stats.poisson(5.15).pmf),
+])
+def test_negative_binomials(draw, pmf, wrong):
+    mx.random.seed(12)
+    x = draw().asnumpy()
+    assert np.all(x == np.round(x)) and x.min() >= 0
+    support = np.arange(int(x.max()) + 40)
+    assert _chisquare(x, pmf(support)) > P
+    assert _chisquare(x, wrong(support)) < P
+
+
 def test_randint():
     mx.random.seed(6)
     x = mx.nd.random.randint(-3, 7, shape=(N,))
@@ -290,6 +309,11 @@ def test_out_of_another_storage_type(fn):
     (lambda: mx.nd.random.gamma(1, 0, shape=2), mx.MXNetError),
     (lambda: mx.nd.random.poisson(-1, shape=2), mx.MXNetError),
     (lambda: mx.nd.random.poisson(float("nan"), shape=2), mx.MXNetError),
+    (lambda: mx.nd.random.negative_binomial(0, 0.5, shape=2), mx.MXNetError),
+    (lambda: mx.nd.random.negative_binomial(1, 0, shape=2), mx.MXNetError),
+    (lambda: mx.nd.random.negative_binomial(1, 1.5, shape=2), mx.MXNetError),
+    (lambda: mx.nd.random.generalized_negative_binomial(-1, 1, shape=2), mx.MXNetError),
+    (lambda: mx.nd.random.generalized_negative_binomial(1, -1, shape=2), mx.MXNetError),
     (lambda: mx.nd.random.randint(5, 5, shape=2), ValueError),
     (lambda: mx.nd.random.randint(0.5, 5, shape=2), mx.MXNetError),
     (lambda: mx.nd.random.randint(0, 2**31, shape=2), mx.MXNetError),

@@ -174,6 +174,34 @@ def poisson(lam: Any = 1, shape: Any = None, dtype: Any = None, ctx: Context | N
     return _draw("poisson", "poisson", ("lam",), (lam,), checks, shape, dtype, ctx, out, kwargs)
 
 
+def negative_binomial(k: Any = 1, p: Any = 1, shape: Any = None, dtype: Any = None,
+                      ctx: Context | None = None, out: NDArray | None = None,
+                      **kwargs: Any) -> NDArray:
+    """Samples (as floats) from the negative binomial distribution: failures before ``k``
+    (``> 0``) successes of probability ``p`` (in ``(0, 1]``), as
+    ``mx.nd.random.negative_binomial``."""
+    def checks(limit: Any, prob: Any) -> tuple[float, float]:
+        return (real(limit, "negative_binomial: k", low=0, low_open=True),
+                real(prob, "negative_binomial: p", low=0, low_open=True, high=1))
+
+    return _draw("negative_binomial", "negative_binomial", ("k", "p"), (k, p), checks, shape,
+                 dtype, ctx, out, kwargs)
+
+
+def generalized_negative_binomial(mu: Any = 1, alpha: Any = 1, shape: Any = None,
+                                  dtype: Any = None, ctx: Context | None = None,
+                                  out: NDArray | None = None, **kwargs: Any) -> NDArray:
+    """Samples (as floats) from the generalized negative binomial distribution of mean ``mu``
+    (``>= 0``) and dispersion ``alpha`` (``>= 0``; 0 is Poisson), as
+    ``mx.nd.random.generalized_negative_binomial``."""
+    def checks(mean: Any, dispersion: Any) -> tuple[float, float]:
+        return (real(mean, "generalized_negative_binomial: mu", low=0),
+                real(dispersion, "generalized_negative_binomial: alpha", low=0))
+
+    return _draw("generalized_negative_binomial", "generalized_negative_binomial",
+                 ("mu", "alpha"), (mu, alpha), checks, shape, dtype, ctx, out, kwargs)
+
+
 def randint(low: Any, high: Any, shape: Any = None, dtype: Any = None,
             ctx: Context | None = None, out: NDArray | None = None, **kwargs: Any) -> NDArray:
     """Integers drawn uniformly from ``[low, high)`` (``low < high``), int32 (default) or
@@ -242,5 +270,5 @@ def shuffle(data: NDArray, out: NDArray | None = None, **kwargs: Any) -> NDArray
     return invoke("_shuffle", (data,), out=out, stream=_stream(data.context))
 
 
-__all__ = ["exponential", "gamma", "multinomial", "normal", "poisson", "randint", "randn",
-           "shuffle", "uniform"]
+__all__ = ["exponential", "gamma", "generalized_negative_binomial", "multinomial",
+           "negative_binomial", "normal", "poisson", "randint", "randn", "shuffle", "uniform"]

@@ -19,6 +19,9 @@ Transforms (the bounds are documented in docs/operators.md, "Random"):
 - poisson: for ``lam < POISSON_SMALL`` the multiplication method over at most
   ``POISSON_UNIFORMS`` uniforms; else Hormann's transformed rejection (PTRS), at most
   ``POISSON_ATTEMPTS`` attempts (each accepted with probability above 0.85);
+- negative_binomial(k, p): poisson of a gamma(k, (1 - p) / p) rate; generalized_negative_binomial
+  (mu, alpha): poisson of a gamma(1 / alpha, alpha * mu) rate (of mu for alpha = 0); the
+  poisson's draws start at ``MIXTURE_DRAW``;
 - randint: 64 random bits modulo ``high - low``;
 - multinomial: a uniform against the running sum of one row of probabilities;
 - shuffle: random 64-bit keys (``keys``) sorted by the index phases' radix passes
@@ -39,6 +42,7 @@ GAMMA_ATTEMPTS = 32
 POISSON_SMALL = 12.0
 POISSON_UNIFORMS = 128
 POISSON_ATTEMPTS = 32
+MIXTURE_DRAW = 128
 
 _M0, _M1 = 0xD2511F53, 0xCD9E8D57  # Philox-4x32 multipliers
 _W0, _W1 = 0x9E3779B9, 0xBB67AE85  # Philox-4x32 key increments (Weyl sequence)
@@ -168,97 +172,121 @@ def _continuous(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
             "exponential": _sampler(dtype, 1, exponential)}
 
 
+@T.macro
+def gamma_sample(out, e, s, t, k0, k1, c2, c3, alpha, beta):
+    # g: d, c, z, v (the attempt's normal and (1 + c z)^3), result; f: attempt, accepted
+    g = T.alloc_buffer((5,), _F64, scope="local")
+    f = T.alloc_buffer((2,), "int64", scope="local")
+    g[0] = T.if_then_else(alpha < T.float64(1.0), alpha + T.float64(1.0), alpha) - (
+        T.float64(1.0 / 3.0))
+    g[1] = T.float64(1.0) / T.sqrt(T.float64(9.0) * g[0])
+    g[4] = g[0]  # when every attempt is rejected: d, near the mode
+    f[0] = T.int64(0)
+    f[1] = T.int64(0)
+    while f[1] == T.int64(0) and f[0] < T.int64(GAMMA_ATTEMPTS):
+        philox(s, t, e, k0, k1, c2, c3 + f[0] + T.int64(1))
+        g[2] = box_muller(s)
+        g[3] = (T.float64(1.0) + g[1] * g[2]) * (T.float64(1.0) + g[1] * g[2]) * (
+            T.float64(1.0) + g[1] * g[2])
+        if g[3] > T.float64(0.0):
+            # a fresh uniform: the low half of a second Philox block (words 0, 1 went to z)
+            philox(s, t, e, k0, k1, c2, c3 + f[0] + T.int64(1 + GAMMA_ATTEMPTS))
+            if T.log(open_closed(s[0], s[1])) < (
+                    T.float64(0.5) * g[2] * g[2] + g[0] - g[0] * g[3] + g[0] * T.log(g[3])):
+                g[4] = g[0] * g[3]
+                f[1] = T.int64(1)
+        f[0] = f[0] + T.int64(1)
+    if alpha < T.float64(1.0):
+        philox(s, t, e, k0, k1, c2, c3)
+        g[4] = g[4] * T.exp(T.log(open_closed(s[0], s[1])) / alpha)
+    out[0] = g[4] * beta
+
+
+
+@T.macro
+def poisson_sample(out, e, s, t, k0, k1, c2, c3, lam):
+    # g: product / b, a, 1/alpha, v_r, u, v, k, log-factorial; f: uniform/attempt, done
+    g = T.alloc_buffer((9,), _F64, scope="local")
+    f = T.alloc_buffer((2,), "int64", scope="local")
+    f[0] = T.int64(0)
+    f[1] = T.int64(0)
+    g[6] = T.float64(0.0)
+    if lam < T.float64(POISSON_SMALL):
+        g[0] = T.float64(1.0)
+        while f[1] == T.int64(0) and f[0] < T.int64(POISSON_UNIFORMS):
+            if f[0] % T.int64(2) == T.int64(0):
+                philox(s, t, e, k0, k1, c2, c3 + f[0] // T.int64(2))
+            g[0] = g[0] * closed_open(s[(f[0] % T.int64(2)) * T.int64(2)],
+                                      s[(f[0] % T.int64(2)) * T.int64(2) + T.int64(1)])
+            if g[0] <= T.exp(-lam):
+                f[1] = T.int64(1)
+            else:
+                g[6] = g[6] + T.float64(1.0)
+            f[0] = f[0] + T.int64(1)
+    else:
+        g[0] = T.float64(0.931) + T.float64(2.53) * T.sqrt(lam)
+        g[1] = T.float64(-0.059) + T.float64(0.02483) * g[0]
+        g[2] = T.float64(1.1239) + T.float64(1.1328) / (g[0] - T.float64(3.4))
+        g[3] = T.float64(0.9277) - T.float64(3.6224) / (g[0] - T.float64(2.0))
+        g[6] = T.floor(lam)  # when every attempt is rejected
+        while f[1] == T.int64(0) and f[0] < T.int64(POISSON_ATTEMPTS):
+            philox(s, t, e, k0, k1, c2, c3 + f[0])
+            g[4] = closed_open(s[0], s[1]) - T.float64(0.5)
+            g[5] = closed_open(s[2], s[3])
+            g[7] = T.floor((T.float64(2.0) * g[1] / (T.float64(0.5) - T.abs(g[4])) + g[0])
+                           * g[4] + lam + T.float64(0.43))
+            if T.float64(0.5) - T.abs(g[4]) >= T.float64(0.07) and g[5] <= g[3]:
+                g[6] = g[7]
+                f[1] = T.int64(1)
+            elif g[7] >= T.float64(0.0):
+                if T.float64(0.5) - T.abs(g[4]) >= T.float64(0.013) or g[5] <= (
+                        T.float64(0.5) - T.abs(g[4])):
+                    g[8] = T.float64(0.0)
+                    if g[7] >= T.float64(10.0):
+                        g[8] = _log_factorial(g[7])
+                    else:
+                        for j in T.serial(T.Cast("int64", g[7]) - T.int64(1)):
+                            g[8] = g[8] + T.log(T.Cast(_F64, j + T.int64(2)))
+                    if T.log(g[5] * g[2] / (g[1] / ((T.float64(0.5) - T.abs(g[4]))
+                                                   * (T.float64(0.5) - T.abs(g[4])))
+                                            + g[0])) <= -lam + g[7] * T.log(lam) - g[8]:
+                        g[6] = g[7]
+                        f[1] = T.int64(1)
+            f[0] = f[0] + T.int64(1)
+    out[0] = g[6]
+
+
+
 def _gamma(dtype: str) -> tvm.tirx.PrimFunc:
     """``gamma(alpha, beta)``: Marsaglia-Tsang (draws 1.., boost ``u ** (1/alpha)`` on draw 0)."""
-
-    @T.macro
-    def gamma(out, e, s, t, k0, k1, c2, c3, alpha, beta):
-        # g: d, c, z, v (the attempt's normal and (1 + c z)^3), result; f: attempt, accepted
-        g = T.alloc_buffer((5,), _F64, scope="local")
-        f = T.alloc_buffer((2,), "int64", scope="local")
-        g[0] = T.if_then_else(alpha < T.float64(1.0), alpha + T.float64(1.0), alpha) - (
-            T.float64(1.0 / 3.0))
-        g[1] = T.float64(1.0) / T.sqrt(T.float64(9.0) * g[0])
-        g[4] = g[0]  # when every attempt is rejected: d, near the mode
-        f[0] = T.int64(0)
-        f[1] = T.int64(0)
-        while f[1] == T.int64(0) and f[0] < T.int64(GAMMA_ATTEMPTS):
-            philox(s, t, e, k0, k1, c2, c3 + f[0] + T.int64(1))
-            g[2] = box_muller(s)
-            g[3] = (T.float64(1.0) + g[1] * g[2]) * (T.float64(1.0) + g[1] * g[2]) * (
-                T.float64(1.0) + g[1] * g[2])
-            if g[3] > T.float64(0.0):
-                # a fresh uniform: the low half of a second Philox block (words 0, 1 went to z)
-                philox(s, t, e, k0, k1, c2, c3 + f[0] + T.int64(1 + GAMMA_ATTEMPTS))
-                if T.log(open_closed(s[0], s[1])) < (
-                        T.float64(0.5) * g[2] * g[2] + g[0] - g[0] * g[3] + g[0] * T.log(g[3])):
-                    g[4] = g[0] * g[3]
-                    f[1] = T.int64(1)
-            f[0] = f[0] + T.int64(1)
-        if alpha < T.float64(1.0):
-            philox(s, t, e, k0, k1, c2, c3)
-            g[4] = g[4] * T.exp(T.log(open_closed(s[0], s[1])) / alpha)
-        out[0] = g[4] * beta
-
-    return _sampler(dtype, 2, gamma)
+    return _sampler(dtype, 2, gamma_sample)
 
 
 def _poisson(dtype: str) -> tvm.tirx.PrimFunc:
     """``poisson(lam)``: multiplication method below ``POISSON_SMALL``, else PTRS."""
+    return _sampler(dtype, 1, poisson_sample)
+
+
+def _mixtures(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+    """negative_binomial and generalized_negative_binomial: Poisson samples of a gamma-
+    distributed rate (the gamma on draws 0.., the Poisson on draws ``MIXTURE_DRAW``..)."""
 
     @T.macro
-    def poisson(out, e, s, t, k0, k1, c2, c3, lam):
-        # g: product / b, a, 1/alpha, v_r, u, v, k, log-factorial; f: uniform/attempt, done
-        g = T.alloc_buffer((9,), _F64, scope="local")
-        f = T.alloc_buffer((2,), "int64", scope="local")
-        f[0] = T.int64(0)
-        f[1] = T.int64(0)
-        g[6] = T.float64(0.0)
-        if lam < T.float64(POISSON_SMALL):
-            g[0] = T.float64(1.0)
-            while f[1] == T.int64(0) and f[0] < T.int64(POISSON_UNIFORMS):
-                if f[0] % T.int64(2) == T.int64(0):
-                    philox(s, t, e, k0, k1, c2, c3 + f[0] // T.int64(2))
-                g[0] = g[0] * closed_open(s[(f[0] % T.int64(2)) * T.int64(2)],
-                                          s[(f[0] % T.int64(2)) * T.int64(2) + T.int64(1)])
-                if g[0] <= T.exp(-lam):
-                    f[1] = T.int64(1)
-                else:
-                    g[6] = g[6] + T.float64(1.0)
-                f[0] = f[0] + T.int64(1)
-        else:
-            g[0] = T.float64(0.931) + T.float64(2.53) * T.sqrt(lam)
-            g[1] = T.float64(-0.059) + T.float64(0.02483) * g[0]
-            g[2] = T.float64(1.1239) + T.float64(1.1328) / (g[0] - T.float64(3.4))
-            g[3] = T.float64(0.9277) - T.float64(3.6224) / (g[0] - T.float64(2.0))
-            g[6] = T.floor(lam)  # when every attempt is rejected
-            while f[1] == T.int64(0) and f[0] < T.int64(POISSON_ATTEMPTS):
-                philox(s, t, e, k0, k1, c2, c3 + f[0])
-                g[4] = closed_open(s[0], s[1]) - T.float64(0.5)
-                g[5] = closed_open(s[2], s[3])
-                g[7] = T.floor((T.float64(2.0) * g[1] / (T.float64(0.5) - T.abs(g[4])) + g[0])
-                               * g[4] + lam + T.float64(0.43))
-                if T.float64(0.5) - T.abs(g[4]) >= T.float64(0.07) and g[5] <= g[3]:
-                    g[6] = g[7]
-                    f[1] = T.int64(1)
-                elif g[7] >= T.float64(0.0):
-                    if T.float64(0.5) - T.abs(g[4]) >= T.float64(0.013) or g[5] <= (
-                            T.float64(0.5) - T.abs(g[4])):
-                        g[8] = T.float64(0.0)
-                        if g[7] >= T.float64(10.0):
-                            g[8] = _log_factorial(g[7])
-                        else:
-                            for j in T.serial(T.Cast("int64", g[7]) - T.int64(1)):
-                                g[8] = g[8] + T.log(T.Cast(_F64, j + T.int64(2)))
-                        if T.log(g[5] * g[2] / (g[1] / ((T.float64(0.5) - T.abs(g[4]))
-                                                       * (T.float64(0.5) - T.abs(g[4])))
-                                                + g[0])) <= -lam + g[7] * T.log(lam) - g[8]:
-                            g[6] = g[7]
-                            f[1] = T.int64(1)
-                f[0] = f[0] + T.int64(1)
-        out[0] = g[6]
+    def negative_binomial(out, e, s, t, k0, k1, c2, c3, k, p):
+        gamma_sample(out, e, s, t, k0, k1, c2, c3, k, (T.float64(1.0) - p) / p)
+        poisson_sample(out, e, s, t, k0, k1, c2, c3 + T.int64(MIXTURE_DRAW), out[0])
 
-    return _sampler(dtype, 1, poisson)
+    @T.macro
+    def generalized_negative_binomial(out, e, s, t, k0, k1, c2, c3, mu, alpha):
+        # alpha = 0 is Poisson(mu); the gamma then runs on a stand-in shape of 1, unused
+        gamma_sample(out, e, s, t, k0, k1, c2, c3,
+                     T.if_then_else(alpha == T.float64(0.0), T.float64(1.0),
+                                    T.float64(1.0) / alpha), alpha * mu)
+        poisson_sample(out, e, s, t, k0, k1, c2, c3 + T.int64(MIXTURE_DRAW),
+                       T.if_then_else(alpha == T.float64(0.0), mu, out[0]))
+
+    return {"negative_binomial": _sampler(dtype, 2, negative_binomial),
+            "generalized_negative_binomial": _sampler(dtype, 2, generalized_negative_binomial)}
 
 
 def _randint(dtype: str) -> tvm.tirx.PrimFunc:
@@ -338,6 +366,7 @@ def random(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """The samplers for output ``dtype`` (float dtypes sample every distribution; integer
     dtypes serve randint and shuffle, the float functions cast), and shuffle's phases."""
     return {**_continuous(dtype), "gamma": _gamma(dtype), "poisson": _poisson(dtype),
+            **_mixtures(dtype),
             "randint": _randint(dtype), **_shuffle(dtype), **index.phases("sort_pass")}
 
 
