@@ -251,6 +251,26 @@ def test_defaults_as_mxnet():
     assert mx.nd.random.randn(2, 3).shape == (2, 3)
 
 
+def test_operator_names_in_mx_nd():
+    """MXNet's operator forms: (params, shape, ctx, dtype, out), numbers only."""
+    mx.random.seed(10)
+    x = mx.nd.random_uniform(2, 3, (4, 5), mx.cpu(1), "float64")
+    assert x.shape == (4, 5) and x.context == mx.cpu(1) and x.dtype == np.float64
+    mx.random.seed(10)
+    np.testing.assert_array_equal(
+        mx.nd.random.uniform(2, 3, (4, 5), "float64", mx.cpu(1)).asnumpy(), x.asnumpy())
+    assert mx.nd.uniform is mx.nd.random_uniform and mx.nd.normal is mx.nd.random_normal
+    assert mx.nd.shuffle is mx.nd.random.shuffle
+    mx.random.seed(10)
+    rate = mx.nd.random_exponential(4.0, shape=(N,)).asnumpy().astype(np.float64)
+    _ks(rate, scipy.stats.expon(scale=0.25), scipy.stats.expon(scale=0.26))
+    for op in (mx.nd.random_normal, mx.nd.random_gamma, mx.nd.random_poisson):
+        assert op(shape=3).shape == (3,)
+    assert mx.nd.random_randint(0, 4, shape=2).dtype == np.int32
+    with pytest.raises(TypeError):
+        mx.nd.random_uniform(mx.nd.zeros(1), mx.nd.ones(1))
+
+
 def test_dtypes():
     assert mx.nd.random.uniform(shape=3, dtype="float64").dtype == np.float64
     x = mx.nd.random.normal(shape=3, out=mx.nd.zeros(3, dtype="float64"))

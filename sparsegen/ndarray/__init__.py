@@ -128,6 +128,12 @@ __all__ = [
 ]
 __all__ += compare.__all__ + elemwise.__all__
 from . import random  # noqa: E402 - mx.nd.random
+from .random import (random_exponential, random_gamma, random_normal,  # noqa: E402
+                     random_poisson, random_randint, random_uniform, shuffle)
+
 from .persist import load, load_frombuffer, save  # noqa: E402 - mx.nd.save / load
 
-__all__ += ["load", "load_frombuffer", "random", "save"]
+normal, uniform = random_normal, random_uniform  # MXNet's mx.nd.normal / mx.nd.uniform
+__all__ += ["load", "load_frombuffer", "normal", "random", "random_exponential", "random_gamma",
+            "random_normal", "random_poisson", "random_randint", "random_uniform", "save",
+            "shuffle", "uniform"]

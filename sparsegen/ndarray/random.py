@@ -270,5 +270,53 @@ def shuffle(data: NDArray, out: NDArray | None = None, **kwargs: Any) -> NDArray
     return invoke("_shuffle", (data,), out=out, stream=_stream(data.context))
 
 
+# -- MXNet's operator names in mx.nd: number parameters only, (..., shape, ctx, dtype, out) ----
+def _numbers_only(op: str, values: tuple[Any, ...]) -> None:
+    if any(isinstance(v, NDArray) for v in values):
+        raise InvalidType(f"{op} takes numbers; for NDArray parameters use mx.nd.random.*")
+
+
+def random_uniform(low: Any = 0, high: Any = 1, shape: Any = None, ctx: Context | None = None,
+                   dtype: Any = None, out: NDArray | None = None, **kwargs: Any) -> NDArray:
+    """MXNet's operator ``mx.nd.random_uniform`` (also ``mx.nd.uniform``)."""
+    _numbers_only("random_uniform", (low, high))
+    return uniform(low, high, shape, dtype, ctx, out, **kwargs)
+
+
+def random_normal(loc: Any = 0, scale: Any = 1, shape: Any = None, ctx: Context | None = None,
+                  dtype: Any = None, out: NDArray | None = None, **kwargs: Any) -> NDArray:
+    """MXNet's operator ``mx.nd.random_normal`` (also ``mx.nd.normal``)."""
+    _numbers_only("random_normal", (loc, scale))
+    return normal(loc, scale, shape, dtype, ctx, out, **kwargs)
+
+
+def random_exponential(lam: Any = 1, shape: Any = None, ctx: Context | None = None,
+                       dtype: Any = None, out: NDArray | None = None, **kwargs: Any) -> NDArray:
+    """MXNet's operator ``mx.nd.random_exponential``: of rate ``lam`` (``> 0``)."""
+    _numbers_only("random_exponential", (lam,))
+    rate = real(lam, "random_exponential: lam", low=0, low_open=True)
+    return exponential(1.0 / rate, shape, dtype, ctx, out, **kwargs)
+
+
+def random_gamma(alpha: Any = 1, beta: Any = 1, shape: Any = None, ctx: Context | None = None,
+                 dtype: Any = None, out: NDArray | None = None, **kwargs: Any) -> NDArray:
+    """MXNet's operator ``mx.nd.random_gamma``."""
+    _numbers_only("random_gamma", (alpha, beta))
+    return gamma(alpha, beta, shape, dtype, ctx, out, **kwargs)
+
+
+def random_poisson(lam: Any = 1, shape: Any = None, ctx: Context | None = None,
+                   dtype: Any = None, out: NDArray | None = None, **kwargs: Any) -> NDArray:
+    """MXNet's operator ``mx.nd.random_poisson``."""
+    _numbers_only("random_poisson", (lam,))
+    return poisson(lam, shape, dtype, ctx, out, **kwargs)
+
+
+def random_randint(low: Any, high: Any, shape: Any = None, ctx: Context | None = None,
+                   dtype: Any = None, out: NDArray | None = None, **kwargs: Any) -> NDArray:
+    """MXNet's operator ``mx.nd.random_randint``."""
+    return randint(low, high, shape, dtype, ctx, out, **kwargs)
+
+
 __all__ = ["exponential", "gamma", "generalized_negative_binomial", "multinomial",
            "negative_binomial", "normal", "poisson", "randint", "randn", "shuffle", "uniform"]
