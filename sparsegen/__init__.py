@@ -18,3 +18,6 @@ __all__ = [
     "num_gpus", "optimizer",
 ]
 __all__ += ["lr_scheduler"]
+from . import random  # noqa: E402 - mx.random
+
+__all__ += ["random"]
