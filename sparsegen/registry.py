@@ -348,7 +348,7 @@ _NN_KERNELS = (
                            "out[r,post] dtype WRITTEN, bad[1] int64 WRITTEN)"),
             ("one_hot", "(ids[m] int64, on float64|int64, off float64|int64, "
                         "out[m,depth] dtype WRITTEN)"),
-            ("csr_count", "(indptr[n+1] int64 ptr(nnz), ids[m] int64, wrap int64, "
+            ("csr_count", "(indptr[n+1] int64, ids[m] int64, wrap int64, "
                           "out_indptr[m+1] int64 WRITTEN)"),
             ("csr_fill", "(data[nnz] dtype, indices[nnz] int64, indptr[n+1] int64 ptr(nnz), "
                          "ids[m] int64, wrap int64, out_indptr[m+1] int64 internal, "

@@ -39,10 +39,11 @@ def _copy(out, r, x, s, j):
 
 
 @T.macro
-def _flat_row(row, ids, dims, m, y):
+def _flat_row(row, ids, dims, m, y, rows):
     """``row[0]``: the row of entry ``y`` of an (m, y) id table over the axes ``dims`` (ids in
     ``[-d, d)``, negative ones counted from the end); ``row[1]`` is 1 when an id is out of range
-    (``row[0]`` is then 0)."""
+    or the row is not in ``[0, rows)`` (dims that do not multiply to ``rows``): ``row[0]`` is
+    then 0."""
     row[0] = T.int64(0)
     row[1] = T.int64(0)
     for k in T.serial(m):
@@ -50,6 +51,8 @@ def _flat_row(row, ids, dims, m, y):
             row[1] = T.int64(1)
         row[0] = row[0] * dims[k] + T.Select(ids[k, y] < T.int64(0), ids[k, y] + dims[k],
                                              ids[k, y])
+    if row[0] < T.int64(0) or row[0] >= rows:
+        row[1] = T.int64(1)
     if row[1] == T.int64(1):
         row[0] = T.int64(0)
 
@@ -100,7 +103,8 @@ def gather(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 vr = T.axis.spatial(pre * m, r)
                 T.reads(X[vr // m, 0:n, 0:post], Ids[vr % m])
                 T.writes(Out[vr // m, vr % m, 0:post])
-                cols.each(post, _copy3, Out, vr // m, vr % m, X, fixed(Ids[vr % m], n, wrap))
+                if n > T.int64(0):  # an empty axis has nothing to take (the front end refuses)
+                    cols.each(post, _copy3, Out, vr // m, vr % m, X, fixed(Ids[vr % m], n, wrap))
 
     @T.prim_func(s_tir=True)
     def pick(x: T.handle, ids: T.handle, wrap: T.int64, out: T.handle):
@@ -116,7 +120,8 @@ def gather(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 vp = T.axis.spatial(pre, p)
                 T.reads(X[vp, 0:n, 0:post], Ids[vp, 0:post])
                 T.writes(Out[vp, 0:post])
-                cols.each(post, pick_one, Out, vp, X, Ids, n, wrap)
+                if n > T.int64(0):
+                    cols.each(post, pick_one, Out, vp, X, Ids, n, wrap)
 
     @T.prim_func(s_tir=True)
     def gather_nd(x: T.handle, ids: T.handle, dims: T.handle, out: T.handle, bad: T.handle):
@@ -138,7 +143,7 @@ def gather(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 T.reads(X[0:r, 0:post], Ids[0:m, ve], Dims[0:m])
                 T.writes(Out[ve, 0:post], Bad[0])
                 row = T.alloc_buffer((2,), "int64", scope="local")
-                _flat_row(row, Ids, Dims, m, ve)
+                _flat_row(row, Ids, Dims, m, ve, r)
                 if row[1] == T.int64(1):
                     Bad[0] = ve
                     cols.each(post, clear, Out, ve)
@@ -169,7 +174,7 @@ def gather(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
             Bad[0] = T.int64(-1)
             row = T.alloc_buffer((2,), "int64", scope="local")
             for e in T.serial(y):
-                _flat_row(row, Ids, Dims, m, e)
+                _flat_row(row, Ids, Dims, m, e, r)
                 if row[1] == T.int64(1):
                     Bad[0] = e
                 else:
@@ -203,8 +208,10 @@ def gather(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 vi = T.axis.spatial(m, i)
                 T.reads(P[0:n1], Ids[vi])
                 T.writes(Q[vi + 1])
-                Q[vi + 1] = (P[fixed(Ids[vi], n1 - T.int64(1), wrap) + 1]
-                             - P[fixed(Ids[vi], n1 - T.int64(1), wrap)])
+                Q[vi + 1] = T.int64(0)
+                if n1 > T.int64(1):
+                    Q[vi + 1] = (P[fixed(Ids[vi], n1 - T.int64(1), wrap) + 1]
+                                 - P[fixed(Ids[vi], n1 - T.int64(1), wrap)])
         offsets(Q, m)
 
     @T.prim_func(s_tir=True)
@@ -227,7 +234,7 @@ def gather(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 vi = T.axis.spatial(m, i)
                 T.reads(Data[0:nnz], Idx[0:nnz], P[0:n1], Ids[vi], Q[vi : vi + 2])
                 T.writes(OData[Q[vi] : Q[vi + 1]], OIdx[Q[vi] : Q[vi + 1]])
-                for e in T.serial(Q[vi + 1] - Q[vi]):
+                for e in T.serial(T.Select(n1 > T.int64(1), Q[vi + 1] - Q[vi], T.int64(0))):
                     OData[Q[vi] + e] = Data[P[fixed(Ids[vi], n1 - T.int64(1), wrap)] + e]
                     OIdx[Q[vi] + e] = Idx[P[fixed(Ids[vi], n1 - T.int64(1), wrap)] + e]
 

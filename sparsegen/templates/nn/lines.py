@@ -7,6 +7,8 @@ float16 computes in float32. A line holding nan gives nan everywhere (its maximu
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import tvm
 from tvm import tirx
 from tvm.script import tirx as T
@@ -25,8 +27,8 @@ def _compute_type(dtype: str) -> str:
     return "float32" if dtype == "float16" else dtype
 
 
-def _in_compute(dtype: str, f):  # noqa: ANN001, ANN202 - an expression builder
-    """``f`` (of an expression in the compute dtype) on an element of ``dtype``."""
+def _in_compute(dtype: str, f: Callable[[Expr, str], Expr]) -> Callable[[Expr], Expr]:
+    """``f`` (of an expression in the compute dtype and that dtype) on an element of ``dtype``."""
     ct = _compute_type(dtype)
     return lambda x: T.Cast(dtype, f(T.Cast(ct, x), ct)) if ct != dtype else f(x, ct)
 
