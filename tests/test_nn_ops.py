@@ -106,7 +106,7 @@ def test_csr_take_elsewhere_falls_back_to_dense():
         assert nd.take(c, nd.array([1]), mode="raise").stype == "default"
 
 
-# -- pick, gather_nd, scatter_nd, one_hot -----------------------------------------------------------
+# -- pick, gather_nd, scatter_nd, one_hot ----------------------------------------------------------
 @settings(max_examples=25)
 @given(_array_axis(), st.sampled_from(["clip", "wrap"]), st.booleans())
 def test_pick_matches_numpy(case, mode, keepdims):
@@ -182,7 +182,7 @@ def test_one_hot_matches_numpy():
         nd.one_hot(nd.array([1]), -1)
 
 
-# -- Embedding, FullyConnected ----------------------------------------------------------------------
+# -- Embedding, FullyConnected ---------------------------------------------------------------------
 def test_embedding_clips_ids_as_mxnet():
     w = np.arange(12, dtype=np.float32).reshape(4, 3)
     ids = np.array([[0, 3], [5, -1], [2.5, np.nan]], np.float32)

@@ -422,7 +422,8 @@ class NDArray:
         return _late("compare").lesser_equal(self, other)
 
     # -- nn: indexing, neural-network and sorting ops (sparsegen/ndarray/{indexing,nn,sort}.py) --
-    def take(self, indices: "NDArray", axis: int = 0, mode: str = "clip", **kwargs: Any) -> "NDArray":
+    def take(self, indices: "NDArray", axis: int = 0, mode: str = "clip",
+             **kwargs: Any) -> "NDArray":
         """``mx.nd.take(self, indices, axis, mode)``."""
         return _late("indexing").take(self, indices, axis, mode, **kwargs)
 

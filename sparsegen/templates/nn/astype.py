@@ -1,4 +1,5 @@
-"""Element dtype casts, ``out[i] = x[i]`` converted from dtype ``src`` to ``dst`` (kernel ``astype``).
+"""Element dtype casts: ``out[i] = x[i]`` converted from dtype ``src`` to ``dst`` (kernel
+``astype``).
 
 Floats to integers truncate toward zero, nan becomes 0 and values past int64 saturate, then
 narrower integers wrap (templates/elemwise/unary.py's conversion); integers to narrower

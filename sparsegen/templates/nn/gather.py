@@ -14,6 +14,7 @@ from tvm import tirx
 from tvm.script import tirx as T
 
 from .. import element_bytes
+from ..cast import _clear, _copy
 from ..columns import cols
 from ..flat import scalar_type
 from ..scan import offsets
@@ -31,11 +32,6 @@ def fixed(i: Expr, n: Expr, wrap: Expr) -> Expr:
 @T.macro
 def _copy3(out, p, r, x, s, j):
     out[p, r, j] = x[p, s, j]
-
-
-@T.macro
-def _copy(out, r, x, s, j):
-    out[r, j] = x[s, j]
 
 
 @T.macro
@@ -57,36 +53,9 @@ def _flat_row(row, ids, dims, m, y, rows):
         row[0] = T.int64(0)
 
 
-def gather(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
-    """``take (x[pre,n,post], ids[m], wrap, out[pre,m,post])``: ``out[p,i] = x[p,ids[i]]``;
-    ``pick (x[pre,n,post], ids[pre,post], wrap, out[pre,post])``: ``out[p,q] = x[p,ids[p,q],q]``;
-    ``gather_nd (x[r,post], ids[m,y], dims[m], out[y,post], bad[1])``: ``out[y]`` the row of
-    ``x`` (the first ``m`` axes of extents ``dims``, flattened) that column ``y`` of ``ids``
-    names; ``scatter_nd (data[y,post], ids[m,y], dims[m], out[r,post], bad[1])``: zeros, then
-    each row of ``data`` at its row (serially, so the last of repeated ids wins);
-    ``one_hot (ids[m], on, off, out[m,depth])``; ``csr_count`` / ``csr_fill``: the rows ``ids``
-    (clipped or wrapped) of a csr array, sizes as a prefix sum then entries;
-    ``transpose (x[n,d], out[d,n])``; ``check (ids[m], lo, hi, bad[1])``: ``bad[0]`` is -1
-    when every id is in ``[lo, hi)``, else a position of one that is not."""
+def _take(dtype: str) -> tvm.tirx.PrimFunc:
+    """``take``: ``out[p, i] = x[p, ids[i]]``, ids clipped or wrapped."""
     itemsize = element_bytes(dtype)
-    zero = tvm.tirx.const(0, dtype)
-    scalar_t = scalar_type(dtype)
-
-    @T.macro
-    def pick_one(out, p, x, ids, n, wrap, j):
-        out[p, j] = x[p, fixed(ids[p, j], n, wrap), j]
-
-    @T.macro
-    def clear(out, r, j):
-        out[r, j] = zero
-
-    @T.macro
-    def hot(out, r, ids, on, off, j):
-        out[r, j] = T.Select(ids[r] == j, T.Cast(dtype, on), T.Cast(dtype, off))
-
-    @T.macro
-    def swap(out, r, x, j):
-        out[r, j] = x[j, r]
 
     @T.prim_func(s_tir=True)
     def take(x: T.handle, ids: T.handle, wrap: T.int64, out: T.handle):
@@ -106,6 +75,17 @@ def gather(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 if n > T.int64(0):  # an empty axis has nothing to take (the front end refuses)
                     cols.each(post, _copy3, Out, vr // m, vr % m, X, fixed(Ids[vr % m], n, wrap))
 
+    return take
+
+
+def _pick(dtype: str) -> tvm.tirx.PrimFunc:
+    """``pick``: ``out[p, q] = x[p, ids[p, q], q]``, ids clipped or wrapped."""
+    itemsize = element_bytes(dtype)
+
+    @T.macro
+    def pick_one(out, p, x, ids, n, wrap, j):
+        out[p, j] = x[p, fixed(ids[p, j], n, wrap), j]
+
     @T.prim_func(s_tir=True)
     def pick(x: T.handle, ids: T.handle, wrap: T.int64, out: T.handle):
         T.func_attr({"tirx.noalias": True})
@@ -122,6 +102,14 @@ def gather(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 T.writes(Out[vp, 0:post])
                 if n > T.int64(0):
                     cols.each(post, pick_one, Out, vp, X, Ids, n, wrap)
+
+    return pick
+
+
+def _gather_nd(dtype: str) -> tvm.tirx.PrimFunc:
+    """``gather_nd``: each column of ``ids`` names a row of ``x`` (its first axes flattened)."""
+    itemsize = element_bytes(dtype)
+    clear = _clear(tvm.tirx.const(0, dtype))
 
     @T.prim_func(s_tir=True)
     def gather_nd(x: T.handle, ids: T.handle, dims: T.handle, out: T.handle, bad: T.handle):
@@ -149,6 +137,14 @@ def gather(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                     cols.each(post, clear, Out, ve)
                 else:
                     cols.each(post, _copy, Out, ve, X, row[0])
+
+    return gather_nd
+
+
+def _scatter_nd(dtype: str) -> tvm.tirx.PrimFunc:
+    """``scatter_nd``: zeros (in parallel), then each row of ``data`` at its row, serially."""
+    itemsize = element_bytes(dtype)
+    clear = _clear(tvm.tirx.const(0, dtype))
 
     @T.prim_func(s_tir=True)
     def scatter_nd(data: T.handle, ids: T.handle, dims: T.handle, out: T.handle, bad: T.handle):
@@ -181,6 +177,18 @@ def gather(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                     for j in T.serial(post):
                         Out[row[0], j] = Data[e, j]
 
+    return scatter_nd
+
+
+def _one_hot(dtype: str) -> tvm.tirx.PrimFunc:
+    """``one_hot``: ``on`` where the column is the row's id, else ``off``."""
+    itemsize = element_bytes(dtype)
+    scalar_t = scalar_type(dtype)
+
+    @T.macro
+    def hot(out, r, ids, on, off, j):
+        out[r, j] = T.Select(ids[r] == j, T.Cast(dtype, on), T.Cast(dtype, off))
+
     @T.prim_func(s_tir=True)
     def one_hot(ids: T.handle, on: scalar_t, off: scalar_t, out: T.handle):
         T.func_attr({"tirx.noalias": True})
@@ -194,6 +202,12 @@ def gather(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 T.reads(Ids[vi])
                 T.writes(Out[vi, 0:depth])
                 cols.each(depth, hot, Out, vi, Ids, on, off)
+
+    return one_hot
+
+
+def _csr_count(dtype: str) -> tvm.tirx.PrimFunc:
+    """``csr_count``: the sizes of the csr rows ``ids`` as a prefix sum."""
 
     @T.prim_func(s_tir=True)
     def csr_count(indptr: T.handle, ids: T.handle, wrap: T.int64, out_indptr: T.handle):
@@ -213,6 +227,13 @@ def gather(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                     Q[vi + 1] = (P[fixed(Ids[vi], n1 - T.int64(1), wrap) + 1]
                                  - P[fixed(Ids[vi], n1 - T.int64(1), wrap)])
         offsets(Q, m)
+
+    return csr_count
+
+
+def _csr_fill(dtype: str) -> tvm.tirx.PrimFunc:
+    """``csr_fill``: the entries of the csr rows ``ids`` at the offsets ``csr_count`` wrote."""
+    itemsize = element_bytes(dtype)
 
     @T.prim_func(s_tir=True)
     def csr_fill(data: T.handle, indices: T.handle, indptr: T.handle, ids: T.handle,
@@ -238,6 +259,17 @@ def gather(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                     OData[Q[vi] + e] = Data[P[fixed(Ids[vi], n1 - T.int64(1), wrap)] + e]
                     OIdx[Q[vi] + e] = Idx[P[fixed(Ids[vi], n1 - T.int64(1), wrap)] + e]
 
+    return csr_fill
+
+
+def _transpose(dtype: str) -> tvm.tirx.PrimFunc:
+    """``transpose``: ``out[j, i] = x[i, j]``."""
+    itemsize = element_bytes(dtype)
+
+    @T.macro
+    def swap(out, r, x, j):
+        out[r, j] = x[j, r]
+
     @T.prim_func(s_tir=True)
     def transpose(x: T.handle, out: T.handle):
         T.func_attr({"tirx.noalias": True})
@@ -251,6 +283,13 @@ def gather(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 T.reads(X[0:n, vi])
                 T.writes(Out[vi, 0:n])
                 cols.each(n, swap, Out, vi, X)
+
+    return transpose
+
+
+def _check(dtype: str) -> tvm.tirx.PrimFunc:
+    """``check``: ``bad[0]`` is -1 when every id is in ``[lo, hi)``, else a position of one
+    that is not (``dtype`` unused: the function reads ids only)."""
 
     @T.prim_func(s_tir=True)
     def check(ids: T.handle, lo: T.int64, hi: T.int64, bad: T.handle):
@@ -268,6 +307,28 @@ def gather(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 if Ids[vi] < lo or Ids[vi] >= hi:
                     Bad[0] = vi
 
-    return {"take": take, "pick": pick, "gather_nd": gather_nd, "scatter_nd": scatter_nd,
-            "one_hot": one_hot, "csr_count": csr_count, "csr_fill": csr_fill,
-            "transpose": transpose, "check": check}
+    return check
+
+
+def gather(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+    """``take (x[pre,n,post], ids[m], wrap, out[pre,m,post])``: ``out[p,i] = x[p,ids[i]]``;
+    ``pick (x[pre,n,post], ids[pre,post], wrap, out[pre,post])``: ``out[p,q] = x[p,ids[p,q],q]``;
+    ``gather_nd (x[r,post], ids[m,y], dims[m], out[y,post], bad[1])``: ``out[y]`` the row of
+    ``x`` (the first ``m`` axes of extents ``dims``, flattened) that column ``y`` of ``ids``
+    names; ``scatter_nd (data[y,post], ids[m,y], dims[m], out[r,post], bad[1])``: zeros, then
+    each row of ``data`` at its row (serially, so the last of repeated ids wins);
+    ``one_hot (ids[m], on, off, out[m,depth])``; ``csr_count`` / ``csr_fill``: the rows ``ids``
+    (clipped or wrapped) of a csr array, sizes as a prefix sum then entries;
+    ``transpose (x[n,d], out[d,n])``; ``check (ids[m], lo, hi, bad[1])``: ``bad[0]`` is -1
+    when every id is in ``[lo, hi)``, else a position of one that is not."""
+    return {name: build(dtype) for name, build in (
+        ("take", _take),
+        ("pick", _pick),
+        ("gather_nd", _gather_nd),
+        ("scatter_nd", _scatter_nd),
+        ("one_hot", _one_hot),
+        ("csr_count", _csr_count),
+        ("csr_fill", _csr_fill),
+        ("transpose", _transpose),
+        ("check", _check),
+    )}

@@ -27,14 +27,9 @@ def _before(dtype: str, a: Expr, b: Expr, descend: Expr) -> Expr:
     return T.Select(descend == T.int64(1), descending, ascending)
 
 
-def sort(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
-    """``order (x[pre,n,post], descend, ids[pre,n,post], scratch[pre,n,post])``: ``ids`` along
-    each line the positions of its values in sorted order (``scratch`` is overwritten);
-    ``select (x, ids, values[pre,k,post], first[pre,k,post])``: the first ``k`` positions of
-    each line's order and their values; ``mask (ids, k, out[pre,n,post])``: 1 at the first
-    ``k`` positions of each line's order, 0 elsewhere."""
+def _order(dtype: str) -> tvm.tirx.PrimFunc:
+    """``order``: bottom-up merge passes of each line between ``ids`` and ``scratch``."""
     itemsize = element_bytes(dtype)
-    one, zero = tvm.tirx.const(1, dtype), tvm.tirx.const(0, dtype)
 
     @T.macro
     def merge_pass(x, src, dst, p, q, n, width, c, descend):
@@ -94,6 +89,13 @@ def sort(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                     for i in T.serial(n):
                         Ids[vl // post, i, vl % post] = S[vl // post, i, vl % post]
 
+    return order
+
+
+def _select(dtype: str) -> tvm.tirx.PrimFunc:
+    """``select``: the first ``k`` positions of each line's order and their values."""
+    itemsize = element_bytes(dtype)
+
     @T.prim_func(s_tir=True)
     def select(x: T.handle, ids: T.handle, values: T.handle, first: T.handle):
         T.func_attr({"tirx.noalias": True})
@@ -115,6 +117,14 @@ def sort(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                     V[vl // post, i, vl % post] = X[vl // post, Ids[vl // post, i, vl % post],
                                                     vl % post]
 
+    return select
+
+
+def _mask(dtype: str) -> tvm.tirx.PrimFunc:
+    """``mask``: 1 at the first ``k`` positions of each line's order, 0 elsewhere."""
+    itemsize = element_bytes(dtype)
+    one, zero = tvm.tirx.const(1, dtype), tvm.tirx.const(0, dtype)
+
     @T.prim_func(s_tir=True)
     def mask(ids: T.handle, k: T.int64, out: T.handle):
         T.func_attr({"tirx.noalias": True})
@@ -132,4 +142,13 @@ def sort(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                     Out[vl // post, Ids[vl // post, i, vl % post], vl % post] = T.Select(
                         i < k, one, zero)
 
-    return {"order": order, "select": select, "mask": mask}
+    return mask
+
+
+def sort(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+    """``order (x[pre,n,post], descend, ids[pre,n,post], scratch[pre,n,post])``: ``ids`` along
+    each line the positions of its values in sorted order (``scratch`` is overwritten);
+    ``select (x, ids, values[pre,k,post], first[pre,k,post])``: the first ``k`` positions of
+    each line's order and their values; ``mask (ids, k, out[pre,n,post])``: 1 at the first
+    ``k`` positions of each line's order, 0 elsewhere."""
+    return {"order": _order(dtype), "select": _select(dtype), "mask": _mask(dtype)}
