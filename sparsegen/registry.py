@@ -354,6 +354,78 @@ _RANDOM_KERNELS = (
     ),
 )
 """Random sampling (sparsegen/ops/random.py runs them)."""
+_NN_PRE = "x[pre,n,post] dtype"
+_FLOAT_DTYPES = ("float16", "float32", "float64")
+_NN_KERNELS = (
+    KernelDef(
+        "astype",
+        "sparsegen.templates.nn.astype:astype",
+        _ROWS,
+        ("src", "dst"),
+        (("convert", "(x[n] src, out[n] dst WRITTEN)"),),
+        "element dtype casts over flat buffers (cast, astype, and ids to int64): floats to "
+        "integers truncate, nan -> 0, saturate to int64, then wrap",
+    ),
+    KernelDef(
+        "nn_gather",
+        "sparsegen.templates.nn.gather:gather",
+        _GATHER,
+        ("dtype",),
+        (
+            ("take", f"({_NN_PRE}, ids[m] int64, wrap int64, out[pre,m,post] dtype WRITTEN)"),
+            ("pick", f"({_NN_PRE}, ids[pre,post] int64, wrap int64, "
+                     "out[pre,post] dtype WRITTEN)"),
+            ("gather_nd", "(x[r,post] dtype, ids[m,y] int64, dims[m] int64, "
+                          "out[y,post] dtype WRITTEN, bad[1] int64 WRITTEN)"),
+            ("scatter_nd", "(data[y,post] dtype, ids[m,y] int64, dims[m] int64, "
+                           "out[r,post] dtype WRITTEN, bad[1] int64 WRITTEN)"),
+            ("one_hot", "(ids[m] int64, on float64|int64, off float64|int64, "
+                        "out[m,depth] dtype WRITTEN)"),
+            ("csr_count", "(indptr[n+1] int64, ids[m] int64, wrap int64, "
+                          "out_indptr[m+1] int64 WRITTEN)"),
+            ("csr_fill", "(data[nnz] dtype, indices[nnz] int64, indptr[n+1] int64 ptr(nnz), "
+                         "ids[m] int64, wrap int64, out_indptr[m+1] int64 internal, "
+                         "out_data[k] dtype WRITTEN, out_indices[k] int64 WRITTEN)"),
+            ("transpose", "(x[n,d] dtype, out[d,n] dtype WRITTEN)"),
+            ("check", "(ids[m] int64, lo int64, hi int64, bad[1] int64 WRITTEN)"),
+        ),
+        "gathers by id (take, pick, gather_nd, one_hot, Embedding, csr take: ids clipped or "
+        "wrapped, out-of-range nd ids skipped and reported in bad), scatter_nd, a 2-D "
+        "transpose, and the range check of ids",
+    ),
+    KernelDef(
+        "nn_lines",
+        "sparsegen.templates.nn.lines:lines",
+        _ROWS,
+        ("dtype",),
+        (
+            *((fn, f"({_NN_PRE}, t float64, out[pre,n,post] dtype WRITTEN)")
+              for fn in ("softmax", "log_softmax")),
+            *((fn, _FLAT_MAP) for fn in ("softrelu", "softsign")),
+            ("bias", "(x[m,n] dtype WRITTEN, b[n] dtype)"),
+        ),
+        "softmax / log_softmax of each line of an axis (a block per line), Activation's "
+        "softrelu / softsign, FullyConnected's bias added in place",
+        _FLOAT_DTYPES,
+    ),
+    KernelDef(
+        "nn_sort",
+        "sparsegen.templates.nn.sort:sort",
+        _ROWS,
+        ("dtype",),
+        (
+            ("order", f"({_NN_PRE}, descend int64, ids[pre,n,post] int64 WRITTEN, "
+                      "scratch[pre,n,post] int64 WRITTEN)"),
+            ("select", f"({_NN_PRE}, ids[pre,n,post] int64 internal, "
+                       "values[pre,k,post] dtype WRITTEN, first[pre,k,post] int64 WRITTEN)"),
+            ("mask", "(ids[pre,n,post] int64 internal, k int64, "
+                     "out[pre,n,post] dtype WRITTEN)"),
+        ),
+        "sort along an axis: a stable merge sort per line (nan last ascending, first "
+        "descending), then the first k of each order as values and ids, or as a mask",
+    ),
+)
+"""Indexing, neural-network and sorting ops, dtype casts (sparsegen/ops/nn.py runs them)."""
 
 KERNELS: dict[str, KernelDef] = {
     k.name: k
@@ -414,6 +486,7 @@ KERNELS: dict[str, KernelDef] = {
         ),
     ) + _OPTIM_KERNELS + _DOT_KERNELS + _ELEMWISE_KERNELS + _COMPARE_KERNELS
     + _RANDOM_KERNELS
+    + _NN_KERNELS
 }
 """Every kernel sparsegen generates."""
 

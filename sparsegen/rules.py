@@ -119,6 +119,34 @@ _RANDOM_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
     ("_shuffle", ("default",)): OpRule("default", _RND + "shuffle"),
 }
 """Samplers with NDArray parameters, and shuffle (sparse inputs fall back to dense, as MXNet)."""
+_NN = "sparsegen.ops."
+_DENSE1, _DENSE2, _DENSE3 = ("default",), ("default",) * 2, ("default",) * 3
+_NN_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
+    ("Cast", _DENSE1): OpRule("default", _NN + "astype:cast"),
+    ("take", _DENSE2): OpRule("default", _NN + "gather:take"),
+    ("take", ("csr", "default")): OpRule("csr", _NN + "gather:take_csr"),
+    ("take->default", _DENSE2): OpRule("default", _NN + "gather:take"),
+    ("pick", _DENSE2): OpRule("default", _NN + "gather:pick"),
+    ("gather_nd", _DENSE2): OpRule("default", _NN + "gather:gather_nd"),
+    ("scatter_nd", _DENSE2): OpRule("default", _NN + "gather:scatter_nd"),
+    ("one_hot", _DENSE1): OpRule("default", _NN + "gather:one_hot"),
+    ("Embedding", _DENSE2): OpRule("default", _NN + "gather:embedding"),
+    **{("FullyConnected", stypes): OpRule("default", _NN + "layers:fully_connected")
+       for stypes in (_DENSE2, _DENSE3)},
+    **{("FullyConnected", ("csr", *stypes)): OpRule("default", _NN + "layers:fully_connected_csr")
+       for stypes in (_DENSE1, _DENSE2)},
+    ("Activation", _DENSE1): OpRule("default", _NN + "layers:activation"),
+    ("softmax", _DENSE1): OpRule("default", _NN + "layers:softmax"),
+    ("sort", _DENSE1): OpRule("default", _NN + "sort:sort"),
+    ("argsort", _DENSE1): OpRule("default", _NN + "sort:argsort"),
+    ("topk", _DENSE1): OpRule("default", _NN + "sort:topk"),
+    ("_topk_both", _DENSE1): OpRule(None, _NN + "sort:topk"),
+}
+"""Indexing, neural-network and sorting rules (MXNet 1.9.1's: only csr take along axis 0 and
+FullyConnected on csr data have sparse kernels; every other sparse input falls back to dense).
+``take->default`` is take where the csr kernel does not serve (another axis, mode='raise');
+``_topk_both`` returns topk's (values, indices) pair of dense buffers, which the front end wraps
+(its input is dense: the front end converts first)."""
 
 OP_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
     **_ELEMWISE_RULES,
@@ -126,6 +154,7 @@ OP_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
     **_DOT_RULES,
     **_OPTIM_RULES,
     **_OPTIM_DENSE_RULES,
+    **_NN_RULES,
     ("cast_storage->row_sparse", ("default",)):
         OpRule("row_sparse", "sparsegen.ops.cast:dense_to_row_sparse"),
     ("cast_storage->default", ("row_sparse",)):

@@ -21,6 +21,7 @@ from sparsegen import cuda_runtime, device
 from sparsegen.device import DeviceArray
 from sparsegen.registry import KERNELS
 from sparsegen.target import host_cpu
+from test_nn_ops import check_nn_on_gpu
 
 
 @pytest.fixture(params=["host", "cuda"])
@@ -220,6 +221,7 @@ def test_every_kernel_family_runs_on_the_gpu(gpu, monkeypatch):
     _check_optimizers(gpu, (("rmsprop", {}), ("rmsprop", {"centered": True}),  # issue 13
                             ("nag", {"momentum": 0.9}), ("signum", {}), ("signum", {"momentum": 0}),
                             ("adadelta", {}), ("adamax", {}), ("nadam", {}), ("lamb", {})))
+    check_nn_on_gpu(gpu)  # the nn kernels (tests/test_nn_ops.py)
     target = host_cpu() if device.emulated() else device.cuda_target(0)
     assert {key.kernel for key in loaded if key.target == target} == set(KERNELS)
 

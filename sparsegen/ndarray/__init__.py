@@ -15,6 +15,10 @@ from . import sparse
 from .dispatch import deliver
 from .dlpack import dlpack_numpy
 from .dot import dot
+from . import indexing, nn, sort as sorting
+from .indexing import *  # noqa: F403 - take, pick, gather_nd, scatter_nd, one_hot
+from .nn import *  # noqa: F403 - Embedding, FullyConnected, Activation, softmax, cast, ...
+from .sort import *  # noqa: F403 - sort, argsort, topk
 from . import compare, elemwise
 from .compare import *  # noqa: F403 - equal, not_equal, greater, greater_equal, lesser, ...
 from .elemwise import *  # noqa: F403 - elemwise.__all__, which includes abs and round
@@ -145,3 +149,4 @@ normal, uniform = random_normal, random_uniform  # MXNet's mx.nd.normal / mx.nd.
 __all__ += ["load", "load_frombuffer", "normal", "random", "random_exponential", "random_gamma",
             "random_normal", "random_poisson", "random_randint", "random_uniform", "save",
             "shuffle", "uniform"]
+__all__ += indexing.__all__ + nn.__all__ + sorting.__all__

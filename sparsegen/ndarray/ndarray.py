@@ -427,3 +427,57 @@ class NDArray:
         comes back on that GPU when there is one, else on the CPU)."""
         persist = _late("persist")
         return persist.unpickle, (persist.dumps(self),)
+    # -- nn: indexing, neural-network and sorting ops (sparsegen/ndarray/{indexing,nn,sort}.py) --
+    def take(self, indices: "NDArray", axis: int = 0, mode: str = "clip",
+             **kwargs: Any) -> "NDArray":
+        """``mx.nd.take(self, indices, axis, mode)``."""
+        return _late("indexing").take(self, indices, axis, mode, **kwargs)
+
+    def pick(self, index: "NDArray", axis: Any = -1, keepdims: bool = False, mode: str = "clip",
+             **kwargs: Any) -> "NDArray":
+        """``mx.nd.pick(self, index, axis, keepdims, mode)``."""
+        return _late("indexing").pick(self, index, axis, keepdims, mode, **kwargs)
+
+    def one_hot(self, depth: int, on_value: float = 1.0, off_value: float = 0.0,
+                dtype: Any = "float32", **kwargs: Any) -> "NDArray":
+        """``mx.nd.one_hot(self, depth, on_value, off_value, dtype)``."""
+        return _late("indexing").one_hot(self, depth, on_value, off_value, dtype, **kwargs)
+
+    def softmax(self, axis: int = -1, temperature: float | None = None, **kwargs: Any) -> "NDArray":
+        """``mx.nd.softmax(self, axis, temperature)``."""
+        return _late("nn").softmax(self, axis, temperature, **kwargs)
+
+    def log_softmax(self, axis: int = -1, temperature: float | None = None,
+                    **kwargs: Any) -> "NDArray":
+        """``mx.nd.log_softmax(self, axis, temperature)``."""
+        return _late("nn").log_softmax(self, axis, temperature, **kwargs)
+
+    def sort(self, axis: Any = -1, is_ascend: bool = True, **kwargs: Any) -> "NDArray":
+        """``mx.nd.sort(self, axis, is_ascend)``."""
+        return _late("sort").sort(self, axis, is_ascend, **kwargs)
+
+    def argsort(self, axis: Any = -1, is_ascend: bool = True, dtype: Any = "float32",
+                **kwargs: Any) -> "NDArray":
+        """``mx.nd.argsort(self, axis, is_ascend, dtype)``."""
+        return _late("sort").argsort(self, axis, is_ascend, dtype, **kwargs)
+
+    def topk(self, axis: Any = -1, k: int = 1, ret_typ: str = "indices", is_ascend: bool = False,
+             dtype: Any = "float32", **kwargs: Any) -> Any:
+        """``mx.nd.topk(self, axis, k, ret_typ, is_ascend, dtype)``."""
+        return _late("sort").topk(self, axis, k, ret_typ, is_ascend, dtype, **kwargs)
+
+    def clip(self, a_min: Any, a_max: Any, **kwargs: Any) -> "NDArray":
+        """``mx.nd.clip(self, a_min, a_max)``."""
+        return _late("elemwise").clip(self, a_min, a_max, **kwargs)
+
+    def relu(self, **kwargs: Any) -> "NDArray":
+        """``mx.nd.relu(self)``."""
+        return _late("elemwise").UNARY_OPS["relu"](self, **kwargs)
+
+    def sigmoid(self, **kwargs: Any) -> "NDArray":
+        """``mx.nd.sigmoid(self)``."""
+        return _late("elemwise").UNARY_OPS["sigmoid"](self, **kwargs)
+
+    def tanh(self, **kwargs: Any) -> "NDArray":
+        """``mx.nd.tanh(self)``."""
+        return _late("elemwise").UNARY_OPS["tanh"](self, **kwargs)

@@ -1,0 +1,61 @@
+"""sort, argsort and topk along an axis of dense storage, on the generated ``nn_sort`` kernel
+(a stable merge sort of each line) and ``astype`` for ids in a float or narrow dtype."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..device import contiguous, empty_like
+from ..formats import INDEX_DTYPE
+from .astype import cast
+from .gather import lines
+from .layout import dtype_name, kernel
+
+
+def _order(x: Any, axis: int, descend: bool) -> tuple[Any, Any, tuple[int, int, int]]:
+    """The sort kernel, each line's order along ``axis`` as (pre, n, post) int64 positions, and
+    that view of ``x``."""
+    pre, n, post = lines(x.shape, axis)
+    view = contiguous(x).reshape(pre, n, post)
+    ids, scratch = (empty_like(x, (pre, n, post), INDEX_DTYPE) for _ in range(2))
+    sorter = kernel("nn_sort", (dtype_name(x.dtype),), x, x.size * max(1, n.bit_length()))
+    if x.size:
+        sorter.order(view, int(descend), ids, scratch)
+    return sorter, ids, (pre, n, post)
+
+
+def _ids_as(ids: Any, dtype: Any) -> Any:
+    return ids if np.dtype(dtype) == INDEX_DTYPE else cast(ids, dtype)
+
+
+def topk(x: Any, axis: int, k: int, ret_typ: str, is_ascend: bool, dtype: Any) -> Any:
+    """The first ``k`` of each line sorted along ``axis`` (MXNet's topk): values, their
+    positions in ``dtype``, both (a tuple), or a mask of ``x``'s dtype (``ret_typ``)."""
+    sorter, ids, (pre, n, post) = _order(x, axis, not is_ascend)
+    view = contiguous(x).reshape(pre, n, post)
+    if ret_typ == "mask":
+        out = empty_like(x, x.shape, x.dtype)
+        if x.size:
+            sorter.mask(ids, k, out.reshape(pre, n, post))
+        return out
+    shape = (*x.shape[:axis], k, *x.shape[axis + 1:])
+    values, first = empty_like(x, shape, x.dtype), empty_like(x, shape, INDEX_DTYPE)
+    if values.size:
+        sorter.select(view, ids, values.reshape(pre, k, post), first.reshape(pre, k, post))
+    if ret_typ == "value":
+        return values
+    positions = _ids_as(first, dtype)
+    return (values, positions) if ret_typ == "both" else positions
+
+
+def sort(x: Any, axis: int, is_ascend: bool = True) -> Any:
+    """``x`` sorted along ``axis`` (MXNet's sort; stable, nan last ascending)."""
+    return topk(x, axis, x.shape[axis], "value", is_ascend, INDEX_DTYPE)
+
+
+def argsort(x: Any, axis: int, is_ascend: bool = True, dtype: Any = "float32") -> Any:
+    """The positions that sort ``x`` along ``axis`` (MXNet's argsort; stable), in ``dtype``."""
+    _, ids, _ = _order(x, axis, not is_ascend)
+    return _ids_as(ids.reshape(x.shape), dtype)
