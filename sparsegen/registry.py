@@ -321,6 +321,30 @@ _COMPARE_KERNELS = (
 )
 """Comparisons (sparsegen/ops/compare.py runs them)."""
 
+# -- strided (shape ops, broadcasting) --
+STRIDED_BINARY_OPS = ("add", "sub", "mul", "div", *COMPARE_OPS)
+"""Binary functions of kernel ``strided`` (``templates/strided.py:BINARY``, in this order):
+``out = a <op> b`` over two strided views (broadcasting)."""
+
+_STRIDED_VIEW = "meta[t] int64 internal, out[r,c] dtype WRITTEN"
+_STRIDED_KERNELS = (
+    KernelDef(
+        "strided",
+        "sparsegen.templates.strided:strided",
+        _ROWS,
+        ("dtype",),
+        (
+            ("copy", f"(x[n] dtype, {_STRIDED_VIEW})"),
+            *((fn, f"(a[na] dtype, b[nb] dtype, {_STRIDED_VIEW})") for fn in STRIDED_BINARY_OPS),
+        ),
+        "strided views of flat buffers into a C-contiguous output, parallel over rows: copy "
+        "(transpose, slice, broadcast_to, ...) and binary ops of two views (broadcasting); meta "
+        "holds offsets, strides and outer sizes (sparsegen/ops/strided.py builds it)",
+    ),
+)
+"""Strided copies and broadcast binary maps (sparsegen/ops/strided.py runs them)."""
+
+
 KERNELS: dict[str, KernelDef] = {
     k.name: k
     for k in (
@@ -379,6 +403,7 @@ KERNELS: dict[str, KernelDef] = {
             "check: whether requested ids are sorted, unique and in range, where they live",
         ),
     ) + _OPTIM_KERNELS + _DOT_KERNELS + _ELEMWISE_KERNELS + _COMPARE_KERNELS
+    + _STRIDED_KERNELS
 }
 """Every kernel sparsegen generates."""
 
