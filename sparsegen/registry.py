@@ -345,6 +345,35 @@ _STRIDED_KERNELS = (
 """Strided copies and broadcast binary maps (sparsegen/ops/strided.py runs them)."""
 
 
+_SHAPE_KERNELS = (
+    KernelDef(
+        "shape",
+        "sparsegen.templates.shape:shape",
+        _ROWS,
+        ("dtype",),
+        (
+            ("arange", "(out[n] dtype WRITTEN, start float64|int64, step float64|int64, "
+                       "repeat int64)"),
+            ("linspace", "(out[n] dtype WRITTEN, start float64, step float64)"),
+            ("eye", "(out[n,m] dtype WRITTEN, k int64)"),
+            ("put", "(x[r,c] dtype, out[r,m] dtype WRITTEN, at int64)"),
+            ("put_index", "(x[r,c] int64, out[r,m] int64 WRITTEN, at int64, shift int64)"),
+            ("pad", "(x[r,d,h,w] dtype, out[r,d2,h2,w2] dtype WRITTEN internal, front int64, "
+                    "top int64, left int64, mode int64, value float64|int64)"),
+            ("slice_count", "(indices[nnz] int64 sorted(indptr), indptr[n+1] int64 ptr(nnz), "
+                            "row0 int64, col0 int64, col1 int64, "
+                            "out_indptr[m+1] int64 WRITTEN internal)"),
+            ("slice_fill", "(data[nnz] dtype, indices[nnz] int64 sorted(indptr), "
+                           "indptr[n+1] int64 ptr(nnz), row0 int64, col0 int64, col1 int64, "
+                           "out_indptr[m+1] int64 internal, out_data[k] dtype WRITTEN, "
+                           "out_indices[k] int64 WRITTEN)"),
+        ),
+        "creation fills (arange, linspace, eye), column-block placement (concat, stack), "
+        "4-D/5-D padding, and csr slices over rows and columns (count, scan, fill)",
+    ),
+)
+"""Shape and creation ops beyond strided views (sparsegen/ops/shape.py runs them)."""
+
 KERNELS: dict[str, KernelDef] = {
     k.name: k
     for k in (
@@ -403,7 +432,7 @@ KERNELS: dict[str, KernelDef] = {
             "check: whether requested ids are sorted, unique and in range, where they live",
         ),
     ) + _OPTIM_KERNELS + _DOT_KERNELS + _ELEMWISE_KERNELS + _COMPARE_KERNELS
-    + _STRIDED_KERNELS
+    + _STRIDED_KERNELS + _SHAPE_KERNELS
 }
 """Every kernel sparsegen generates."""
 

@@ -22,6 +22,10 @@ from .ndarray import NDArray
 from .sparse import BaseSparseNDArray, CSRNDArray, RowSparseNDArray
 from .storage import cast_storage
 from .values import user_values
+from . import creation, shape, slicing  # shape, slicing and creation
+from .creation import *  # noqa: F403 - arange, linspace, eye
+from .shape import *  # noqa: F403 - transpose, reshape, concat, pad, ...
+from .slicing import *  # noqa: F403 - slice, slice_axis, slice_like, split, ...
 
 _DEFAULT = np.dtype("float32")
 
@@ -127,3 +131,4 @@ __all__ = [
     "ones", "ones_like", "sparse", "waitall", "zeros", "zeros_like",
 ]
 __all__ += compare.__all__ + elemwise.__all__
+__all__ += creation.__all__ + shape.__all__ + slicing.__all__

@@ -420,3 +420,76 @@ class NDArray:
 
     def __le__(self, other: Any) -> "NDArray":
         return _late("compare").lesser_equal(self, other)
+
+    # -- shape, slicing and creation (sparsegen/ndarray/shape.py, slicing.py) --
+    @property
+    def T(self) -> "NDArray":  # noqa: N802 - MXNet's name
+        """The array with its dimensions reversed (a copy)."""
+        return _late("shape").transpose(self)
+
+    def transpose(self, *axes: Any, **kwargs: Any) -> "NDArray":
+        """The array with its dimensions permuted (``x.transpose((1, 0))``, ``x.transpose(1, 0)``
+        or ``axes=``), as ``mx.nd.transpose``."""
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)) or axes == ():
+            return _late("shape").transpose(self, *axes, **kwargs)
+        return _late("shape").transpose(self, axes, **kwargs)
+
+    def expand_dims(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.expand_dims``."""
+        return _late("shape").expand_dims(self, *args, **kwargs)
+
+    def squeeze(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.squeeze``."""
+        return _late("shape").squeeze(self, *args, **kwargs)
+
+    def flatten(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.flatten``."""
+        return _late("shape").flatten(self, *args, **kwargs)
+
+    def swapaxes(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.swapaxes``."""
+        return _late("shape").swapaxes(self, *args, **kwargs)
+
+    def flip(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.flip``."""
+        return _late("shape").flip(self, *args, **kwargs)
+
+    def tile(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.tile``."""
+        return _late("shape").tile(self, *args, **kwargs)
+
+    def repeat(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.repeat``."""
+        return _late("shape").repeat(self, *args, **kwargs)
+
+    def pad(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.pad``."""
+        return _late("shape").pad(self, *args, **kwargs)
+
+    def broadcast_to(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.broadcast_to``."""
+        return _late("shape").broadcast_to(self, *args, **kwargs)
+
+    def broadcast_like(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.broadcast_like``."""
+        return _late("shape").broadcast_like(self, *args, **kwargs)
+
+    def broadcast_axes(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.broadcast_axes``."""
+        return _late("shape").broadcast_axes(self, *args, **kwargs)
+
+    def split(self, *args: Any, **kwargs: Any) -> Any:
+        """See ``mx.nd.split``."""
+        return _late("slicing").split(self, *args, **kwargs)
+
+    def slice(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.slice``."""
+        return _late("slicing").slice(self, *args, **kwargs)
+
+    def slice_axis(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.slice_axis``."""
+        return _late("slicing").slice_axis(self, *args, **kwargs)
+
+    def slice_like(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.slice_like``."""
+        return _late("slicing").slice_like(self, *args, **kwargs)
