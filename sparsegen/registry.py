@@ -356,8 +356,9 @@ _SHAPE_KERNELS = (
                        "repeat int64)"),
             ("linspace", "(out[n] dtype WRITTEN, start float64, step float64)"),
             ("eye", "(out[n,m] dtype WRITTEN, k int64)"),
-            ("put", "(x[r,c] dtype, out[r,m] dtype WRITTEN, at int64)"),
-            ("put_index", "(x[r,c] int64, out[r,m] int64 WRITTEN, at int64, shift int64)"),
+            ("put", "(x[r,c] dtype, out[r,m] dtype WRITTEN internal, at int64)"),
+            ("put_index", "(x[r,c] int64, out[r,m] int64 WRITTEN internal, at int64, "
+                          "shift int64)"),
             ("pad", "(x[r,d,h,w] dtype, out[r,d2,h2,w2] dtype WRITTEN internal, front int64, "
                     "top int64, left int64, mode int64, value float64|int64)"),
             ("slice_count", "(indices[nnz] int64 sorted(indptr), indptr[n+1] int64 ptr(nnz), "
