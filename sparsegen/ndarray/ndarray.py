@@ -330,8 +330,11 @@ class NDArray:
     def __getitem__(self, key: Any) -> "NDArray":
         """``x[key]``: a view when the selection is one contiguous block (ints and slices on the
         leading axes, as MXNet's views), else a copy (steps, inner axes, integer arrays)."""
+        index = numpy_key(key)
+        if _late("slicing").is_basic(index):  # ints, slices, None, ...: a strided view
+            return _late("slicing").getitem(self, index)
         values = to_host(self._storage)
-        result = values[numpy_key(key)]
+        result = values[index]
         if not (result.flags.c_contiguous and np.may_share_memory(result, values)):
             result = np.array(result, order="C")
         return NDArray(result, self._ctx)  # on a GPU, a copy

@@ -8,6 +8,10 @@ import builtins
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from ..device import DeviceArray
 from ..errors import SparsegenError
 from ..ops.strided import View, contiguous_strides
 from ..params import flag, integer
@@ -138,6 +142,28 @@ def split(data: NDArray, num_outputs: Any, axis: Any = 1, squeeze_axis: Any = Fa
 
 
 SliceChannel = split
+
+
+def is_basic(index: tuple[Any, ...]) -> bool:
+    """Whether a checked indexing key (``ndarray.numpy_key``) holds only ints, slices, None and
+    ``...`` (numpy's basic indexing: the result is a strided view)."""
+    return all(p is None or p is Ellipsis or isinstance(p, (int, builtins.slice)) for p in index)
+
+
+def getitem(data: NDArray, index: tuple[Any, ...]) -> NDArray:
+    """``data[index]`` for a basic key: a view when it picks one contiguous block of a host
+    array (as MXNet's leading-axis views), else a copy of the strided view (kernel
+    ``strided``). numpy finds the view's geometry on a one-byte probe, never reading values."""
+    probe = as_strided(np.zeros(1, np.uint8), data.shape, contiguous_strides(data.shape))
+    picked = probe[index]  # numpy's bounds checks and IndexError
+    offset = picked.__array_interface__["data"][0] - probe.__array_interface__["data"][0]
+    storage = data._storage
+    if (picked.flags.c_contiguous and not isinstance(storage, DeviceArray)
+            and storage.flags.c_contiguous):
+        block = storage.reshape(-1)[offset : offset + picked.size]
+        return NDArray(block.reshape(picked.shape), data._ctx)
+    view = View(tuple(int(s) for s in picked.strides), int(offset))
+    return invoke("_getitem", (data,), shape=picked.shape, view=view, into=None)
 
 
 __all__ = ["SliceChannel", "crop", "slice", "slice_axis", "slice_like", "split"]
