@@ -42,9 +42,8 @@ def test_arange_forms_and_errors():
     np.testing.assert_array_equal(mx.nd.arange(3, infer_range=True).asnumpy(), [0, 1, 2])
     np.testing.assert_array_equal(mx.nd.arange(1, 7, 2, repeat=2).asnumpy(), [1, 1, 3, 3, 5, 5])
     np.testing.assert_array_equal(mx.nd.arange(0.5, 5, 1.5, dtype="int32").asnumpy(), [0, 1, 2])
-    np.testing.assert_array_equal(mx.nd.arange(-2.5, 3, 1, dtype="int64").asnumpy(),
+    np.testing.assert_array_equal(mx.nd.arange(-2.5, 3, 1, dtype="int32").asnumpy(),
                                   np.arange(-2, 4))
-    assert mx.nd.arange(0, 5, dtype="float64").dtype == np.float64
     with pytest.raises(mx.MXNetError, match="step must not be 0"):
         mx.nd.arange(0, 5, 0)
     with pytest.raises(mx.MXNetError, match="repeat"):
@@ -66,7 +65,7 @@ def test_linspace_against_float64(start, stop, num, endpoint, dtype):
 
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 6), st.integers(0, 6), st.integers(-7, 7),
-       st.sampled_from(("float32", "int64")))
+       st.sampled_from(("float32", "int32")))
 def test_eye_against_numpy(n, m, k, dtype):
     got = mx.nd.eye(n, m, k=k, dtype=dtype)
     np.testing.assert_array_equal(got.asnumpy(), np.eye(n, m or n, k, dtype=dtype))
