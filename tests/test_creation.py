@@ -42,6 +42,8 @@ def test_arange_forms_and_errors():
     np.testing.assert_array_equal(mx.nd.arange(3, infer_range=True).asnumpy(), [0, 1, 2])
     np.testing.assert_array_equal(mx.nd.arange(1, 7, 2, repeat=2).asnumpy(), [1, 1, 3, 3, 5, 5])
     np.testing.assert_array_equal(mx.nd.arange(0.5, 5, 1.5, dtype="int32").asnumpy(), [0, 1, 2])
+    # rounded twice, as MXNet (a fused multiply-add gives 0.49999994): 2 + f32(5 * f32(-0.3))
+    assert mx.nd.arange(2.0, 0.0, -0.3).asnumpy()[5] == np.float32(0.5)
     np.testing.assert_array_equal(mx.nd.arange(-2.5, 3, 1, dtype="int32").asnumpy(),
                                   np.arange(-2, 4))
     with pytest.raises(mx.MXNetError, match="step must not be 0"):

@@ -26,6 +26,17 @@ from .scan import offsets
 _CONSTANT, _REFLECT = 0, 2
 
 
+def _product(dtype: str, i: tvm.ir.Expr, step: tvm.ir.Expr) -> tvm.ir.Expr:
+    """``i * step`` (``i`` an int64 count, ``step`` in ``dtype``) rounded to ``dtype`` before
+    anything adds to it. The targets fuse a float32 ``start + i * step`` into one multiply-add,
+    which rounds once where MXNet rounds twice; a float64 product of the count and the step is
+    exact (for counts below 2**24, where float32 holds the count exactly) and rounds once to
+    float32, and no pass can turn it back into a float32 multiply."""
+    if dtype != "float32":
+        return binary("mul", dtype, T.Cast(dtype, i), step)
+    return T.Cast(dtype, T.Cast("float64", i) * T.Cast("float64", step))
+
+
 def _fills(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """``arange``, ``linspace`` and ``eye``."""
     align = element_bytes(dtype)
@@ -34,8 +45,8 @@ def _fills(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
 
     @T.macro
     def step_of(out, start, step, repeat, base, j):
-        out[base + j] = binary("add", dtype, T.Cast(dtype, start), binary(
-            "mul", dtype, T.Cast(dtype, (base + j) // repeat), T.Cast(dtype, step)))
+        out[base + j] = binary("add", dtype, T.Cast(dtype, start), _product(
+            dtype, (base + j) // repeat, T.Cast(dtype, step)))
 
     @T.macro
     def point_of(out, start, step, base, j):
