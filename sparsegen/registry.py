@@ -354,7 +354,7 @@ _SHAPE_KERNELS = (
         (
             ("arange", "(out[n] dtype WRITTEN, start float64|int64, step float64|int64, "
                        "repeat int64)"),
-            ("linspace", "(out[n] dtype WRITTEN, start float64, step float64)"),
+            ("linspace", "(out[n] dtype WRITTEN, start float64, step float64, low float64)"),
             ("eye", "(out[n,m] dtype WRITTEN, k int64)"),
             ("put", "(x[r,c] dtype, out[r,m] dtype WRITTEN internal, at int64)"),
             ("put_index", "(x[r,c] int64, out[r,m] int64 WRITTEN internal, at int64, "

@@ -54,7 +54,7 @@ def linspace(size: int, start: float, step: float, dtype: np.dtype, device: Any)
     """``start + i * step`` for ``i < size``, in float64 rounded once to ``dtype``."""
     out = _empty(device, (size,), dtype)
     if size:
-        _kernel(out, dtype, size).linspace(out, start, step)
+        _kernel(out, dtype, size).linspace(out, start, step, -math.inf)  # -inf: see the kernel
     return out
 
 

@@ -1,8 +1,9 @@
 """Creation fills, block placement, padding and csr slicing: the ``shape`` kernel.
 
 - ``arange``: ``out[i] = start + (i // repeat) * step`` in the element dtype (MXNet's arange casts
-  start and step to the dtype first); ``linspace``: ``out[i] = start + i * step`` in float64,
-  rounded once to the dtype;
+  start and step to the dtype first); ``linspace``: ``out[i] = start + max(i * step, low)`` in
+  float64, rounded once to the dtype (the caller passes ``low = -inf``: a bound no target fuses
+  into a multiply-add);
 - ``eye``: ones on diagonal ``k`` of an ``(n, m)`` matrix;
 - ``put``: ``out[i, at + j] = x[i, j]`` (a block of columns: concat and stack place each input);
   ``put_index`` the same for int64 with ``shift`` added (concatenated csr row pointers);
@@ -48,9 +49,11 @@ def _fills(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
         out[base + j] = binary("add", dtype, T.Cast(dtype, start), _product(
             dtype, (base + j) // repeat, T.Cast(dtype, step)))
 
+    # ``low`` (-inf from the host) bounds the product from below: the sum then adds a max,
+    # which no target fuses with the product into one multiply-add (MXNet rounds twice)
     @T.macro
-    def point_of(out, start, step, base, j):
-        out[base + j] = T.Cast(dtype, start + T.Cast("float64", base + j) * step)
+    def point_of(out, start, step, low, base, j):
+        out[base + j] = T.Cast(dtype, start + T.max(T.Cast("float64", base + j) * step, low))
 
     @T.macro
     def diagonal(out, i, k, j):
@@ -64,11 +67,11 @@ def _fills(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
         each_element(n, step_of, Out, start, step, repeat)
 
     @T.prim_func(s_tir=True)
-    def linspace(out: T.handle, start: T.float64, step: T.float64):
+    def linspace(out: T.handle, start: T.float64, step: T.float64, low: T.float64):
         T.func_attr({"tirx.noalias": True})
         n = T.int64()
         Out = T.match_buffer(out, (n,), dtype, align=align)
-        each_element(n, point_of, Out, start, step)
+        each_element(n, point_of, Out, start, step, low)
 
     @T.prim_func(s_tir=True)
     def eye(out: T.handle, k: T.int64):
