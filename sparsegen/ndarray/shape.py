@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidType, InvalidValue, SparsegenError
+from ..errors import InvalidType, SparsegenError
 from ..ops.shape import PAD_MODES
 from ..ops.strided import View, broadcast, contiguous_strides, transposed
 from ..params import integer
