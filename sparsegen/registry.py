@@ -426,6 +426,59 @@ _NN_KERNELS = (
     ),
 )
 """Indexing, neural-network and sorting ops, dtype casts (sparsegen/ops/nn.py runs them)."""
+# -- strided (shape ops, broadcasting) --
+STRIDED_BINARY_OPS = ("add", "sub", "mul", "div", *COMPARE_OPS)
+"""Binary functions of kernel ``strided`` (``templates/strided.py:BINARY``, in this order):
+``out = a <op> b`` over two strided views (broadcasting)."""
+
+_STRIDED_VIEW = "meta[t] int64 internal, out[r,c] dtype WRITTEN"
+_STRIDED_KERNELS = (
+    KernelDef(
+        "strided",
+        "sparsegen.templates.strided:strided",
+        _ROWS,
+        ("dtype",),
+        (
+            ("copy", f"(x[n] dtype, {_STRIDED_VIEW})"),
+            *((fn, f"(a[na] dtype, b[nb] dtype, {_STRIDED_VIEW})") for fn in STRIDED_BINARY_OPS),
+        ),
+        "strided views of flat buffers into a C-contiguous output, parallel over rows: copy "
+        "(transpose, slice, broadcast_to, ...) and binary ops of two views (broadcasting); meta "
+        "holds offsets, strides and outer sizes (sparsegen/ops/strided.py builds it)",
+    ),
+)
+"""Strided copies and broadcast binary maps (sparsegen/ops/strided.py runs them)."""
+
+
+_SHAPE_KERNELS = (
+    KernelDef(
+        "shape",
+        "sparsegen.templates.shape:shape",
+        _ROWS,
+        ("dtype",),
+        (
+            ("arange", "(out[n] dtype WRITTEN, start float64|int64, step float64|int64, "
+                       "repeat int64)"),
+            ("linspace", "(out[n] dtype WRITTEN, start float64, step float64, low float64)"),
+            ("eye", "(out[n,m] dtype WRITTEN, k int64)"),
+            ("put", "(x[r,c] dtype, out[r,m] dtype WRITTEN internal, at int64)"),
+            ("put_index", "(x[r,c] int64, out[r,m] int64 WRITTEN internal, at int64, "
+                          "shift int64)"),
+            ("pad", "(x[r,d,h,w] dtype, out[r,d2,h2,w2] dtype WRITTEN internal, front int64, "
+                    "top int64, left int64, mode int64, value float64|int64)"),
+            ("slice_count", "(indices[nnz] int64 sorted(indptr), indptr[n+1] int64 ptr(nnz), "
+                            "row0 int64, col0 int64, col1 int64, "
+                            "out_indptr[m+1] int64 WRITTEN internal)"),
+            ("slice_fill", "(data[nnz] dtype, indices[nnz] int64 sorted(indptr), "
+                           "indptr[n+1] int64 ptr(nnz), row0 int64, col0 int64, col1 int64, "
+                           "out_indptr[m+1] int64 internal, out_data[k] dtype WRITTEN, "
+                           "out_indices[k] int64 WRITTEN)"),
+        ),
+        "creation fills (arange, linspace, eye), column-block placement (concat, stack), "
+        "4-D/5-D padding, and csr slices over rows and columns (count, scan, fill)",
+    ),
+)
+"""Shape and creation ops beyond strided views (sparsegen/ops/shape.py runs them)."""
 
 KERNELS: dict[str, KernelDef] = {
     k.name: k
@@ -487,6 +540,7 @@ KERNELS: dict[str, KernelDef] = {
     ) + _OPTIM_KERNELS + _DOT_KERNELS + _ELEMWISE_KERNELS + _COMPARE_KERNELS
     + _RANDOM_KERNELS
     + _NN_KERNELS
+    + _STRIDED_KERNELS + _SHAPE_KERNELS
 }
 """Every kernel sparsegen generates."""
 

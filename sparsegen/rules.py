@@ -23,6 +23,9 @@ class OpRule:
         return resolve(self.implementation)(*args, **kwargs)
 
 
+VARIADIC = "..."
+"""The last storage type of a rule's key that takes any number of inputs of the one before."""
+
 _EW = "sparsegen.ops.elemwise:"
 _STYPES = ("default", "row_sparse", "csr")
 _ELEMWISE_BINARY = (  # input stypes, (output stype, implementation) of add / sub, of mul
@@ -147,6 +150,25 @@ FullyConnected on csr data have sparse kernels; every other sparse input falls b
 ``take->default`` is take where the csr kernel does not serve (another axis, mode='raise');
 ``_topk_both`` returns topk's (values, indices) pair of dense buffers, which the front end wraps
 (its input is dense: the front end converts first)."""
+_SHAPE = "sparsegen.ops.shape:"
+VIEW_OPS = (
+    "transpose", "swapaxes", "flip", "expand_dims", "squeeze", "flatten", "reshape", "tile",
+    "repeat", "slice", "slice_axis", "slice_like", "split", "broadcast_to", "broadcast_like",
+    "broadcast_axis", "_getitem",
+)
+"""Ops that copy a strided view of their input (the front end computes the view from shapes)."""
+
+_SHAPE_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
+    **{(op, ("default",)): OpRule("default", _SHAPE + "view") for op in VIEW_OPS},
+    ("pad", ("default",)): OpRule("default", _SHAPE + "pad"),
+    ("concat", ("default", VARIADIC)): OpRule("default", _SHAPE + "concat"),
+    ("stack", ("default", VARIADIC)): OpRule("default", _SHAPE + "stack"),
+    ("_concat_csr", ("csr", VARIADIC)): OpRule("csr", _SHAPE + "concat_csr"),
+    ("_slice_csr", ("csr",)): OpRule("csr", _SHAPE + "slice_csr"),
+}
+"""Shape and slicing rules, as MXNet 1.9.1's: dense kernels, sparse inputs fall back to dense,
+except csr ``concat`` along dim 0 and csr ``slice`` without steps (the front end asks for
+``_concat_csr`` / ``_slice_csr`` when every input is csr), which keep csr."""
 
 OP_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
     **_ELEMWISE_RULES,
@@ -166,10 +188,16 @@ OP_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
     ("retain", ("row_sparse",)): OpRule("row_sparse", "sparsegen.ops.retain:retain"),
     ("_retain_check", ("row_sparse", "default")): OpRule(None, "sparsegen.ops.retain:valid_ids"),
     **_RANDOM_RULES,
+    **_SHAPE_RULES,
 }
 """(op, input storage types) -> output storage type and implementation: storage inference as data."""
 
 
 def op_rule(op: str, stypes: tuple[str, ...]) -> OpRule | None:
-    """The rule for ``op`` on inputs of ``stypes``, or ``None`` when no sparse kernel exists."""
-    return OP_RULES.get((op, stypes))
+    """The rule for ``op`` on inputs of ``stypes``, or ``None`` when no sparse kernel exists.
+
+    A rule keyed ``(stype, VARIADIC)`` serves any number of inputs of that one storage type."""
+    rule = OP_RULES.get((op, stypes))
+    if rule is None and stypes and stypes.count(stypes[0]) == len(stypes):
+        rule = OP_RULES.get((op, (stypes[0], VARIADIC)))
+    return rule

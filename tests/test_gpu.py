@@ -200,6 +200,8 @@ def _check_other_ops(ctx: mx.Context) -> None:
         "dense.dense": (mx.nd.dot(dx, mx.nd.array(y, ctx=ctx)), x @ y),
         "dense+dense": (dx + dx, x + x),
         "csr to dense": (cx.tostype("default"), x),
+        "transpose": (mx.nd.transpose(dx), x.T),  # kernel strided
+        "concat": (mx.nd.concat(dx, dx, dim=0), np.concatenate([x, x])),  # kernel shape
     }
     for name, (got, want) in results.items():
         assert got.context == ctx and _on_device(got), name

@@ -11,7 +11,7 @@ import sparsegen as mx
 from sparsegen.errors import StorageFallbackWarning
 from sparsegen.ndarray import dispatch
 from sparsegen.registry import KERNELS
-from sparsegen.rules import OP_RULES
+from sparsegen.rules import OP_RULES, VARIADIC
 
 STYPES = ("default", "row_sparse", "csr")
 
@@ -26,11 +26,14 @@ def test_every_rule_names_an_implementation_that_takes_its_inputs(key):
     op, stypes = key
     rule = OP_RULES[key]
     assert rule.output_stype is None or rule.output_stype in STYPES
-    assert all(s in STYPES for s in stypes)
+    assert all(s in STYPES for s in stypes if s != VARIADIC)
     implementation = _load(rule.implementation)
     assert callable(implementation)
-    positional = [p for p in inspect.signature(implementation).parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    parameters = inspect.signature(implementation).parameters.values()
+    if stypes[-1:] == (VARIADIC,):  # any number of inputs: the implementation takes *inputs
+        assert any(p.kind == p.VAR_POSITIONAL for p in parameters), rule.implementation
+        return
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     assert len(positional) >= len(stypes), (rule.implementation, stypes)
 
 

@@ -26,6 +26,10 @@ from .ndarray import NDArray
 from .sparse import BaseSparseNDArray, CSRNDArray, RowSparseNDArray
 from .storage import cast_storage
 from .values import user_values
+from . import creation, shape, slicing  # shape, slicing and creation
+from .creation import *  # noqa: F403 - arange, linspace, eye
+from .shape import *  # noqa: F403 - transpose, reshape, concat, pad, ...
+from .slicing import *  # noqa: F403 - slice, slice_axis, slice_like, split, ...
 
 _DEFAULT = np.dtype("float32")
 
@@ -150,3 +154,4 @@ __all__ += ["load", "load_frombuffer", "normal", "random", "random_exponential",
             "random_normal", "random_poisson", "random_randint", "random_uniform", "save",
             "shuffle", "uniform"]
 __all__ += indexing.__all__ + nn.__all__ + sorting.__all__
+__all__ += creation.__all__ + shape.__all__ + slicing.__all__

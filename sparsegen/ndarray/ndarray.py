@@ -330,8 +330,11 @@ class NDArray:
     def __getitem__(self, key: Any) -> "NDArray":
         """``x[key]``: a view when the selection is one contiguous block (ints and slices on the
         leading axes, as MXNet's views), else a copy (steps, inner axes, integer arrays)."""
+        index = numpy_key(key)
+        if _late("slicing").is_basic(index):  # ints, slices, None, ...: a strided view
+            return _late("slicing").getitem(self, index)
         values = to_host(self._storage)
-        result = values[numpy_key(key)]
+        result = values[index]
         if not (result.flags.c_contiguous and np.may_share_memory(result, values)):
             result = np.array(result, order="C")
         return NDArray(result, self._ctx)  # on a GPU, a copy
@@ -481,3 +484,75 @@ class NDArray:
     def tanh(self, **kwargs: Any) -> "NDArray":
         """``mx.nd.tanh(self)``."""
         return _late("elemwise").UNARY_OPS["tanh"](self, **kwargs)
+    # -- shape, slicing and creation (sparsegen/ndarray/shape.py, slicing.py) --
+    @property
+    def T(self) -> "NDArray":  # noqa: N802 - MXNet's name
+        """The array with its dimensions reversed (a copy)."""
+        return _late("shape").transpose(self)
+
+    def transpose(self, *axes: Any, **kwargs: Any) -> "NDArray":
+        """The array with its dimensions permuted (``x.transpose((1, 0))``, ``x.transpose(1, 0)``
+        or ``axes=``), as ``mx.nd.transpose``."""
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)) or axes == ():
+            return _late("shape").transpose(self, *axes, **kwargs)
+        return _late("shape").transpose(self, axes, **kwargs)
+
+    def expand_dims(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.expand_dims``."""
+        return _late("shape").expand_dims(self, *args, **kwargs)
+
+    def squeeze(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.squeeze``."""
+        return _late("shape").squeeze(self, *args, **kwargs)
+
+    def flatten(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.flatten``."""
+        return _late("shape").flatten(self, *args, **kwargs)
+
+    def swapaxes(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.swapaxes``."""
+        return _late("shape").swapaxes(self, *args, **kwargs)
+
+    def flip(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.flip``."""
+        return _late("shape").flip(self, *args, **kwargs)
+
+    def tile(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.tile``."""
+        return _late("shape").tile(self, *args, **kwargs)
+
+    def repeat(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.repeat``."""
+        return _late("shape").repeat(self, *args, **kwargs)
+
+    def pad(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.pad``."""
+        return _late("shape").pad(self, *args, **kwargs)
+
+    def broadcast_to(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.broadcast_to``."""
+        return _late("shape").broadcast_to(self, *args, **kwargs)
+
+    def broadcast_like(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.broadcast_like``."""
+        return _late("shape").broadcast_like(self, *args, **kwargs)
+
+    def broadcast_axes(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.broadcast_axes``."""
+        return _late("shape").broadcast_axes(self, *args, **kwargs)
+
+    def split(self, *args: Any, **kwargs: Any) -> Any:
+        """See ``mx.nd.split``."""
+        return _late("slicing").split(self, *args, **kwargs)
+
+    def slice(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.slice``."""
+        return _late("slicing").slice(self, *args, **kwargs)
+
+    def slice_axis(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.slice_axis``."""
+        return _late("slicing").slice_axis(self, *args, **kwargs)
+
+    def slice_like(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.slice_like``."""
+        return _late("slicing").slice_like(self, *args, **kwargs)

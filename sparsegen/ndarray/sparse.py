@@ -417,3 +417,15 @@ __all__ = [
     "dot", "empty", "retain", "row_sparse_array", "zeros",
 ]
 __all__ += elemwise.__all__
+
+
+# -- shape, slicing and creation --
+def zeros_like(data: NDArray, out: NDArray | None = None) -> NDArray:
+    """Zeros with the shape, dtype, context and storage type of ``data``, as
+    ``mxnet.nd.sparse.zeros_like`` (or written into ``out``)."""
+    if not isinstance(data, NDArray):
+        raise SparsegenError(f"zeros_like: data must be an NDArray, got {type(data).__name__}")
+    return zeros(data.stype, data.shape, ctx=data.context, dtype=data.dtype, out=out)
+
+
+__all__ += ["zeros_like"]

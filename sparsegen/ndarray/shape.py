@@ -1,0 +1,356 @@
+"""Shape and slicing ops of ``mx.nd`` (MXNet 1.9.1 semantics): transpose, reshape, flips, tiles,
+slices, splits, concatenation, broadcasts and padding.
+
+Each result is a fresh C-contiguous array (MXNet's ops copy; only ``NDArray.reshape`` and basic
+``x[...]`` keep views). Views are computed here from shapes alone (``ops/strided.View``) and
+copied by kernel ``strided``; sparse inputs fall back to dense with a ``StorageFallbackWarning``
+as in MXNet, except csr ``slice`` without steps and csr ``concat`` on dim 0, which stay csr.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidType, SparsegenError
+from ..ops.shape import PAD_MODES
+from ..ops.strided import View, broadcast, contiguous_strides, transposed
+from ..params import integer
+from .dispatch import check_out, invoke
+from .ndarray import NDArray, reshaped
+
+
+def _data(data: Any, op: str) -> NDArray:
+    if not isinstance(data, NDArray):
+        raise InvalidType(f"{op}: data must be an NDArray, got {type(data).__name__}")
+    return data
+
+
+def _int(value: Any, name: str) -> int:
+    """An integral argument (negative allowed)."""
+    return integer(value, name, low=-(2**63))
+
+
+def _axis(axis: Any, ndim: int, op: str, name: str = "axis", extra: int = 0) -> int:
+    """``axis`` normalised into ``[0, ndim + extra)``; out of range raises naming the op."""
+    value = _int(axis, f"{op}: {name}")
+    size = ndim + extra
+    if not -size <= value < size:
+        raise SparsegenError(f"{op}: {name} {value} is out of range for an array of "
+                             f"{ndim} dimension(s) (valid: {-size} to {size - 1})")
+    return value % size
+
+
+def _axes(axes: Any, ndim: int, op: str, name: str = "axis") -> tuple[int, ...]:
+    """An int or a sequence of ints as distinct normalised axes."""
+    listed = axes if isinstance(axes, (tuple, list)) else (axes,)
+    result = tuple(_axis(a, ndim, op, name) for a in listed)
+    if len(set(result)) != len(result):
+        raise SparsegenError(f"{op}: {name} {tuple(listed)} repeats an axis")
+    return result
+
+
+def _copy(op: str, data: NDArray, shape: Sequence[int], view: View, out: Any,
+          into: Sequence[int] | None = None) -> NDArray:
+    """The copy of ``view`` (over ``data``'s shape) as a fresh array, reshaped to ``into``."""
+    result = tuple(shape if into is None else into)
+    check_out(op, out, result, data.dtype, data.context)
+    return invoke(op, (data,), out=out, shape=tuple(shape), view=view, into=into)
+
+
+def _contiguous(op: str, data: NDArray, shape: Sequence[int], out: Any) -> NDArray:
+    """A copy of ``data`` with a new ``shape`` of the same size."""
+    return _copy(op, data, data.shape, View(contiguous_strides(data.shape)), out, shape)
+
+
+def transpose(data: NDArray, axes: Any = None, out: NDArray | None = None) -> NDArray:
+    """``data`` with its dimensions permuted (reversed without ``axes``), as
+    ``mxnet.nd.transpose``."""
+    data = _data(data, "transpose")
+    if axes is None or axes == ():
+        order = tuple(reversed(range(data.ndim)))
+    else:
+        order = _axes(axes, data.ndim, "transpose", "axes")
+        if len(order) != data.ndim:
+            raise SparsegenError(f"transpose: axes {tuple(axes)} must name each of the "
+                                 f"{data.ndim} dimensions once")
+    shape = [data.shape[a] for a in order]
+    return _copy("transpose", data, shape, transposed(data.shape, order), out)
+
+
+def swapaxes(data: NDArray, dim1: Any = 0, dim2: Any = 0, out: NDArray | None = None) -> NDArray:
+    """``data`` with dimensions ``dim1`` and ``dim2`` exchanged."""
+    data = _data(data, "swapaxes")
+    a = _axis(dim1, data.ndim, "swapaxes", "dim1")
+    b = _axis(dim2, data.ndim, "swapaxes", "dim2")
+    order = list(range(data.ndim))
+    order[a], order[b] = order[b], order[a]
+    shape = [data.shape[k] for k in order]
+    return _copy("swapaxes", data, shape, transposed(data.shape, order), out)
+
+
+def flip(data: NDArray, axis: Any, out: NDArray | None = None) -> NDArray:
+    """``data`` with the order of elements along ``axis`` (an int or a tuple) reversed."""
+    data = _data(data, "flip")
+    flipped = _axes(axis, data.ndim, "flip")
+    strides = list(contiguous_strides(data.shape))
+    offset = 0
+    for a in flipped:
+        offset += max(data.shape[a] - 1, 0) * strides[a]
+        strides[a] = -strides[a]
+    return _copy("flip", data, data.shape, View(tuple(strides), offset), out)
+
+
+reverse = flip
+
+
+def expand_dims(data: NDArray, axis: Any, out: NDArray | None = None) -> NDArray:
+    """``data`` with a new dimension of size 1 at ``axis`` (``-ndim-1 <= axis <= ndim``)."""
+    data = _data(data, "expand_dims")
+    a = _axis(axis, data.ndim, "expand_dims", extra=1)
+    return _contiguous("expand_dims", data, data.shape[:a] + (1,) + data.shape[a:], out)
+
+
+def squeeze(data: NDArray, axis: Any = None, out: NDArray | None = None) -> NDArray:
+    """``data`` without its size-1 dimensions (those of ``axis`` only, when given); squeezing
+    every dimension leaves shape ``(1,)``, as MXNet."""
+    data = _data(data, "squeeze")
+    if axis is None:
+        dropped = tuple(k for k, n in enumerate(data.shape) if n == 1)
+    else:
+        dropped = _axes(axis, data.ndim, "squeeze")
+        for a in dropped:
+            if data.shape[a] != 1:
+                raise SparsegenError(f"squeeze: axis {a} has size {data.shape[a]}, not 1")
+    shape = tuple(n for k, n in enumerate(data.shape) if k not in dropped) or (1,)
+    return _contiguous("squeeze", data, shape, out)
+
+
+def flatten(data: NDArray, out: NDArray | None = None) -> NDArray:
+    """``data`` as 2-D: its first dimension by the product of the others."""
+    data = _data(data, "flatten")
+    if data.ndim == 0:
+        raise SparsegenError("flatten: data must have at least one dimension, got shape ()")
+    return _contiguous("flatten", data, (data.shape[0], math.prod(data.shape[1:])), out)
+
+
+Flatten = flatten
+
+
+def reshape(data: NDArray, shape: Any = None, reverse: bool = False,
+            out: NDArray | None = None) -> NDArray:
+    """A copy of ``data`` with a new shape (MXNet's special values 0, -1, -2, -3, -4;
+    ``reverse=True`` reads them from the right), as ``mxnet.nd.reshape``."""
+    data = _data(data, "reshape")
+    if shape is None:
+        raise SparsegenError("reshape: shape is required")
+    spec = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    return _contiguous("reshape", data, reshaped(data.shape, spec, bool(reverse)), out)
+
+
+def tile(data: NDArray, reps: Any, out: NDArray | None = None) -> NDArray:
+    """``data`` repeated ``reps[k]`` times along each dimension (numpy's alignment of ``reps``
+    and the shape on the right; every rep at least 1, as MXNet)."""
+    data = _data(data, "tile")
+    listed = tuple(reps) if isinstance(reps, (tuple, list)) else (reps,)
+    counts = [integer(r, "tile: reps", low=1) for r in listed]
+    rank = max(len(counts), data.ndim)
+    shape = (1,) * (rank - data.ndim) + data.shape
+    counts = [1] * (rank - len(counts)) + counts
+    strides = contiguous_strides(shape)
+    grid = [x for r, n in zip(counts, shape) for x in (r, n)]
+    grid_strides = tuple(x for s in strides for x in (0, s))
+    result = [r * n for r, n in zip(counts, shape)]
+    return _copy("tile", data, grid, View(grid_strides), out, result)
+
+
+def repeat(data: NDArray, repeats: Any, axis: Any = None, out: NDArray | None = None) -> NDArray:
+    """Each element of ``data`` repeated ``repeats`` times along ``axis`` (of the flattened
+    array when ``axis`` is None)."""
+    data = _data(data, "repeat")
+    count = integer(repeats, "repeat: repeats", low=0)
+    shape = data.shape if axis is not None else (data.size,)
+    a = len(shape) - 1 if axis is None else _axis(axis, data.ndim, "repeat")
+    strides = contiguous_strides(shape)
+    grid = shape[: a + 1] + (count,) + shape[a + 1:]
+    grid_strides = strides[: a + 1] + (0,) + strides[a + 1:]
+    result = shape[:a] + (shape[a] * count,) + shape[a + 1:]
+    return _copy("repeat", data, grid, View(grid_strides), out, result)
+
+
+def _broadcast(op: str, data: NDArray, shape: Sequence[int], out: Any) -> NDArray:
+    """``data`` broadcast to ``shape`` (same rank; each dimension equal or 1 in ``data``)."""
+    for have, want in zip(data.shape, shape):
+        if have != want and have != 1:
+            raise SparsegenError(f"{op}: an array of shape {data.shape} cannot be broadcast to "
+                                 f"{tuple(shape)}")
+    return _copy(op, data, shape, broadcast(data.shape, shape), out)
+
+
+def broadcast_to(data: NDArray, shape: Any, out: NDArray | None = None) -> NDArray:
+    """``data`` broadcast to ``shape`` (of the same rank; a 0 in ``shape`` keeps that dimension,
+    as MXNet)."""
+    data = _data(data, "broadcast_to")
+    wanted = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    if len(wanted) != data.ndim:
+        raise SparsegenError(f"broadcast_to: an array of shape {data.shape} cannot be broadcast "
+                             f"to {wanted}: the ranks differ")
+    dims = [integer(d, "broadcast_to: shape") for d in wanted]
+    return _broadcast("broadcast_to", data, [d or n for d, n in zip(dims, data.shape)], out)
+
+
+def broadcast_like(lhs: NDArray, rhs: NDArray, lhs_axes: Any = None, rhs_axes: Any = None,
+                   out: NDArray | None = None) -> NDArray:
+    """``lhs`` broadcast to the shape of ``rhs`` (or its ``lhs_axes`` to the sizes of ``rhs``'s
+    ``rhs_axes``)."""
+    lhs, rhs = _data(lhs, "broadcast_like"), _data(rhs, "broadcast_like")
+    if (lhs_axes is None) != (rhs_axes is None):
+        raise SparsegenError("broadcast_like: give both lhs_axes and rhs_axes, or neither")
+    if lhs_axes is None:
+        if lhs.ndim != rhs.ndim:
+            raise SparsegenError(f"broadcast_like: shapes {lhs.shape} and {rhs.shape} have "
+                                 "different ranks")
+        return _broadcast("broadcast_like", lhs, rhs.shape, out)
+    mine = _axes(lhs_axes, lhs.ndim, "broadcast_like", "lhs_axes")
+    theirs = _axes(rhs_axes, rhs.ndim, "broadcast_like", "rhs_axes")
+    if len(mine) != len(theirs):
+        raise SparsegenError(f"broadcast_like: lhs_axes {mine} and rhs_axes {theirs} differ in "
+                             "length")
+    shape = list(lhs.shape)
+    for a, b in zip(mine, theirs):
+        shape[a] = rhs.shape[b]
+    return _broadcast("broadcast_like", lhs, shape, out)
+
+
+def broadcast_axis(data: NDArray, axis: Any = (), size: Any = (),
+                   out: NDArray | None = None) -> NDArray:
+    """``data`` with each size-1 dimension of ``axis`` broadcast to the matching ``size``."""
+    data = _data(data, "broadcast_axis")
+    axes = _axes(axis, data.ndim, "broadcast_axis")
+    sizes = tuple(size) if isinstance(size, (tuple, list)) else (size,)
+    if len(sizes) != len(axes):
+        raise SparsegenError(f"broadcast_axis: axis {axes} and size {sizes} differ in length")
+    shape = list(data.shape)
+    for a, n in zip(axes, sizes):
+        if data.shape[a] != 1:
+            raise SparsegenError(f"broadcast_axis: axis {a} has size {data.shape[a]}; only "
+                                 "size-1 axes broadcast")
+        shape[a] = integer(n, "broadcast_axis: size")
+    return _broadcast("broadcast_axis", data, shape, out)
+
+
+broadcast_axes = broadcast_axis
+
+
+def _joined(op: str, data: Sequence[Any]) -> tuple[NDArray, ...]:
+    """The arrays of a concat / stack, checked: at least one, NDArrays of one dtype and rank."""
+    arrays = tuple(_data(a, op) for a in data)
+    if not arrays:
+        raise SparsegenError(f"{op}: needs at least one array")
+    first = arrays[0]
+    for k, a in enumerate(arrays):
+        if a.dtype != first.dtype:
+            raise SparsegenError(f"{op}: array {k} has dtype {np.dtype(a.dtype).name}, array 0 "
+                                 f"{np.dtype(first.dtype).name}; every array needs one dtype")
+        if a.ndim != first.ndim:
+            raise SparsegenError(f"{op}: array {k} has shape {a.shape}, array 0 {first.shape}; "
+                                 "the ranks differ")
+    return arrays
+
+
+def _num_args(op: str, num_args: Any, count: int) -> None:
+    if num_args is not None and integer(num_args, f"{op}: num_args") != count:
+        raise SparsegenError(f"{op}: num_args is {num_args} but {count} arrays were given")
+
+
+def concat(*data: NDArray, dim: Any = 1, num_args: Any = None,
+           out: NDArray | None = None) -> NDArray:
+    """The arrays joined along dimension ``dim``, as ``mxnet.nd.concat``; csr arrays joined on
+    dim 0 stay csr, other sparse inputs fall back to dense."""
+    arrays = _joined("concat", data)
+    _num_args("concat", num_args, len(arrays))
+    first = arrays[0]
+    axis = _axis(dim, first.ndim, "concat", "dim")
+    for k, a in enumerate(arrays):
+        if any(x != y for j, (x, y) in enumerate(zip(a.shape, first.shape)) if j != axis):
+            raise SparsegenError(f"concat: array {k} has shape {a.shape}, array 0 {first.shape}; "
+                                 f"they may differ only in dimension {axis}")
+    shape = list(first.shape)
+    shape[axis] = sum(a.shape[axis] for a in arrays)
+    check_out("concat", out, shape, first.dtype, first.context)
+    if axis == 0 and all(a.stype == "csr" for a in arrays):
+        return invoke("_concat_csr", arrays, out=out)
+    return invoke("concat", arrays, out=out, axis=axis)
+
+
+Concat = concat
+
+
+def stack(*data: NDArray, axis: Any = 0, num_args: Any = None,
+          out: NDArray | None = None) -> NDArray:
+    """The arrays (of one shape) stacked along a new dimension ``axis``."""
+    arrays = _joined("stack", data)
+    _num_args("stack", num_args, len(arrays))
+    first = arrays[0]
+    a = _axis(axis, first.ndim, "stack", extra=1)
+    for k, x in enumerate(arrays):
+        if x.shape != first.shape:
+            raise SparsegenError(f"stack: array {k} has shape {x.shape}, array 0 {first.shape}; "
+                                 "every array needs one shape")
+    shape = first.shape[:a] + (len(arrays),) + first.shape[a:]
+    check_out("stack", out, shape, first.dtype, first.context)
+    return invoke("stack", arrays, out=out, axis=a)
+
+
+def _pad_widths(data: NDArray, pad_width: Any) -> tuple[list[int], list[int]]:
+    """pad's widths before and after each padded dimension, checked as MXNet does."""
+    widths = tuple(pad_width) if isinstance(pad_width, (tuple, list)) else ()
+    if len(widths) != 2 * data.ndim:
+        raise SparsegenError(f"pad: pad_width must hold 2 values per dimension ({2 * data.ndim}), "
+                             f"got {pad_width!r}")
+    values = [integer(w, "pad: pad_width") for w in widths]
+    if any(values[:4]):
+        raise SparsegenError(f"pad: padding of the first two dimensions must be 0, got "
+                             f"pad_width {tuple(values)}")
+    return values[4::2], values[5::2]
+
+
+def pad(data: NDArray, mode: str = "constant", pad_width: Any = None, constant_value: Any = 0,
+        out: NDArray | None = None) -> NDArray:
+    """A 4-D or 5-D float array padded on its last 2 or 3 dimensions, as ``mxnet.nd.pad``
+    (``constant`` with ``constant_value``, ``edge`` or ``reflect``)."""
+    data = _data(data, "pad")
+    if data.ndim not in (4, 5):
+        raise SparsegenError(f"pad: only 4-D and 5-D arrays are padded, got shape {data.shape}")
+    if mode not in PAD_MODES:
+        raise SparsegenError(f"pad: mode must be one of {PAD_MODES}, got {mode!r}")
+    if np.dtype(data.dtype).kind != "f":
+        raise SparsegenError(f"pad: only floating point arrays are padded, got "
+                             f"{np.dtype(data.dtype).name}")
+    before, after = _pad_widths(data, pad_width)
+    spatial = data.shape[2:]
+    if 0 in spatial and math.prod(data.shape[:2]):
+        raise SparsegenError(f"pad: the padded dimensions must not be empty, got {data.shape}")
+    if mode == "reflect" and any(max(b, a) >= n for b, a, n in zip(before, after, spatial)):
+        raise SparsegenError(f"pad: reflect padding must be smaller than each padded dimension "
+                             f"{spatial}, got pad_width {tuple(pad_width)}")
+    if not isinstance(constant_value, numbers.Real) or isinstance(constant_value, bool):
+        raise InvalidType(f"pad: constant_value must be a real number, got {constant_value!r}")
+    value = float(constant_value)
+    shape = data.shape[:2] + tuple(n + b + a for n, b, a in zip(spatial, before, after))
+    check_out("pad", out, shape, data.dtype, data.context)
+    return invoke("pad", (data,), out=out, mode=mode, before=before, after=after, value=value)
+
+
+Pad = pad
+
+
+__all__ = [
+    "Concat", "Flatten", "Pad", "broadcast_axes", "broadcast_axis", "broadcast_like",
+    "broadcast_to", "concat", "expand_dims", "flatten", "flip", "pad", "repeat", "reshape",
+    "reverse", "squeeze", "stack", "swapaxes", "tile", "transpose",
+]

@@ -1,0 +1,169 @@
+"""Slicing ops of ``mx.nd`` (MXNet 1.9.1 semantics): ``slice`` / ``crop``, ``slice_axis``,
+``slice_like`` and ``split`` / ``SliceChannel``, as copies of strided views (kernel
+``strided``); csr ``slice`` without steps stays csr (kernel ``shape``'s csr slice)."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from ..device import DeviceArray
+from ..errors import SparsegenError
+from ..ops.strided import View, contiguous_strides
+from ..params import flag, integer
+from .ndarray import NDArray
+from .dispatch import check_out, invoke
+from .shape import _axes, _axis, _data, _int
+
+
+def _ranges(shape: Sequence[int], ranges: Sequence[tuple[int, int, int]]) -> tuple[list[int], View]:
+    """The shape and view of ``range(start, stop, step)`` on each dimension (the rest whole)."""
+    strides = contiguous_strides(shape)
+    dims, steps, offset = [], [], 0
+    for k, n in enumerate(shape):
+        start, stop, step = ranges[k] if k < len(ranges) else (0, n, 1)
+        size = len(range(start, stop, step))
+        dims.append(size)
+        steps.append(step * strides[k])
+        offset += start * strides[k] if size else 0
+    return dims, View(tuple(steps), offset)
+
+
+def _optional(values: Any, name: str, count: int) -> list[Any]:
+    if values is None:
+        return [None] * count
+    listed = list(values) if isinstance(values, (tuple, list)) else [values]
+    return [None if v is None else _int(v, f"slice: {name}") for v in listed]
+
+
+def slice(data: NDArray, begin: Any, end: Any, step: Any = None,  # noqa: A001 - MXNet's name
+          out: NDArray | None = None) -> NDArray:
+    """``data[begin:end:step]`` on the leading dimensions (``None`` entries take the defaults,
+    bounds are clipped as Python's), as ``mxnet.nd.slice``; a csr matrix sliced without
+    ``step`` stays csr."""
+    data = _data(data, "slice")
+    starts = _optional(begin, "begin", 0)
+    stops = _optional(end, "end", 0)
+    if len(starts) != len(stops):
+        raise SparsegenError(f"slice: begin {tuple(starts)} and end {tuple(stops)} differ in length")
+    if len(starts) > data.ndim:
+        raise SparsegenError(f"slice: begin {tuple(starts)} has more entries than data has "
+                             f"dimensions ({data.shape})")
+    steps = _optional(step, "step", len(starts)) if step is not None else [None] * len(starts)
+    if step is not None and len(steps) != len(starts):
+        raise SparsegenError(f"slice: step {tuple(steps)} and begin differ in length")
+    ranges = []
+    for k, (b, e, s) in enumerate(zip(starts, stops, steps)):
+        if s == 0:
+            raise SparsegenError(f"slice: step[{k}] cannot be 0")
+        ranges.append(builtins.slice(b, e, s).indices(data.shape[k]))
+    return _sliced("slice", data, ranges, step is None, out)
+
+
+def _sliced(op: str, data: NDArray, ranges: list[tuple[int, int, int]], plain: bool,
+            out: Any) -> NDArray:
+    """``data`` over ``ranges`` (csr without steps stays csr)."""
+    shape, view = _ranges(data.shape, ranges)
+    check_out(op, out, shape, data.dtype, data.context)
+    if plain and data.stype == "csr":
+        (r0, r1, _), (c0, c1, _) = [ranges[k] if k < len(ranges) else (0, n, 1)
+                                    for k, n in enumerate(data.shape)]
+        return invoke("_slice_csr", (data,), out=out, rows=(r0, max(r0, r1)),
+                      cols=(c0, max(c0, c1)))
+    return invoke(op, (data,), out=out, shape=tuple(shape), view=view, into=None)
+
+
+crop = slice
+
+
+def slice_axis(data: NDArray, axis: Any, begin: Any, end: Any,
+               out: NDArray | None = None) -> NDArray:
+    """``data`` over ``begin:end`` of dimension ``axis`` (``end`` None: to the end; negative
+    bounds count from the end; ``begin < end <= size`` as MXNet requires)."""
+    data = _data(data, "slice_axis")
+    a = _axis(axis, data.ndim, "slice_axis")
+    n = data.shape[a]
+    b = _int(begin, "slice_axis: begin")
+    e = n if end is None else _int(end, "slice_axis: end")
+    b, e = b + n if b < 0 else b, e + n if e < 0 else e
+    if not 0 <= b < e <= n:
+        raise SparsegenError(f"slice_axis: begin {begin} and end {end} must give "
+                             f"0 <= begin < end <= {n} on axis {a}")
+    ranges = [(0, m, 1) for m in data.shape[:a]] + [(b, e, 1)]
+    return _sliced("slice_axis", data, ranges, False, out)
+
+
+def slice_like(data: NDArray, shape_like: NDArray, axes: Any = (),
+               out: NDArray | None = None) -> NDArray:
+    """``data`` cut to the shape of ``shape_like`` (on ``axes`` only, when given), from 0."""
+    data, like = _data(data, "slice_like"), _data(shape_like, "slice_like")
+    if axes == () or axes is None:
+        if like.ndim != data.ndim:
+            raise SparsegenError(f"slice_like: shapes {data.shape} and {like.shape} have "
+                                 "different ranks (give axes to slice some dimensions only)")
+        chosen = tuple(range(data.ndim))
+    else:
+        chosen = _axes(axes, min(data.ndim, like.ndim), "slice_like", "axes")
+    ranges = [(0, n, 1) for n in data.shape]
+    for a in chosen:
+        if like.shape[a] > data.shape[a]:
+            raise SparsegenError(f"slice_like: axis {a} of shape_like ({like.shape[a]}) exceeds "
+                                 f"data's ({data.shape[a]})")
+        ranges[a] = (0, like.shape[a], 1)
+    return _sliced("slice_like", data, ranges, False, out)
+
+
+def split(data: NDArray, num_outputs: Any, axis: Any = 1, squeeze_axis: Any = False) -> Any:
+    """``data`` cut into ``num_outputs`` equal parts along ``axis`` (a list, or the array itself
+    for one part, as MXNet); ``squeeze_axis`` drops that axis when each part has size 1."""
+    data = _data(data, "split")
+    count = integer(num_outputs, "split: num_outputs", low=1)
+    a = _axis(axis, data.ndim, "split")
+    squeeze = flag(squeeze_axis, "split: squeeze_axis")
+    n = data.shape[a]
+    if n % count:
+        raise SparsegenError(f"split: {count} equal parts of axis {a} (size {n}) are not "
+                             f"possible; {count} does not divide {n}")
+    part = n // count
+    if squeeze and part != 1:
+        raise SparsegenError(f"split: squeeze_axis needs parts of size 1, got {part} "
+                             f"(axis {a} of size {n} into {count})")
+    parts = []
+    for k in range(count):
+        ranges = [(0, m, 1) for m in data.shape[:a]] + [(k * part, (k + 1) * part, 1)]
+        shape, view = _ranges(data.shape, ranges)
+        into = shape[:a] + shape[a + 1:] if squeeze else None
+        parts.append(invoke("split", (data,), shape=tuple(shape), view=view, into=into))
+    return parts[0] if count == 1 else parts
+
+
+SliceChannel = split
+
+
+def is_basic(index: tuple[Any, ...]) -> bool:
+    """Whether a checked indexing key (``ndarray.numpy_key``) holds only ints, slices, None and
+    ``...`` (numpy's basic indexing: the result is a strided view)."""
+    return all(p is None or p is Ellipsis or isinstance(p, (int, builtins.slice)) for p in index)
+
+
+def getitem(data: NDArray, index: tuple[Any, ...]) -> NDArray:
+    """``data[index]`` for a basic key: a view when it picks one contiguous block of a host
+    array (as MXNet's leading-axis views), else a copy of the strided view (kernel
+    ``strided``). numpy finds the view's geometry on a one-byte probe, never reading values."""
+    probe = as_strided(np.zeros(1, np.uint8), data.shape, contiguous_strides(data.shape))
+    picked = probe[index]  # numpy's bounds checks and IndexError
+    offset = picked.__array_interface__["data"][0] - probe.__array_interface__["data"][0]
+    storage = data._storage
+    if (picked.flags.c_contiguous and not isinstance(storage, DeviceArray)
+            and storage.flags.c_contiguous):
+        block = storage.reshape(-1)[offset : offset + picked.size]
+        return NDArray(block.reshape(picked.shape), data._ctx)
+    view = View(tuple(int(s) for s in picked.strides), int(offset))
+    return invoke("_getitem", (data,), shape=picked.shape, view=view, into=None)
+
+
+__all__ = ["SliceChannel", "crop", "slice", "slice_axis", "slice_like", "split"]
