@@ -321,6 +321,41 @@ _COMPARE_KERNELS = (
 )
 """Comparisons (sparsegen/ops/compare.py runs them)."""
 
+_ACC = "float32|float64|int64"
+_REDUCE_VALUE = ("sum", "nansum", "prod", "nanprod", "sumsq", "abssum", "max", "min")
+_REDUCE_KERNELS = (
+    KernelDef(
+        "reduce",
+        "sparsegen.templates.reduce:reduce",
+        _ROWS,
+        ("dtype",),
+        (
+            *((f"{fn}_last", "(x[m,n] dtype, out[m] dtype WRITTEN, div int64, root int64)")
+              for fn in _REDUCE_VALUE),
+            *((f"{fn}_mid", f"(x[p,n,q] dtype, acc[p,q] {_ACC} WRITTEN, out[p,q] dtype WRITTEN, "
+                            "div int64, root int64)")
+              for fn in _REDUCE_VALUE),
+            *((f"{fn}_last", "(x[m,n] dtype, out[m] dtype WRITTEN)") for fn in ("argmax", "argmin")),
+            *((f"{fn}_mid", f"(x[p,n,q] dtype, acc[p,q] {_ACC} WRITTEN, out[p,q] dtype WRITTEN)")
+              for fn in ("argmax", "argmin")),
+            *((f"csr_rows_{fn}", "(data[nnz] dtype, indptr[n+1] int64 ptr(nnz), "
+                                 "out[n] dtype WRITTEN, div int64, root int64)")
+              for fn in ("sum", "sumsq")),
+            *((f"csr_cols_{fn}", f"(data[nnz] dtype, indices[nnz] int64 <m sorted(indptr), "
+                                 f"indptr[n+1] int64 ptr(nnz), part[c,m] {_ACC} WRITTEN, "
+                                 "rows int64)")
+              for fn in ("sum", "sumsq")),
+            ("fold", f"(part[c,m] {_ACC} WRITTEN, out[m] dtype WRITTEN, div int64, root int64)"),
+            ("csr_row_counts", "(indptr[n+1] int64, out[n] int64 WRITTEN)"),
+        ),
+        "reductions of a (pre, n, post) view along n (_last: post == 1, _mid: columns in blocks, "
+        "n outer), accumulated in float32 / float64 / int64 and finished as acc / div or its "
+        "square root; csr rows, csr columns (partial rows per chunk of rows, then fold), "
+        "stored entries per csr row",
+    ),
+)
+"""Reductions (sparsegen/ops/reduce.py runs them)."""
+
 KERNELS: dict[str, KernelDef] = {
     k.name: k
     for k in (
@@ -379,6 +414,7 @@ KERNELS: dict[str, KernelDef] = {
             "check: whether requested ids are sorted, unique and in range, where they live",
         ),
     ) + _OPTIM_KERNELS + _DOT_KERNELS + _ELEMWISE_KERNELS + _COMPARE_KERNELS
+    + _REDUCE_KERNELS
 }
 """Every kernel sparsegen generates."""
 
