@@ -102,11 +102,28 @@ _OPTIM_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
 """Optimizer updates (MXNet's ``<family>_update`` ops), keyed by the storage types of (weight,
 grad), in place on the weight and the states (kernel ``optim_<family>``)."""
 
+_RED = "sparsegen.ops.reduce:"
+_REDUCE_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
+    **{(op, ("default",)): OpRule("default", _RED + "dense")
+       for op in ("sum", "mean", "prod", "nansum", "nanprod", "max", "min", "norm", "argmax",
+                  "argmin")},
+    ("_sparse_reduce", ("csr",)): OpRule("default", _RED + "csr"),
+    ("_sparse_reduce", ("row_sparse",)): OpRule("default", _RED + "row_sparse"),
+    ("_square_sum", ("row_sparse",)): OpRule("default", _RED + "square_sum"),
+    ("_square_sum->row_sparse", ("row_sparse",)): OpRule("row_sparse", _RED + "square_sum_rows"),
+    ("getnnz", ("csr",)): OpRule("default", _RED + "nnz"),
+}
+"""Reductions (kernel ``reduce``): every op on dense input; sum / mean / norm of 2-D csr and
+row_sparse over axis 0, 1 or both (``_sparse_reduce``, which the front end picks; other sparse
+reductions fall back to dense under the op's own name); ``_square_sum`` and ``getnnz`` have
+sparse rules only, as in MXNet."""
+
 OP_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
     **_ELEMWISE_RULES,
     **_COMPARE_RULES,
     **_DOT_RULES,
     **_OPTIM_RULES,
+    **_REDUCE_RULES,
     ("cast_storage->row_sparse", ("default",)):
         OpRule("row_sparse", "sparsegen.ops.cast:dense_to_row_sparse"),
     ("cast_storage->default", ("row_sparse",)):

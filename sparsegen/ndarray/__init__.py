@@ -22,6 +22,8 @@ from .ndarray import NDArray
 from .sparse import BaseSparseNDArray, CSRNDArray, RowSparseNDArray
 from .storage import cast_storage
 from .values import user_values
+from . import _internal, contrib, reduce  # -- reduce --
+from .reduce import *  # noqa: F403 - sum, mean, prod, nansum, nanprod, max, min, norm, arg*
 
 _DEFAULT = np.dtype("float32")
 
@@ -127,3 +129,4 @@ __all__ = [
     "ones", "ones_like", "sparse", "waitall", "zeros", "zeros_like",
 ]
 __all__ += compare.__all__ + elemwise.__all__
+__all__ += ["_internal", "contrib"] + reduce.__all__  # -- reduce --
