@@ -200,6 +200,7 @@ def _check_other_ops(ctx: mx.Context) -> None:
         "dense+dense": (dx + dx, x + x),
         "csr to dense": (cx.tostype("default"), x),
     }
+    results["csr sum"] = (mx.nd.sum(cx, axis=0), x.sum(axis=0))  # -- reduce --
     for name, (got, want) in results.items():
         assert got.context == ctx and _on_device(got), name
         np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5, atol=1e-5, err_msg=name)

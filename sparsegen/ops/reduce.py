@@ -17,6 +17,10 @@ from ..formats import ACCUMULATOR, CSR, INDEX_DTYPE, RowSparse
 from .cast import row_sparse_to_dense
 from .layout import dtype_name, kernel
 
+PARTIALS = 8
+"""Partial accumulators per row of a ``_last`` pass (templates/reduce.py ``PARTIALS``; the
+registry's signature names the same width)."""
+
 
 class Plan(NamedTuple):
     """How an op reduces: its first pass, the pass that combines partial results, whether the
@@ -70,10 +74,12 @@ def _pass(x: Any, function: str, pre: int, n: int, post: int, div: int, root: bo
     out = empty_like(x, (pre, post), x.dtype)
     arg = function.startswith("arg")
     scalars = () if arg else (div, int(root))
+    acc_t = np.dtype(ACCUMULATOR[name])
     if post == 1:
-        getattr(reduce, f"{function}_last")(x.reshape(pre, n), out.reshape(pre), *scalars)
+        acc = empty_like(x, (pre,) if arg else (pre, PARTIALS), acc_t)
+        getattr(reduce, f"{function}_last")(x.reshape(pre, n), acc, out.reshape(pre), *scalars)
     else:
-        acc = empty_like(x, (pre, post), np.dtype(ACCUMULATOR[name]))
+        acc = empty_like(x, (pre, post), acc_t)
         getattr(reduce, f"{function}_mid")(x.reshape(pre, n, post), acc, out, *scalars)
     return out
 
@@ -115,10 +121,11 @@ def csr(x: CSR, reduction: str, axis: int | None, keepdims: bool) -> Any:
         out = _values_pass(x.data.reshape(1, x.data.size), function, 1, n * m if plan.mean else 1,
                            plan.root)
     elif axis == 1:
+        name = dtype_name(x.dtype)
         out = empty_like(x.data, (n,), x.dtype)
-        rows = getattr(kernel("reduce", (dtype_name(x.dtype),), x.data, x.data.size),
-                       f"csr_rows_{function}")
-        rows(x.data, x.indptr, out, m if plan.mean else 1, int(plan.root))
+        acc = empty_like(x.data, (n,), np.dtype(ACCUMULATOR[name]))
+        rows = getattr(kernel("reduce", (name,), x.data, x.data.size), f"csr_rows_{function}")
+        rows(x.data, x.indptr, acc, out, m if plan.mean else 1, int(plan.root))
     else:
         out = _csr_columns(x, function, n if plan.mean else 1, plan.root)
     return out.reshape(reduced_shape(x.shape, (0, 1) if axis is None else (axis,), keepdims))
