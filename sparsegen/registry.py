@@ -350,12 +350,13 @@ _REDUCE_KERNELS = (
               for fn in ("sum", "sumsq")),
             ("fold", f"(part[c,m] {_ACC} WRITTEN, out[m] dtype WRITTEN, div int64, root int64)"),
             ("csr_row_counts", "(indptr[n+1] int64, out[n] int64 WRITTEN)"),
+            ("place", "(values[k] dtype, indices[k] int64 <n sorted, out[n] dtype WRITTEN)"),
         ),
         "reductions of a (pre, n, post) view along n (_last: post == 1, 8 partials per row; _mid: "
         "columns in blocks, n outer), accumulated in float32 / float64 / int64 scratch (acc) and "
         "finished as acc / div or its "
         "square root; csr rows, csr columns (partial rows per chunk of rows, then fold), "
-        "stored entries per csr row",
+        "stored entries per csr row, place: per-stored-row values as a dense vector",
     ),
 )
 """Reductions (sparsegen/ops/reduce.py runs them)."""

@@ -14,7 +14,6 @@ import numpy as np
 
 from ..device import colocate, contiguous, empty_like
 from ..formats import ACCUMULATOR, CSR, INDEX_DTYPE, RowSparse
-from .cast import row_sparse_to_dense
 from .layout import dtype_name, kernel
 
 PARTIALS = 8
@@ -134,7 +133,9 @@ def csr(x: CSR, reduction: str, axis: int | None, keepdims: bool) -> Any:
 def _csr_columns(x: CSR, function: str, div: int, root: bool) -> Any:
     """Per column of ``x``: partial rows over chunks of csr rows, then their fold."""
     n, m = x.shape
-    chunks = max(1, min(64, n, x.data.size // 32768))
+    # enough chunks of rows to run in parallel, with partial rows of at most a quarter of the
+    # entries' count (zeroing and folding them costs that much)
+    chunks = max(1, min(64, n, x.data.size // 32768, x.data.size // (4 * max(m, 1))))
     rows = -(-n // chunks) if n else 1
     chunks = max(1, -(-n // rows))
     name = dtype_name(x.dtype)
@@ -164,8 +165,10 @@ def row_sparse(x: RowSparse, reduction: str, axis: int | None, keepdims: bool) -
 
 def _scatter_rows(x: RowSparse, values: Any) -> Any:
     """The ``(n,)`` dense vector holding ``values[s]`` at stored row ``x.indices[s]``, else 0."""
-    column = RowSparse(values.reshape(-1, 1), x.indices, (x.shape[0], 1))
-    return row_sparse_to_dense(column).reshape(x.shape[0])
+    out = empty_like(values, (x.shape[0],), x.dtype)
+    kernel("reduce", (dtype_name(x.dtype),), out, out.size).place(
+        values.reshape(values.size), x.indices, out)
+    return out
 
 
 def square_sum(x: RowSparse, axis: int, keepdims: bool) -> Any:

@@ -18,6 +18,7 @@ row (~70 ns, measured), more than reducing a short row.
   both, written in the element dtype as MXNet does (nothing is written when ``n == 0``).
 - ``csr_rows_<op>`` / ``csr_cols_<op>`` + ``fold``: per csr row; per column, as one partial row
   per chunk of csr rows (``part``, a ``rows`` block each) that ``fold`` sums and finishes.
+- ``place``: a dense vector from per-stored-row values of a row_sparse matrix.
 """
 
 from __future__ import annotations
@@ -390,6 +391,34 @@ def _row_counts() -> tvm.tirx.PrimFunc:
     return func
 
 
+def _place(dtype: str) -> tvm.tirx.PrimFunc:
+    """``(values, indices, out)``: ``out`` zero but ``out[indices[s]] = values[s]`` (a row_sparse
+    column made dense; ``indices`` sorted and unique, so the writes are independent)."""
+    align = element_bytes(dtype)
+    zero = tvm.tirx.const(0, dtype)
+
+    @T.prim_func(s_tir=True)
+    def func(values: T.handle, indices: T.handle, out: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        k = T.int64()
+        n = T.int64()
+        V = T.match_buffer(values, (k,), dtype, align=align)
+        Idx = T.match_buffer(indices, (k,), "int64", align=8)
+        Out = T.match_buffer(out, (n,), dtype, align=align)
+        for i in T.serial(n):
+            with T.sblock("rows_zero"):
+                vi = T.axis.spatial(n, i)
+                Out[vi] = zero
+        for s in T.serial(k):
+            with T.sblock("rows_put"):
+                vs = T.axis.spatial(k, s)
+                T.reads(V[vs], Idx[vs])
+                T.writes(Out[0:n])
+                Out[Idx[vs]] = V[vs]
+
+    return func
+
+
 def reduce(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """Every reduction function for element dtype ``dtype`` (see the module docstring)."""
     funcs: dict[str, tvm.tirx.PrimFunc] = {}
@@ -404,4 +433,5 @@ def reduce(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
         funcs[f"csr_cols_{name}"] = _csr_cols(dtype, reducers(ACCUMULATOR[dtype])[name])
     funcs["fold"] = _fold(dtype)
     funcs["csr_row_counts"] = _row_counts()
+    funcs["place"] = _place(dtype)
     return funcs
