@@ -349,7 +349,8 @@ _REDUCE_KERNELS = (
                                  "rows int64)")
               for fn in ("sum", "sumsq")),
             ("fold", f"(part[c,m] {_ACC} WRITTEN, out[m] dtype WRITTEN, div int64, root int64)"),
-            ("csr_row_counts", "(indptr[n+1] int64, out[n] int64 WRITTEN)"),
+            ("csr_row_counts", "(data[nnz] dtype, indptr[n+1] int64 ptr(nnz), "
+                               "out[n] int64 WRITTEN)"),
             ("place", "(values[k] dtype, indices[k] int64 <n sorted, out[n] dtype WRITTEN)"),
         ),
         "reductions of a (pre, n, post) view along n (_last: post == 1, 8 partials per row; _mid: "

@@ -37,7 +37,8 @@ def _axis(op: str, value: Any, ndim: int) -> int:
     try:
         axis = operator.index(value)
     except TypeError:
-        raise SparsegenError(f"{op}: axis must be an int, a tuple of ints or None, got {value!r}") from None
+        raise SparsegenError(
+            f"{op}: axis must be an int, a tuple of ints or None, got {value!r}") from None
     if not -ndim <= axis < ndim:
         raise SparsegenError(f"{op}: axis {axis} is out of range for an array of {ndim} dimensions")
     return axis % ndim
@@ -140,7 +141,8 @@ def norm(data: NDArray, ord: int = 2, axis: Any = None, keepdims: bool = False,
     """The L1 or L2 norm over ``axis`` (default all), as ``mxnet.nd.norm``; csr and row_sparse
     L2 norms over axis 0, 1 or both run on sparse kernels."""
     _unknown("norm", kwargs)
-    if isinstance(ord, (bool, np.bool_)) or not isinstance(ord, (int, np.integer)) or ord not in (1, 2):
+    if isinstance(ord, (bool, np.bool_)) or not isinstance(ord, (int, np.integer)) \
+            or ord not in (1, 2):
         raise SparsegenError(f"norm: ord must be 1 or 2, got {ord!r}")
     return _reduce("norm", data, axis, keepdims, False, out, plan=f"norm{int(ord)}")
 

@@ -192,6 +192,7 @@ def nnz(x: CSR, axis: int | None) -> Any:
     if axis is None:
         return colocate(np.array([x.data.size], dtype=INDEX_DTYPE), x.data)
     out = empty_like(x.data, (x.shape[0],), INDEX_DTYPE)
-    kernel("reduce", (dtype_name(x.dtype),), x.data, x.data.size).csr_row_counts(x.indptr, out)
+    counts = kernel("reduce", (dtype_name(x.dtype),), x.data, x.data.size).csr_row_counts
+    counts(x.data, x.indptr, out)
     return out
 

@@ -374,13 +374,16 @@ def _fold(dtype: str) -> tvm.tirx.PrimFunc:
     return func
 
 
-def _row_counts() -> tvm.tirx.PrimFunc:
-    """``(indptr, out)``: ``out[i]`` = the stored entries of csr row ``i``."""
+def _row_counts(dtype: str) -> tvm.tirx.PrimFunc:
+    """``(data, indptr, out)``: ``out[i]`` = the stored entries of csr row ``i`` (``data`` only
+    sizes the row pointer, which the checked API then verifies)."""
 
     @T.prim_func(s_tir=True)
-    def func(indptr: T.handle, out: T.handle):
+    def func(data: T.handle, indptr: T.handle, out: T.handle):
         T.func_attr({"tirx.noalias": True})
         n = T.int64()
+        nnz = T.int64()
+        T.match_buffer(data, (nnz,), dtype, align=element_bytes(dtype))
         P = T.match_buffer(indptr, (n + 1,), "int64", align=8)
         Out = T.match_buffer(out, (n,), "int64", align=8)
         for i in T.serial(n):
@@ -432,6 +435,6 @@ def reduce(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
         funcs[f"csr_rows_{name}"] = _csr_rows(dtype, reducers(ACCUMULATOR[dtype])[name])
         funcs[f"csr_cols_{name}"] = _csr_cols(dtype, reducers(ACCUMULATOR[dtype])[name])
     funcs["fold"] = _fold(dtype)
-    funcs["csr_row_counts"] = _row_counts()
+    funcs["csr_row_counts"] = _row_counts(dtype)
     funcs["place"] = _place(dtype)
     return funcs
