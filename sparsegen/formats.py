@@ -24,6 +24,11 @@ DATA_DTYPES = ("float16", "float32", "float64", "uint8", "int8", "int32", "int64
 INDEX_DTYPE = np.dtype("int64")
 """The dtype of every index array (row ids, column ids, indptr) and of the kernels' shapes."""
 
+ACCUMULATOR = {"float16": "float32", "float32": "float64", "float64": "float64", "uint8": "int64",
+               "int8": "int64", "int32": "int64", "int64": "int64"}
+"""The dtype reductions accumulate in, per element dtype (templates/reduce.py; ops/reduce.py
+allocates its scratch buffers in it)."""
+
 INT64_MAX = 2**63 - 1
 _FITS = "fit int64 ([-2**63, 2**63))"
 

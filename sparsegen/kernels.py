@@ -38,7 +38,7 @@ import numpy as np
 from .cache import get_kernel
 from .device import DeviceArray, target_of
 from .errors import SparsegenError
-from .formats import DATA_DTYPES, check_indptr, check_range, check_sorted_rows
+from .formats import ACCUMULATOR, DATA_DTYPES, check_indptr, check_range, check_sorted_rows
 from .registry import KERNELS, KernelDef, kernel_def
 
 
@@ -131,7 +131,10 @@ def arguments(kernel: KernelDef, function: str, dtypes: tuple[str, ...]) -> tupl
             f"kernel {kernel.name!r} has no function {function!r}; it has "
             f"{[name for name, _ in kernel.signatures]}"
         )
-    return parse_signature(signature, dict(zip(kernel.dtype_params, dtypes)))
+    bound = dict(zip(kernel.dtype_params, dtypes))
+    if bound.get("dtype") in ACCUMULATOR:  # "acc": the dtype reductions accumulate in
+        bound["acc"] = ACCUMULATOR[bound["dtype"]]
+    return parse_signature(signature, bound)
 
 
 def argument_table(args: Sequence[Argument]) -> list[str]:

@@ -479,6 +479,46 @@ _SHAPE_KERNELS = (
     ),
 )
 """Shape and creation ops beyond strided views (sparsegen/ops/shape.py runs them)."""
+_ACC = "acc"  # bound to formats.ACCUMULATOR[dtype] (sparsegen/kernels.py arguments)
+_REDUCE_VALUE = ("sum", "nansum", "prod", "nanprod", "sumsq", "abssum", "max", "min")
+_REDUCE_KERNELS = (
+    KernelDef(
+        "reduce",
+        "sparsegen.templates.reduce:reduce",
+        _ROWS,
+        ("dtype",),
+        (
+            *((f"{fn}_last", f"(x[m,n] dtype, acc[m,8] {_ACC} WRITTEN, out[m] dtype WRITTEN, "
+                             "div int64, root int64)")
+              for fn in _REDUCE_VALUE),
+            *((f"{fn}_mid", f"(x[p,n,q] dtype, acc[p,q] {_ACC} WRITTEN, out[p,q] dtype WRITTEN, "
+                            "div int64, root int64)")
+              for fn in _REDUCE_VALUE),
+            *((f"{fn}_last", f"(x[m,n] dtype, acc[m] {_ACC} WRITTEN, out[m] dtype WRITTEN)")
+              for fn in ("argmax", "argmin")),
+            *((f"{fn}_mid", f"(x[p,n,q] dtype, acc[p,q] {_ACC} WRITTEN, out[p,q] dtype WRITTEN)")
+              for fn in ("argmax", "argmin")),
+            *((f"csr_rows_{fn}", f"(data[nnz] dtype, indptr[n+1] int64 ptr(nnz), "
+                                 f"acc[n] {_ACC} WRITTEN, out[n] dtype WRITTEN, div int64, "
+                                 "root int64)")
+              for fn in ("sum", "sumsq")),
+            *((f"csr_cols_{fn}", f"(data[nnz] dtype, indices[nnz] int64 <m sorted(indptr), "
+                                 f"indptr[n+1] int64 ptr(nnz), part[c,m] {_ACC} WRITTEN, "
+                                 "rows int64)")
+              for fn in ("sum", "sumsq")),
+            ("fold", f"(part[c,m] {_ACC} WRITTEN, out[m] dtype WRITTEN, div int64, root int64)"),
+            ("csr_row_counts", "(data[nnz] dtype, indptr[n+1] int64 ptr(nnz), "
+                               "out[n] int64 WRITTEN)"),
+            ("place", "(values[k] dtype, indices[k] int64 <n sorted, out[n] dtype WRITTEN)"),
+        ),
+        "reductions of a (pre, n, post) view along n (_last: post == 1, 8 partials per row; _mid: "
+        "columns in blocks, n outer), accumulated in float32 / float64 / int64 scratch (acc) and "
+        "finished as acc / div or its "
+        "square root; csr rows, csr columns (partial rows per chunk of rows, then fold), "
+        "stored entries per csr row, place: per-stored-row values as a dense vector",
+    ),
+)
+"""Reductions (sparsegen/ops/reduce.py runs them)."""
 
 KERNELS: dict[str, KernelDef] = {
     k.name: k
@@ -541,6 +581,7 @@ KERNELS: dict[str, KernelDef] = {
     + _RANDOM_KERNELS
     + _NN_KERNELS
     + _STRIDED_KERNELS + _SHAPE_KERNELS
+    + _REDUCE_KERNELS
 }
 """Every kernel sparsegen generates."""
 

@@ -169,6 +169,21 @@ _SHAPE_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
 """Shape and slicing rules, as MXNet 1.9.1's: dense kernels, sparse inputs fall back to dense,
 except csr ``concat`` along dim 0 and csr ``slice`` without steps (the front end asks for
 ``_concat_csr`` / ``_slice_csr`` when every input is csr), which keep csr."""
+_RED = "sparsegen.ops.reduce:"
+_REDUCE_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
+    **{(op, ("default",)): OpRule("default", _RED + "dense")
+       for op in ("sum", "mean", "prod", "nansum", "nanprod", "max", "min", "norm", "argmax",
+                  "argmin")},
+    ("_sparse_reduce", ("csr",)): OpRule("default", _RED + "csr"),
+    ("_sparse_reduce", ("row_sparse",)): OpRule("default", _RED + "row_sparse"),
+    ("_square_sum", ("row_sparse",)): OpRule("default", _RED + "square_sum"),
+    ("_square_sum->row_sparse", ("row_sparse",)): OpRule("row_sparse", _RED + "square_sum_rows"),
+    ("getnnz", ("csr",)): OpRule("default", _RED + "nnz"),
+}
+"""Reductions (kernel ``reduce``): every op on dense input; sum / mean / norm of 2-D csr and
+row_sparse over axis 0, 1 or both (``_sparse_reduce``, which the front end picks; other sparse
+reductions fall back to dense under the op's own name); ``_square_sum`` and ``getnnz`` have
+sparse rules only, as in MXNet."""
 
 OP_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
     **_ELEMWISE_RULES,
@@ -177,6 +192,7 @@ OP_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
     **_OPTIM_RULES,
     **_OPTIM_DENSE_RULES,
     **_NN_RULES,
+    **_REDUCE_RULES,
     ("cast_storage->row_sparse", ("default",)):
         OpRule("row_sparse", "sparsegen.ops.cast:dense_to_row_sparse"),
     ("cast_storage->default", ("row_sparse",)):

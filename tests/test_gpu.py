@@ -203,6 +203,7 @@ def _check_other_ops(ctx: mx.Context) -> None:
         "transpose": (mx.nd.transpose(dx), x.T),  # kernel strided
         "concat": (mx.nd.concat(dx, dx, dim=0), np.concatenate([x, x])),  # kernel shape
     }
+    results["csr sum"] = (mx.nd.sum(cx, axis=0), x.sum(axis=0))  # -- reduce --
     for name, (got, want) in results.items():
         assert got.context == ctx and _on_device(got), name
         np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5, atol=1e-5, err_msg=name)

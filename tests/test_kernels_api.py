@@ -228,6 +228,9 @@ def _valid_args(kernel_name, function, seed=0):
             sizes.setdefault(spec.shape[0], 3)
         if any(d.startswith("ptr(") for d in spec.domain):
             sizes[spec.shape[0].split("+")[0]] = 2
+            for d in spec.domain:  # the pointer [0, 2, 3] ends at its total
+                if d.startswith("ptr("):
+                    sizes.setdefault(d[4:-1], 3)
     for spec in specs:
         for dim in spec.shape or ():
             sizes.setdefault(dim.split("+")[0], 4)

@@ -26,6 +26,8 @@ WORKLOADS: dict[str, str] = {
     "W6": "sparsegen.bench.workloads_elemwise:w6_add",
     "W7": "sparsegen.bench.workloads_storage:w7_cast",
     "W8": "sparsegen.bench.workloads_optim:w8_tiny",
+    "W9": "sparsegen.bench.workloads_reduce:w9_csr_sum",  # -- reduce --
+    "W10": "sparsegen.bench.workloads_reduce:w10_rsp_sum",  # -- reduce --
 }
 """Workload id -> ``module:factory``; a factory takes ``quick`` and returns a harness Workload."""
 

@@ -30,6 +30,8 @@ from . import creation, shape, slicing  # shape, slicing and creation
 from .creation import *  # noqa: F403 - arange, linspace, eye
 from .shape import *  # noqa: F403 - transpose, reshape, concat, pad, ...
 from .slicing import *  # noqa: F403 - slice, slice_axis, slice_like, split, ...
+from . import _internal, contrib, reduce  # -- reduce --
+from .reduce import *  # noqa: F403 - sum, mean, prod, nansum, nanprod, max, min, norm, arg*
 
 _DEFAULT = np.dtype("float32")
 
@@ -155,3 +157,4 @@ __all__ += ["load", "load_frombuffer", "normal", "random", "random_exponential",
             "shuffle", "uniform"]
 __all__ += indexing.__all__ + nn.__all__ + sorting.__all__
 __all__ += creation.__all__ + shape.__all__ + slicing.__all__
+__all__ += ["_internal", "contrib"] + reduce.__all__  # -- reduce --

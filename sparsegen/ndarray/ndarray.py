@@ -556,3 +556,43 @@ class NDArray:
     def slice_like(self, *args: Any, **kwargs: Any) -> "NDArray":
         """See ``mx.nd.slice_like``."""
         return _late("slicing").slice_like(self, *args, **kwargs)
+    # -- reduce (sparsegen/ndarray/reduce.py; arguments as mx.nd.<name>) ----------------------
+    def sum(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """``mx.nd.sum(self, ...)``."""
+        return _late("reduce").sum(self, *args, **kwargs)
+
+    def mean(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """``mx.nd.mean(self, ...)``."""
+        return _late("reduce").mean(self, *args, **kwargs)
+
+    def prod(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """``mx.nd.prod(self, ...)``."""
+        return _late("reduce").prod(self, *args, **kwargs)
+
+    def nansum(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """``mx.nd.nansum(self, ...)``."""
+        return _late("reduce").nansum(self, *args, **kwargs)
+
+    def nanprod(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """``mx.nd.nanprod(self, ...)``."""
+        return _late("reduce").nanprod(self, *args, **kwargs)
+
+    def max(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """``mx.nd.max(self, ...)``."""
+        return _late("reduce").max(self, *args, **kwargs)
+
+    def min(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """``mx.nd.min(self, ...)``."""
+        return _late("reduce").min(self, *args, **kwargs)
+
+    def norm(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """``mx.nd.norm(self, ...)``."""
+        return _late("reduce").norm(self, *args, **kwargs)
+
+    def argmax(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """``mx.nd.argmax(self, ...)``."""
+        return _late("reduce").argmax(self, *args, **kwargs)
+
+    def argmin(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """``mx.nd.argmin(self, ...)``."""
+        return _late("reduce").argmin(self, *args, **kwargs)

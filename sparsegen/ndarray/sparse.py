@@ -20,6 +20,7 @@ from . import elemwise
 from .elemwise import *  # noqa: F403 - elemwise.__all__, which includes abs and round
 from .ndarray import NDArray, _shape_text, is_full_slice
 from .storage import cast_storage, convert, register, with_dtype
+from .reduce import mean, norm, sum  # noqa: A004 - mx.nd.sparse.{sum,mean,norm} (-- reduce --)
 
 DEFAULT_DTYPE = np.dtype("float32")
 
@@ -429,3 +430,4 @@ def zeros_like(data: NDArray, out: NDArray | None = None) -> NDArray:
 
 
 __all__ += ["zeros_like"]
+__all__ += ["mean", "norm", "sum"]  # -- reduce --

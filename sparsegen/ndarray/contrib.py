@@ -1,0 +1,30 @@
+"""``mx.nd.contrib``: MXNet's contrib operators that sparse code uses."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import SparsegenError
+from .dispatch import check_out, invoke
+from .ndarray import NDArray
+
+
+# -- reduce --
+def getnnz(data: NDArray, axis: Any = None, out: NDArray | None = None, **kwargs: Any) -> NDArray:
+    """The number of stored entries of a csr array: in all (``(1,)``, axis None) or per row
+    (axis 1), int64, as ``mxnet.nd.contrib.getnnz`` (axis 0 raises, as in MXNet)."""
+    kwargs.pop("name", None)
+    if kwargs:
+        raise SparsegenError(f"getnnz: unknown keyword arguments {sorted(kwargs)}")
+    if not isinstance(data, NDArray) or data.stype != "csr":
+        raise SparsegenError(f"getnnz: data must be a csr array, got "
+                             f"{getattr(data, 'stype', type(data).__name__)}")
+    if axis == 0 and not isinstance(axis, bool):
+        raise SparsegenError("getnnz with axis = 0 is not supported (as in MXNet)")
+    if axis is not None and (isinstance(axis, bool) or axis != 1):
+        raise SparsegenError(f"getnnz: axis must be None, 0 or 1, got {axis!r}")
+    check_out("getnnz", out, (1,) if axis is None else (data.shape[0],), "int64", data.context)
+    return invoke("getnnz", (data,), out=out, axis=axis)
+
+
+__all__ = ["getnnz"]
