@@ -16,3 +16,7 @@ __all__ = [
     "context", "cpu", "cpu_pinned", "current_context", "gpu", "interop", "kernels", "nd", "ndarray",
     "num_gpus", "optimizer",
 ]
+
+from . import io  # noqa: E402 - mx.io, the data iterators
+
+__all__ += ["io"]

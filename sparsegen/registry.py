@@ -321,6 +321,41 @@ _COMPARE_KERNELS = (
 )
 """Comparisons (sparsegen/ops/compare.py runs them)."""
 
+# -- io: the data iterators' kernels --
+_IO_KERNELS = (
+    KernelDef(
+        "csr_rows",
+        "sparsegen.templates.csr_rows:csr_rows",
+        _ROWS,
+        ("dtype",),
+        (
+            ("count", "(indptr[n+1] int64, ids[m] int64 <n, out_indptr[m+1] int64 WRITTEN)"),
+            ("fill", "(data[nnz] dtype, indices[nnz] int64, indptr[n+1] int64 ptr(nnz), "
+                     "ids[m] int64 <n, out_indptr[m+1] int64 internal, "
+                     "out_data[onnz] dtype WRITTEN, out_indices[onnz] int64 WRITTEN)"),
+            ("dense", "(x[k,d] dtype, ids[m] int64 <k, out[m,d] dtype WRITTEN)"),
+        ),
+        "rows by an id table: csr rows (count their lengths as offsets, then copy them) and "
+        "dense rows (the data iterators' batches)",
+    ),
+    KernelDef(
+        "libsvm",
+        "sparsegen.templates.libsvm:libsvm",
+        _ROWS,
+        ("dtype",),
+        (
+            ("count", "(buf[nb] uint8, begin[m] int64, end[m] int64, cols int64, "
+                      "indptr[m+1] int64 WRITTEN, err[m] int64 WRITTEN)"),
+            ("fill", "(buf[nb] uint8, begin[m] int64, end[m] int64, cols int64, "
+                     "indptr[m+1] int64 internal, labels[m] dtype WRITTEN, "
+                     "data[nnz] dtype WRITTEN, indices[nnz] int64 WRITTEN)"),
+        ),
+        "libsvm text -> csr: validate and count each line's features (offsets and an error "
+        "code per line), then parse labels, values and column ids",
+        ("float32",),
+    ),
+)
+
 KERNELS: dict[str, KernelDef] = {
     k.name: k
     for k in (
@@ -379,6 +414,7 @@ KERNELS: dict[str, KernelDef] = {
             "check: whether requested ids are sorted, unique and in range, where they live",
         ),
     ) + _OPTIM_KERNELS + _DOT_KERNELS + _ELEMWISE_KERNELS + _COMPARE_KERNELS
+    + _IO_KERNELS
 }
 """Every kernel sparsegen generates."""
 

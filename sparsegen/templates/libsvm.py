@@ -1,0 +1,300 @@
+"""libsvm text -> csr: each line of a uint8 buffer parsed in its own ``rows`` block.
+
+A line is ``label[:weight] [qid:q] index:value ...``, tokens separated by spaces, tabs or
+``\\r``. ``count`` validates every line and writes its number of features (then their prefix
+sum) and an error code; ``fill`` parses the lines again and writes labels, values and column
+ids. Numbers are parsed as a decimal mantissa of up to 18 significant digits times a power of
+ten (divided by it for negative exponents, so values of up to 15 digits are exact in float64).
+"""
+
+from __future__ import annotations
+
+import tvm
+from tvm.script import tirx as T
+
+from . import element_bytes
+from .scan import offsets
+
+OK, BAD_LABEL, BAD_FEATURE, OUT_OF_RANGE, NOT_INCREASING, BLANK = 0, 1, 2, 3, 4, 5
+"""The error codes ``count`` writes per line (``BLANK``: the line holds only white space)."""
+
+MAX_DIGITS = 18
+"""Significant digits read into a mantissa or an index (more digits in an index: an error)."""
+
+# slots of a line's int64 state
+_P, _END, _GO, _ERR, _MANT, _EXP, _NDIG, _SEEN, _DOT, _NEG, _EV, _ENEG, _IDX, _PREV, _POS, _LOOP = range(16)
+
+
+def _ws(c):
+    return T.Or(T.Or(c == 32, c == 9), T.Or(c == 13, c == 10))
+
+
+def _digit(c):
+    return T.And(c >= 48, c <= 57)
+
+
+@T.macro
+def _skip_ws(B, st):
+    st[_GO] = T.int64(1)
+    while st[_GO] == T.int64(1):
+        if st[_P] < st[_END]:
+            if _ws(B[st[_P]]):
+                st[_P] = st[_P] + T.int64(1)
+            else:
+                st[_GO] = T.int64(0)
+        else:
+            st[_GO] = T.int64(0)
+
+
+@T.macro
+def _fail(st, code):
+    if st[_ERR] == T.int64(0):
+        st[_ERR] = T.int64(code)
+
+
+@T.macro
+def _sign(B, st, slot):
+    st[slot] = T.int64(0)
+    if st[_P] < st[_END]:
+        if B[st[_P]] == 45:
+            st[slot] = T.int64(1)
+            st[_P] = st[_P] + T.int64(1)
+        elif B[st[_P]] == 43:
+            st[_P] = st[_P] + T.int64(1)
+
+
+@T.macro
+def _mantissa(B, st):
+    st[_MANT] = T.int64(0)
+    st[_EXP] = T.int64(0)
+    st[_NDIG] = T.int64(0)
+    st[_SEEN] = T.int64(0)
+    st[_DOT] = T.int64(0)
+    st[_GO] = T.int64(1)
+    while st[_GO] == T.int64(1):
+        if st[_P] < st[_END]:
+            if _digit(B[st[_P]]):
+                st[_SEEN] = st[_SEEN] + T.int64(1)
+                if st[_NDIG] < MAX_DIGITS:
+                    st[_MANT] = st[_MANT] * T.int64(10) + T.Cast("int64", B[st[_P]]) - T.int64(48)
+                    if st[_MANT] > T.int64(0):
+                        st[_NDIG] = st[_NDIG] + T.int64(1)
+                    st[_EXP] = st[_EXP] - st[_DOT]
+                else:
+                    st[_EXP] = st[_EXP] + T.int64(1) - st[_DOT]
+                st[_P] = st[_P] + T.int64(1)
+            elif B[st[_P]] == 46 and st[_DOT] == T.int64(0):
+                st[_DOT] = T.int64(1)
+                st[_P] = st[_P] + T.int64(1)
+            else:
+                st[_GO] = T.int64(0)
+        else:
+            st[_GO] = T.int64(0)
+
+
+@T.macro
+def _exponent(B, st, code):
+    st[_EV] = T.int64(0)
+    st[_ENEG] = T.int64(0)
+    if st[_P] < st[_END]:
+        if B[st[_P]] == 101 or B[st[_P]] == 69:
+            st[_P] = st[_P] + T.int64(1)
+            _sign(B, st, _ENEG)
+            st[_SEEN] = T.int64(0)
+            st[_GO] = T.int64(1)
+            while st[_GO] == T.int64(1):
+                if st[_P] < st[_END]:
+                    if _digit(B[st[_P]]):
+                        if st[_EV] < T.int64(100000):
+                            st[_EV] = st[_EV] * T.int64(10) + T.Cast("int64", B[st[_P]]) - T.int64(48)
+                        st[_SEEN] = T.int64(1)
+                        st[_P] = st[_P] + T.int64(1)
+                    else:
+                        st[_GO] = T.int64(0)
+                else:
+                    st[_GO] = T.int64(0)
+            if st[_SEEN] == T.int64(0):
+                _fail(st, code)
+
+
+@T.macro
+def _number(B, st, fv, code):
+    """A decimal number at st[_P] into fv[0]; st[_ERR] = code when there is none."""
+    _sign(B, st, _NEG)
+    _mantissa(B, st)
+    if st[_SEEN] == T.int64(0):
+        _fail(st, code)
+    _exponent(B, st, code)
+    st[_EXP] = st[_EXP] + T.if_then_else(st[_ENEG] == T.int64(1), -st[_EV], st[_EV])
+    if st[_MANT] == T.int64(0):
+        fv[0] = T.float64(0)
+    elif st[_EXP] >= T.int64(0):
+        fv[0] = T.Cast("float64", st[_MANT]) * T.pow(T.float64(10), T.Cast("float64", st[_EXP]))
+    else:
+        fv[0] = T.Cast("float64", st[_MANT]) / T.pow(T.float64(10), T.Cast("float64", -st[_EXP]))
+    if st[_NEG] == T.int64(1):
+        fv[0] = -fv[0]
+
+
+@T.macro
+def _token_ends(B, st, code):
+    """The token must end here: at the end of the line or at white space."""
+    if st[_P] < st[_END]:
+        if not _ws(B[st[_P]]):
+            _fail(st, code)
+
+
+@T.macro
+def _index(B, st):
+    st[_IDX] = T.int64(0)
+    st[_SEEN] = T.int64(0)
+    st[_GO] = T.int64(1)
+    while st[_GO] == T.int64(1):
+        if st[_P] < st[_END]:
+            if _digit(B[st[_P]]):
+                if st[_SEEN] < MAX_DIGITS:
+                    st[_IDX] = st[_IDX] * T.int64(10) + T.Cast("int64", B[st[_P]]) - T.int64(48)
+                else:
+                    _fail(st, OUT_OF_RANGE)
+                if st[_IDX] > T.int64(0):
+                    st[_SEEN] = st[_SEEN] + T.int64(1)
+                st[_NDIG] = T.int64(1)
+                st[_P] = st[_P] + T.int64(1)
+            else:
+                st[_GO] = T.int64(0)
+        else:
+            st[_GO] = T.int64(0)
+
+
+def _line(dtype: str, write: bool):
+    """The macro parsing line ``r``: validating and counting, or (``write``) writing it."""
+
+    @T.macro
+    def feature(B, st, fv, cols, Data, Idx):
+        st[_NDIG] = T.int64(0)
+        _index(B, st)
+        if st[_NDIG] == T.int64(0):
+            _fail(st, BAD_FEATURE)
+        if st[_ERR] == T.int64(0):
+            if st[_P] < st[_END]:
+                if B[st[_P]] == 58:
+                    st[_P] = st[_P] + T.int64(1)
+                else:
+                    _fail(st, BAD_FEATURE)
+            else:
+                _fail(st, BAD_FEATURE)
+        if st[_ERR] == T.int64(0):
+            _number(B, st, fv, BAD_FEATURE)
+            _token_ends(B, st, BAD_FEATURE)
+        if st[_ERR] == T.int64(0):
+            if st[_IDX] >= cols:
+                _fail(st, OUT_OF_RANGE)
+            elif st[_IDX] <= st[_PREV]:
+                _fail(st, NOT_INCREASING)
+        if st[_ERR] == T.int64(0):
+            if write:
+                Data[st[_POS]] = T.Cast(dtype, fv[0])
+                Idx[st[_POS]] = st[_IDX]
+            st[_POS] = st[_POS] + T.int64(1)
+            st[_PREV] = st[_IDX]
+
+    @T.macro
+    def skip_token(B, st):
+        st[_GO] = T.int64(1)
+        while st[_GO] == T.int64(1):
+            if st[_P] < st[_END]:
+                if _ws(B[st[_P]]):
+                    st[_GO] = T.int64(0)
+                else:
+                    st[_P] = st[_P] + T.int64(1)
+            else:
+                st[_GO] = T.int64(0)
+
+    @T.macro
+    def line(B, begin, end, st, fv, cols, L, r, Data, Idx):
+        st[_P] = begin
+        st[_END] = end
+        st[_ERR] = T.int64(0)
+        st[_PREV] = T.int64(-1)
+        _skip_ws(B, st)
+        if st[_P] >= st[_END]:
+            st[_ERR] = T.int64(BLANK)
+        else:
+            _number(B, st, fv, BAD_LABEL)
+            fv[1] = fv[0]
+            if st[_ERR] == T.int64(0) and st[_P] < st[_END]:
+                if B[st[_P]] == 58:  # label:weight, the weight is read and ignored
+                    st[_P] = st[_P] + T.int64(1)
+                    _number(B, st, fv, BAD_LABEL)
+            _token_ends(B, st, BAD_LABEL)
+            if write:
+                L[r] = T.Cast(dtype, fv[1])
+            st[_LOOP] = T.int64(1)
+            while st[_LOOP] == T.int64(1):
+                _skip_ws(B, st)
+                if st[_P] >= st[_END] or st[_ERR] != T.int64(0):
+                    st[_LOOP] = T.int64(0)
+                elif B[st[_P]] == 113:  # qid:<n>, ignored
+                    skip_token(B, st)
+                else:
+                    feature(B, st, fv, cols, Data, Idx)
+
+    return line
+
+
+def libsvm(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+    """``count``: each line's feature count (then offsets in ``indptr``) and error code.
+    ``fill``: labels, values and column ids of lines ``count`` found valid."""
+    itemsize = element_bytes(dtype)
+    counting = _line(dtype, write=False)
+    writing = _line(dtype, write=True)
+
+    @T.prim_func(s_tir=True)
+    def count(buf: T.handle, begin: T.handle, end: T.handle, cols: T.int64, indptr: T.handle,
+              err: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        nb = T.int64()
+        m = T.int64()
+        B = T.match_buffer(buf, (nb,), "uint8", align=1)
+        Begin = T.match_buffer(begin, (m,), "int64", align=8)
+        End = T.match_buffer(end, (m,), "int64", align=8)
+        P = T.match_buffer(indptr, (m + 1,), "int64", align=8)
+        Err = T.match_buffer(err, (m,), "int64", align=8)
+        for r in T.serial(m):
+            with T.sblock("rows"):
+                vr = T.axis.spatial(m, r)
+                T.reads(B[0:nb], Begin[vr], End[vr])
+                T.writes(P[vr + 1], Err[vr])
+                st = T.alloc_buffer((16,), "int64", scope="local")
+                fv = T.alloc_buffer((2,), "float64", scope="local")
+                st[_POS] = T.int64(0)
+                counting(B, Begin[vr], End[vr], st, fv, cols, None, vr, None, None)
+                P[vr + 1] = st[_POS]
+                Err[vr] = st[_ERR]
+        offsets(P, m)
+
+    @T.prim_func(s_tir=True)
+    def fill(buf: T.handle, begin: T.handle, end: T.handle, cols: T.int64, indptr: T.handle,
+             labels: T.handle, data: T.handle, indices: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        nb = T.int64()
+        m = T.int64()
+        nnz = T.int64()
+        B = T.match_buffer(buf, (nb,), "uint8", align=1)
+        Begin = T.match_buffer(begin, (m,), "int64", align=8)
+        End = T.match_buffer(end, (m,), "int64", align=8)
+        P = T.match_buffer(indptr, (m + 1,), "int64", align=8)
+        L = T.match_buffer(labels, (m,), dtype, align=itemsize)
+        Data = T.match_buffer(data, (nnz,), dtype, align=itemsize)
+        Idx = T.match_buffer(indices, (nnz,), "int64", align=8)
+        for r in T.serial(m):
+            with T.sblock("rows"):
+                vr = T.axis.spatial(m, r)
+                T.reads(B[0:nb], Begin[vr], End[vr], P[vr])
+                T.writes(L[vr], Data[P[vr] : P[vr + 1]], Idx[P[vr] : P[vr + 1]])
+                st = T.alloc_buffer((16,), "int64", scope="local")
+                fv = T.alloc_buffer((2,), "float64", scope="local")
+                st[_POS] = P[vr]
+                writing(B, Begin[vr], End[vr], st, fv, cols, L, vr, Data, Idx)
+
+    return {"count": count, "fill": fill}
