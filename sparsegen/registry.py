@@ -344,14 +344,15 @@ _IO_KERNELS = (
         _ROWS,
         ("dtype",),
         (
-            ("count", "(buf[nb] uint8, begin[m] int64, end[m] int64, cols int64, "
-                      "indptr[m+1] int64 WRITTEN, err[m] int64 WRITTEN)"),
+            ("count", "(buf[nb] uint8, begin[m] int64, end[m] int64, "
+                      "indptr[m+1] int64 WRITTEN)"),
             ("fill", "(buf[nb] uint8, begin[m] int64, end[m] int64, cols int64, "
                      "indptr[m+1] int64 internal, labels[m] dtype WRITTEN, "
-                     "data[nnz] dtype WRITTEN, indices[nnz] int64 WRITTEN)"),
+                     "data[nnz] dtype WRITTEN, indices[nnz] int64 WRITTEN, "
+                     "err[m] int64 WRITTEN)"),
         ),
-        "libsvm text -> csr: validate and count each line's features (offsets and an error "
-        "code per line), then parse labels, values and column ids",
+        "libsvm text -> csr: count each line's features (offsets), then parse and validate "
+        "labels, values and column ids (an error code per line)",
         ("float32",),
     ),
 )

@@ -11,13 +11,29 @@ from ..errors import InvalidValue, SparsegenError
 from ..formats import INDEX_DTYPE
 
 NEWLINE = 10
+CHUNK = 1 << 23
+"""Bytes searched for newlines at a time (one reused mask, not one the size of the file)."""
 
 
 def read_bytes(path: Any, what: str) -> np.ndarray:
-    """The bytes of file ``path`` as a writable uint8 array; a missing file raises naming it."""
+    """The bytes of file ``path`` as a uint8 array mapped copy-on-write (the kernels take
+    writable arrays; nothing writes it); a missing file raises naming it."""
     if not isinstance(path, (str, os.PathLike)) or not os.path.isfile(path):
         raise SparsegenError(f"{what}: cannot find the file {path!r}")
-    return np.fromfile(path, dtype=np.uint8)
+    if os.path.getsize(path) == 0:
+        return np.zeros(0, np.uint8)
+    return np.memmap(path, dtype=np.uint8, mode="c")
+
+
+def newlines(buf: np.ndarray) -> np.ndarray:
+    """The offsets of the newlines in ``buf`` (int64), found a chunk at a time."""
+    mask = np.empty(min(CHUNK, buf.size), bool)
+    found = [np.zeros(0, INDEX_DTYPE)]
+    for start in range(0, buf.size, CHUNK):
+        chunk = buf[start : start + CHUNK]
+        np.equal(chunk, NEWLINE, out=mask[: chunk.size])
+        found.append(np.flatnonzero(mask[: chunk.size]) + start)
+    return np.concatenate(found).astype(INDEX_DTYPE, copy=False)
 
 
 def check_parts(num_parts: Any, part_index: Any) -> tuple[int, int]:
@@ -38,19 +54,19 @@ def part_lines(buf: np.ndarray, num_parts: int, part_index: int
 
     Parts are MXNet's (dmlc's): byte ranges of ``ceil(size / num_parts)`` bytes, each begun
     after the first newline at or after its offset (part 0 at byte 0)."""
-    newlines = np.flatnonzero(buf == NEWLINE)
+    ends = newlines(buf)
     step = -(-buf.size // num_parts)
 
     def start(part: int) -> int:
         if part == 0:
             return 0
         offset = min(step * part, buf.size)
-        at = int(np.searchsorted(newlines, offset))
-        return int(newlines[at]) + 1 if at < newlines.size else buf.size
+        at = int(np.searchsorted(ends, offset))
+        return int(ends[at]) + 1 if at < ends.size else buf.size
 
     lo, hi = start(part_index), start(part_index + 1) if part_index + 1 < num_parts else buf.size
-    first, last = np.searchsorted(newlines, lo), np.searchsorted(newlines, hi)
-    inner = newlines[first:last]
+    first, last = np.searchsorted(ends, lo), np.searchsorted(ends, hi)
+    inner = ends[first:last]
     begin = np.concatenate(([lo], inner + 1)).astype(INDEX_DTYPE)
     end = np.concatenate((inner, [hi])).astype(INDEX_DTYPE)
     number = np.arange(first + 1, first + 2 + inner.size, dtype=INDEX_DTYPE)

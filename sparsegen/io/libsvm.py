@@ -18,7 +18,8 @@ from .files import check_parts, line_text, part_lines, read_bytes
 _REASONS = {
     BAD_LABEL: "the label is not a number (a line is 'label[:weight] index:value ...')",
     BAD_FEATURE: "a feature is not 'index:value' (a non-negative integer index, a number)",
-    OUT_OF_RANGE: "a feature index is not below the number of columns {cols}",
+    OUT_OF_RANGE: "a feature index is not below the number of columns {cols} (or has more "
+                  f"than {MAX_DIGITS} digits)",
     NOT_INCREASING: "feature indices must increase along a line",
 }
 
@@ -45,8 +46,7 @@ def read_libsvm(path: Any, cols: int, num_parts: int = 1, part_index: int = 0
             r = int(bad[0])
             raise SparsegenError(
                 f"LibSVMIter: {path}, line {int(number[r])}: "
-                f"{_REASONS[int(result[r])].format(cols=cols)} (indices of at most {MAX_DIGITS} "
-                f"digits): {line_text(buf, int(begin[r]), int(end[r]))!r}"
+                f"{_REASONS[int(result[r])].format(cols=cols)}: {line_text(buf, int(begin[r]), int(end[r]))!r}"
             )
         keep = result == 0
         result = parse(buf, begin[keep], end[keep], cols)

@@ -26,15 +26,15 @@ def csr_rows(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     @T.prim_func(s_tir=True)
     def count(indptr: T.handle, ids: T.handle, out_indptr: T.handle):
         T.func_attr({"tirx.noalias": True})
-        n = T.int64()
+        n1 = T.int64()  # rows + 1: n alone would not be bound by any buffer
         m = T.int64()
-        P = T.match_buffer(indptr, (n + 1,), "int64", align=8)
+        P = T.match_buffer(indptr, (n1,), "int64", align=8)
         Ids = T.match_buffer(ids, (m,), "int64", align=8)
         Q = T.match_buffer(out_indptr, (m + 1,), "int64", align=8)
         for r in T.serial(m):
             with T.sblock("rows"):
                 vr = T.axis.spatial(m, r)
-                T.reads(P[0 : n + 1], Ids[vr])
+                T.reads(P[0:n1], Ids[vr])
                 T.writes(Q[vr + 1])
                 Q[vr + 1] = P[Ids[vr] + 1] - P[Ids[vr]]
         offsets(Q, m)
@@ -43,13 +43,13 @@ def csr_rows(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     def fill(data: T.handle, indices: T.handle, indptr: T.handle, ids: T.handle,
              out_indptr: T.handle, out_data: T.handle, out_indices: T.handle):
         T.func_attr({"tirx.noalias": True})
-        n = T.int64()
+        n1 = T.int64()
         nnz = T.int64()
         m = T.int64()
         onnz = T.int64()
         Data = T.match_buffer(data, (nnz,), dtype, align=itemsize)
         Idx = T.match_buffer(indices, (nnz,), "int64", align=8)
-        P = T.match_buffer(indptr, (n + 1,), "int64", align=8)
+        P = T.match_buffer(indptr, (n1,), "int64", align=8)
         Ids = T.match_buffer(ids, (m,), "int64", align=8)
         Q = T.match_buffer(out_indptr, (m + 1,), "int64", align=8)
         OData = T.match_buffer(out_data, (onnz,), dtype, align=itemsize)
@@ -57,7 +57,7 @@ def csr_rows(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
         for r in T.serial(m):
             with T.sblock("rows"):
                 vr = T.axis.spatial(m, r)
-                T.reads(Data[0:nnz], Idx[0:nnz], P[0 : n + 1], Ids[vr], Q[vr : vr + 2])
+                T.reads(Data[0:nnz], Idx[0:nnz], P[0:n1], Ids[vr], Q[vr : vr + 2])
                 T.writes(OData[Q[vr] : Q[vr + 1]], OIdx[Q[vr] : Q[vr + 1]])
                 for t in T.serial(Q[vr + 1] - Q[vr]):
                     OData[Q[vr] + t] = Data[P[Ids[vr]] + t]

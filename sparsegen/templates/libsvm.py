@@ -1,9 +1,11 @@
 """libsvm text -> csr: each line of a uint8 buffer parsed in its own ``rows`` block.
 
 A line is ``label[:weight] [qid:q] index:value ...``, tokens separated by spaces, tabs or
-``\\r``. ``count`` validates every line and writes its number of features (then their prefix
-sum) and an error code; ``fill`` parses the lines again and writes labels, values and column
-ids. Numbers are parsed as a decimal mantissa of up to 18 significant digits times a power of
+``\\r``. ``count`` writes each line's number of colons in feature tokens (tokens after the
+first that do not start with ``q``: a valid line has one a feature), then their prefix sum;
+``fill`` parses and validates the lines, writes labels, values and column ids, and an error code
+per line (a line with more features than ``count`` found is an error, never a write outside
+its row). Numbers are parsed as a decimal mantissa of up to 18 significant digits times a power of
 ten (divided by it for negative exponents, so values of up to 15 digits are exact in float64).
 """
 
@@ -16,7 +18,7 @@ from . import element_bytes
 from .scan import offsets
 
 OK, BAD_LABEL, BAD_FEATURE, OUT_OF_RANGE, NOT_INCREASING, BLANK = 0, 1, 2, 3, 4, 5
-"""The error codes ``count`` writes per line (``BLANK``: the line holds only white space)."""
+"""The error codes ``fill`` writes per line (``BLANK``: the line holds only white space)."""
 
 MAX_DIGITS = 18
 """Significant digits read into a mantissa or an index (more digits in an index: an error)."""
@@ -166,11 +168,11 @@ def _index(B, st):
             st[_GO] = T.int64(0)
 
 
-def _line(dtype: str, write: bool):
-    """The macro parsing line ``r``: validating and counting, or (``write``) writing it."""
+def _line(dtype: str):
+    """The macro parsing and writing line ``r`` (its features at ``st[_POS]`` up to ``last``)."""
 
     @T.macro
-    def feature(B, st, fv, cols, Data, Idx):
+    def feature(B, st, fv, cols, last, Data, Idx):
         st[_NDIG] = T.int64(0)
         _index(B, st)
         if st[_NDIG] == T.int64(0):
@@ -191,10 +193,11 @@ def _line(dtype: str, write: bool):
                 _fail(st, OUT_OF_RANGE)
             elif st[_IDX] <= st[_PREV]:
                 _fail(st, NOT_INCREASING)
+        if st[_ERR] == T.int64(0) and st[_POS] >= last:
+            _fail(st, BAD_FEATURE)
         if st[_ERR] == T.int64(0):
-            if write:
-                Data[st[_POS]] = T.Cast(dtype, fv[0])
-                Idx[st[_POS]] = st[_IDX]
+            Data[st[_POS]] = T.Cast(dtype, fv[0])
+            Idx[st[_POS]] = st[_IDX]
             st[_POS] = st[_POS] + T.int64(1)
             st[_PREV] = st[_IDX]
 
@@ -211,7 +214,7 @@ def _line(dtype: str, write: bool):
                 st[_GO] = T.int64(0)
 
     @T.macro
-    def line(B, begin, end, st, fv, cols, L, r, Data, Idx):
+    def line(B, begin, end, last, st, fv, cols, L, r, Data, Idx):
         st[_P] = begin
         st[_END] = end
         st[_ERR] = T.int64(0)
@@ -227,8 +230,7 @@ def _line(dtype: str, write: bool):
                     st[_P] = st[_P] + T.int64(1)
                     _number(B, st, fv, BAD_LABEL)
             _token_ends(B, st, BAD_LABEL)
-            if write:
-                L[r] = T.Cast(dtype, fv[1])
+            L[r] = T.Cast(dtype, fv[1])
             st[_LOOP] = T.int64(1)
             while st[_LOOP] == T.int64(1):
                 _skip_ws(B, st)
@@ -237,21 +239,19 @@ def _line(dtype: str, write: bool):
                 elif B[st[_P]] == 113:  # qid:<n>, ignored
                     skip_token(B, st)
                 else:
-                    feature(B, st, fv, cols, Data, Idx)
+                    feature(B, st, fv, cols, last, Data, Idx)
 
     return line
 
 
 def libsvm(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
-    """``count``: each line's feature count (then offsets in ``indptr``) and error code.
-    ``fill``: labels, values and column ids of lines ``count`` found valid."""
+    """``count``: each line's colons in feature tokens (then offsets in ``indptr``).
+    ``fill``: labels, values and column ids, and each line's error code."""
     itemsize = element_bytes(dtype)
-    counting = _line(dtype, write=False)
-    writing = _line(dtype, write=True)
+    line = _line(dtype)
 
     @T.prim_func(s_tir=True)
-    def count(buf: T.handle, begin: T.handle, end: T.handle, cols: T.int64, indptr: T.handle,
-              err: T.handle):
+    def count(buf: T.handle, begin: T.handle, end: T.handle, indptr: T.handle):
         T.func_attr({"tirx.noalias": True})
         nb = T.int64()
         m = T.int64()
@@ -259,23 +259,34 @@ def libsvm(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
         Begin = T.match_buffer(begin, (m,), "int64", align=8)
         End = T.match_buffer(end, (m,), "int64", align=8)
         P = T.match_buffer(indptr, (m + 1,), "int64", align=8)
-        Err = T.match_buffer(err, (m,), "int64", align=8)
         for r in T.serial(m):
             with T.sblock("rows"):
                 vr = T.axis.spatial(m, r)
                 T.reads(B[0:nb], Begin[vr], End[vr])
-                T.writes(P[vr + 1], Err[vr])
-                st = T.alloc_buffer((16,), "int64", scope="local")
-                fv = T.alloc_buffer((2,), "float64", scope="local")
-                st[_POS] = T.int64(0)
-                counting(B, Begin[vr], End[vr], st, fv, cols, None, vr, None, None)
-                P[vr + 1] = st[_POS]
-                Err[vr] = st[_ERR]
+                T.writes(P[vr + 1])
+                # st: colons, tokens begun, inside a token, the token is the label or a qid
+                st = T.alloc_buffer((4,), "int64", scope="local")
+                st[0] = T.int64(0)
+                st[1] = T.int64(0)
+                st[2] = T.int64(0)
+                st[3] = T.int64(1)
+                for p in T.serial(End[vr] - Begin[vr]):
+                    if _ws(B[Begin[vr] + p]):
+                        st[2] = T.int64(0)
+                    else:
+                        if st[2] == T.int64(0):
+                            st[2] = T.int64(1)
+                            st[1] = st[1] + T.int64(1)
+                            st[3] = T.Cast("int64", T.Or(st[1] == T.int64(1),
+                                                         B[Begin[vr] + p] == 113))
+                        if B[Begin[vr] + p] == 58 and st[3] == T.int64(0):
+                            st[0] = st[0] + T.int64(1)
+                P[vr + 1] = st[0]
         offsets(P, m)
 
     @T.prim_func(s_tir=True)
     def fill(buf: T.handle, begin: T.handle, end: T.handle, cols: T.int64, indptr: T.handle,
-             labels: T.handle, data: T.handle, indices: T.handle):
+             labels: T.handle, data: T.handle, indices: T.handle, err: T.handle):
         T.func_attr({"tirx.noalias": True})
         nb = T.int64()
         m = T.int64()
@@ -287,14 +298,18 @@ def libsvm(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
         L = T.match_buffer(labels, (m,), dtype, align=itemsize)
         Data = T.match_buffer(data, (nnz,), dtype, align=itemsize)
         Idx = T.match_buffer(indices, (nnz,), "int64", align=8)
+        Err = T.match_buffer(err, (m,), "int64", align=8)
         for r in T.serial(m):
             with T.sblock("rows"):
                 vr = T.axis.spatial(m, r)
-                T.reads(B[0:nb], Begin[vr], End[vr], P[vr])
-                T.writes(L[vr], Data[P[vr] : P[vr + 1]], Idx[P[vr] : P[vr + 1]])
+                T.reads(B[0:nb], Begin[vr], End[vr], P[vr : vr + 2])
+                T.writes(L[vr], Data[P[vr] : P[vr + 1]], Idx[P[vr] : P[vr + 1]], Err[vr])
                 st = T.alloc_buffer((16,), "int64", scope="local")
                 fv = T.alloc_buffer((2,), "float64", scope="local")
                 st[_POS] = P[vr]
-                writing(B, Begin[vr], End[vr], st, fv, cols, L, vr, Data, Idx)
+                line(B, Begin[vr], End[vr], P[vr + 1], st, fv, cols, L, vr, Data, Idx)
+                if st[_ERR] == T.int64(0) and st[_POS] != P[vr + 1]:
+                    st[_ERR] = T.int64(BAD_FEATURE)
+                Err[vr] = st[_ERR]
 
     return {"count": count, "fill": fill}
