@@ -10,8 +10,12 @@ from ..context import cpu
 from ..errors import InvalidValue, NotSupported, SparsegenError
 from ..ndarray import CSRNDArray, NDArray
 from ..ops.libsvm import parse
-from ..templates.libsvm import (BAD_FEATURE, BAD_LABEL, BLANK, MAX_DIGITS, NOT_INCREASING,
-                                OUT_OF_RANGE)
+from ..formats import LIBSVM_BAD_FEATURE as BAD_FEATURE
+from ..formats import LIBSVM_BAD_LABEL as BAD_LABEL
+from ..formats import LIBSVM_BLANK as BLANK
+from ..formats import LIBSVM_DIGITS as MAX_DIGITS
+from ..formats import LIBSVM_NOT_INCREASING as NOT_INCREASING
+from ..formats import LIBSVM_OUT_OF_RANGE as OUT_OF_RANGE
 from .batching import RoundRobinIter
 from .files import check_parts, line_text, part_lines, read_bytes
 

@@ -14,14 +14,14 @@ from __future__ import annotations
 import tvm
 from tvm.script import tirx as T
 
+from ..formats import LIBSVM_BAD_FEATURE as BAD_FEATURE
+from ..formats import LIBSVM_BAD_LABEL as BAD_LABEL
+from ..formats import LIBSVM_BLANK as BLANK
+from ..formats import LIBSVM_DIGITS as MAX_DIGITS
+from ..formats import LIBSVM_NOT_INCREASING as NOT_INCREASING
+from ..formats import LIBSVM_OUT_OF_RANGE as OUT_OF_RANGE
 from . import element_bytes
 from .scan import offsets
-
-OK, BAD_LABEL, BAD_FEATURE, OUT_OF_RANGE, NOT_INCREASING, BLANK = 0, 1, 2, 3, 4, 5
-"""The error codes ``fill`` writes per line (``BLANK``: the line holds only white space)."""
-
-MAX_DIGITS = 18
-"""Significant digits read into a mantissa or an index (more digits in an index: an error)."""
 
 # slots of a line's int64 state
 _P, _END, _GO, _ERR, _MANT, _EXP, _NDIG, _SEEN, _DOT, _NEG, _EV, _ENEG, _IDX, _PREV, _POS, _LOOP = range(16)
