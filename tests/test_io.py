@@ -122,8 +122,9 @@ def test_ndarray_iter_names_shapes_and_refusals():
         mx.io.NDArrayIter({"a": data, "b": data[:5]})
     with pytest.raises(TypeError):
         mx.io.NDArrayIter({"a": object()})
-    with pytest.raises(NotImplementedError):
-        mx.io.NDArrayIter(mx.nd.sparse.row_sparse_array(data))
+    with pytest.warns(mx.StorageFallbackWarning):
+        it = mx.io.NDArrayIter(mx.nd.sparse.row_sparse_array(data), batch_size=4)
+    assert it.next().data[0].stype == "default"
     it = mx.io.NDArrayIter(data, batch_size=4)
     with pytest.raises(mx.MXNetError, match="no current batch"):
         it.getdata()

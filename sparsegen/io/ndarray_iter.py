@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections import OrderedDict
+import warnings
 from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidType, InvalidValue, NotSupported, SparsegenError
+from ..errors import (InvalidType, InvalidValue, NotSupported, SparsegenError,
+                      StorageFallbackWarning)
 from ..formats import INDEX_DTYPE
 from ..ndarray import CSRNDArray, NDArray, RowSparseNDArray, array
 from .batching import check_batch_size, take_rows
@@ -39,8 +41,10 @@ def _sources(data: Any, allow_empty: bool, default_name: str) -> list[tuple[str,
                 raise InvalidType(f"NDArrayIter: invalid type {type(value).__name__!r} for "
                                   f"{name!r}, should be an NDArray, numpy.ndarray or "
                                   f"scipy.sparse.csr_matrix ({error})") from None
-        if isinstance(value, RowSparseNDArray):
-            raise NotSupported(f"NDArrayIter: {name!r} is row_sparse; give dense or csr arrays")
+        if isinstance(value, RowSparseNDArray):  # MXNet's slices fall back to dense too
+            warnings.warn(f"NDArrayIter: row_sparse {name!r} is batched as a dense array",
+                          StorageFallbackWarning, stacklevel=3)
+            value = value.tostype("default")
         if value.ndim == 0:
             raise InvalidValue(f"NDArrayIter: {name!r} is a scalar; it needs a batch axis")
         sources.append((str(name), value))

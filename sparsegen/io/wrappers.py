@@ -9,7 +9,29 @@ from ..errors import InvalidValue, SparsegenError
 from .desc import DataBatch, DataDesc, DataIter
 
 
-class ResizeIter(DataIter):
+class _Wrapper(DataIter):
+    """An iterator whose current batch is a ``DataBatch`` of another iterator's."""
+
+    current_batch: DataBatch | None = None
+
+    def getdata(self) -> Any:
+        """The current batch's data."""
+        return self.current_batch.data
+
+    def getlabel(self) -> Any:
+        """The current batch's label."""
+        return self.current_batch.label
+
+    def getindex(self) -> Any:
+        """The current batch's index."""
+        return self.current_batch.index
+
+    def getpad(self) -> Any:
+        """The current batch's pad."""
+        return self.current_batch.pad
+
+
+class ResizeIter(_Wrapper):
     """``size`` batches an epoch from ``data_iter``, restarting it whenever it runs out."""
 
     def __init__(self, data_iter: DataIter, size: int, reset_internal: bool = True) -> None:
@@ -18,7 +40,6 @@ class ResizeIter(DataIter):
         self.size = size
         self.reset_internal = reset_internal
         self.cur = 0
-        self.current_batch: DataBatch | None = None
         self.provide_data = data_iter.provide_data
         self.provide_label = data_iter.provide_label
         self.batch_size = data_iter.batch_size
@@ -43,22 +64,6 @@ class ResizeIter(DataIter):
         self.cur += 1
         return True
 
-    def getdata(self) -> Any:
-        """The current batch's data."""
-        return self.current_batch.data
-
-    def getlabel(self) -> Any:
-        """The current batch's label."""
-        return self.current_batch.label
-
-    def getindex(self) -> Any:
-        """The current batch's index."""
-        return self.current_batch.index
-
-    def getpad(self) -> Any:
-        """The current batch's pad."""
-        return self.current_batch.pad
-
 
 def _renamed(descs: list[Any], names: dict[str, str] | None) -> list[DataDesc]:
     if names is None:
@@ -67,7 +72,7 @@ def _renamed(descs: list[Any], names: dict[str, str] | None) -> list[DataDesc]:
             else DataDesc(*d) for d in descs]
 
 
-class PrefetchingIter(DataIter):
+class PrefetchingIter(_Wrapper):
     """Batches of several iterators side by side, each read ahead by a thread of its own."""
 
     def __init__(self, iters: Any, rename_data: list[dict[str, str]] | None = None,
@@ -85,7 +90,6 @@ class PrefetchingIter(DataIter):
         for event in self.data_taken:
             event.set()
         self.started = True
-        self.current_batch: DataBatch | None = None
         self.next_batch: list[Any] = [None] * self.n_iter
         self._errors: list[BaseException | None] = [None] * self.n_iter
         self.prefetch_threads = [threading.Thread(target=self._prefetch, args=(i,), daemon=True)
@@ -168,19 +172,3 @@ class PrefetchingIter(DataIter):
         if self.iter_next():
             return self.current_batch
         raise StopIteration
-
-    def getdata(self) -> Any:
-        """The current batch's data."""
-        return self.current_batch.data
-
-    def getlabel(self) -> Any:
-        """The current batch's label."""
-        return self.current_batch.label
-
-    def getindex(self) -> Any:
-        """The current batch's index."""
-        return self.current_batch.index
-
-    def getpad(self) -> Any:
-        """The current batch's pad."""
-        return self.current_batch.pad

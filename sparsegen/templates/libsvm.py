@@ -35,17 +35,31 @@ def _digit(c):
     return T.And(c >= 48, c <= 57)
 
 
-@T.macro
-def _skip_ws(B, st):
-    st[_GO] = T.int64(1)
-    while st[_GO] == T.int64(1):
-        if st[_P] < st[_END]:
-            if _ws(B[st[_P]]):
-                st[_P] = st[_P] + T.int64(1)
+def _skipping(spaces: bool):
+    """The macro moving ``st[_P]`` over white space (``spaces``) or over a token."""
+
+    @T.macro
+    def skip(B, st):
+        st[_GO] = T.int64(1)
+        while st[_GO] == T.int64(1):
+            if st[_P] < st[_END]:
+                if spaces:  # a Python bool: one branch is generated (`== True` miscompiles)
+                    if _ws(B[st[_P]]):
+                        st[_P] = st[_P] + T.int64(1)
+                    else:
+                        st[_GO] = T.int64(0)
+                elif _ws(B[st[_P]]):
+                    st[_GO] = T.int64(0)
+                else:
+                    st[_P] = st[_P] + T.int64(1)
             else:
                 st[_GO] = T.int64(0)
-        else:
-            st[_GO] = T.int64(0)
+
+    return skip
+
+
+_skip_ws = _skipping(True)
+_skip_token = _skipping(False)
 
 
 @T.macro
@@ -202,18 +216,6 @@ def _line(dtype: str):
             st[_PREV] = st[_IDX]
 
     @T.macro
-    def skip_token(B, st):
-        st[_GO] = T.int64(1)
-        while st[_GO] == T.int64(1):
-            if st[_P] < st[_END]:
-                if _ws(B[st[_P]]):
-                    st[_GO] = T.int64(0)
-                else:
-                    st[_P] = st[_P] + T.int64(1)
-            else:
-                st[_GO] = T.int64(0)
-
-    @T.macro
     def line(B, begin, end, last, st, fv, cols, L, r, Data, Idx):
         st[_P] = begin
         st[_END] = end
@@ -237,7 +239,7 @@ def _line(dtype: str):
                 if st[_P] >= st[_END] or st[_ERR] != T.int64(0):
                     st[_LOOP] = T.int64(0)
                 elif B[st[_P]] == 113:  # qid:<n>, ignored
-                    skip_token(B, st)
+                    _skip_token(B, st)
                 else:
                     feature(B, st, fv, cols, last, Data, Idx)
 
