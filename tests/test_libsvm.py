@@ -150,8 +150,9 @@ def test_huge_columns_and_exact_values(tmp_path):
 ])
 def test_bad_lines_name_file_and_line(tmp_path, text, line, reason):
     path = _write(tmp_path, "bad.t", text)
+    it = mx.io.LibSVMIter(data_libsvm=path, data_shape=(3,), batch_size=2)
     with pytest.raises(mx.MXNetError, match=reason) as error:
-        mx.io.LibSVMIter(data_libsvm=path, data_shape=(3,), batch_size=2)
+        list(it)  # a batch parses its lines: the one holding the bad line raises
     assert f"{path}, line {line}:" in str(error.value)
 
 

@@ -29,26 +29,27 @@ def check_batch_size(batch_size: Any) -> int:
 
 
 class RoundRobinIter(DataIter):
-    """Batches of whole in-memory arrays in file order, as MXNet's file iterators batch.
+    """Batches of ``rows`` rows in file order, as MXNet's file iterators batch; ``fetch(ids)``
+    gives the data and label arrays of rows ``ids``.
 
     With ``round_batch`` the last batch of an epoch is completed with rows from the start
     (``pad`` counts them) and the next epoch starts after those rows; without it the padding
     rows are those of the batch before (as MXNet's CSVIter leaves them), ``pad`` says how many to
     ignore, and the next epoch starts at row 0. ``index`` holds the rows' numbers (uint64, as MXNet)."""
 
-    def __init__(self, data: NDArray, label: NDArray, batch_size: int, round_batch: bool,
-                 data_name: str = "data", label_name: str = "softmax_label") -> None:
+    def __init__(self, rows: int, fetch: Any, data: DataDesc, label: DataDesc,
+                 batch_size: int, round_batch: bool) -> None:
         super().__init__(check_batch_size(batch_size))
-        self._data, self._label = data, label
+        self._fetch = fetch  # fetch(row ids) -> (data, label) of those rows
         self._round = bool(round_batch)
-        self._rows = data.shape[0]
+        self._rows = rows
         self._start = 0
         self._cursor = 0
         self._ids: np.ndarray | None = None
+        self._batch: tuple[NDArray, NDArray] | None = None
         self._pad = 0
-        self.provide_data = [DataDesc(data_name, (self.batch_size, *data.shape[1:]), data.dtype)]
-        self.provide_label = [DataDesc(label_name, (self.batch_size, *label.shape[1:]),
-                                       label.dtype)]
+        self.provide_data = [DataDesc(data.name, (self.batch_size, *data.shape), data.dtype)]
+        self.provide_label = [DataDesc(label.name, (self.batch_size, *label.shape), label.dtype)]
 
     def reset(self) -> None:
         """Start the next epoch (after the rows the last one borrowed, with ``round_batch``)."""
@@ -62,7 +63,7 @@ class RoundRobinIter(DataIter):
             return False
         ids = np.arange(self._cursor, self._cursor + self.batch_size, dtype=INDEX_DTYPE)
         self._pad = max(0, self._cursor + self.batch_size - self._rows)
-        previous, self._ids = self._ids, ids % self._rows
+        previous, self._ids, self._batch = self._ids, ids % self._rows, None
         if self._pad and not self._round and previous is not None:
             self._ids[-self._pad :] = previous[-self._pad :]  # MXNet leaves the last batch's rows
         self._cursor += self.batch_size
@@ -76,13 +77,18 @@ class RoundRobinIter(DataIter):
                                  "first (and reset() after the end of the data)")
         return self._ids
 
+    def _fetched(self) -> tuple[NDArray, NDArray]:
+        if self._batch is None:
+            self._batch = self._fetch(self._current())
+        return self._batch
+
     def getdata(self) -> NDArray:
         """The data of the current batch (one array, as MXNet's file iterators give)."""
-        return take_rows(self._data, self._current())
+        return self._fetched()[0]
 
     def getlabel(self) -> NDArray:
         """The label of the current batch (one array)."""
-        return take_rows(self._label, self._current())
+        return self._fetched()[1]
 
     def getindex(self) -> np.ndarray:
         """The row numbers of the current batch's examples (uint64)."""

@@ -12,7 +12,8 @@ from ..context import cpu
 from ..errors import InvalidValue, SparsegenError
 from ..formats import check_dtype, check_shape
 from ..ndarray import NDArray
-from .batching import RoundRobinIter
+from .batching import RoundRobinIter, take_rows
+from .desc import DataDesc
 
 
 def read_csv(path: Any, shape: tuple[int, ...], dtype: np.dtype, what: str) -> np.ndarray:
@@ -56,4 +57,8 @@ class CSVIter(RoundRobinIter):
                                    f"{data_csv} has {data.shape[0]}")
         if math.prod(label_shape) == 1:
             label = label.reshape(label.shape[0])
-        super().__init__(NDArray(data, cpu()), NDArray(label, cpu()), batch_size, round_batch)
+        data, label = NDArray(data, cpu()), NDArray(label, cpu())
+        super().__init__(data.shape[0], lambda ids: (take_rows(data, ids), take_rows(label, ids)),
+                         DataDesc("data", data.shape[1:], data.dtype),
+                         DataDesc("softmax_label", label.shape[1:], label.dtype),
+                         batch_size, round_batch)
