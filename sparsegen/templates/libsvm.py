@@ -142,12 +142,20 @@ def _number(B, st, fv, code):
         _fail(st, code)
     _exponent(B, st, code)
     st[_EXP] = st[_EXP] + T.if_then_else(st[_ENEG] == T.int64(1), -st[_EV], st[_EV])
+    # fv[2] = 10 ** |exponent|: multiplied out (exact) up to 10 ** 22, else pow
+    st[_EV] = T.if_then_else(st[_EXP] >= T.int64(0), st[_EXP], -st[_EXP])
+    fv[2] = T.float64(1)
+    if st[_EV] <= T.int64(22):
+        for _ in T.serial(st[_EV]):
+            fv[2] = fv[2] * T.float64(10)
+    else:
+        fv[2] = T.pow(T.float64(10), T.Cast("float64", st[_EV]))
     if st[_MANT] == T.int64(0):
         fv[0] = T.float64(0)
     elif st[_EXP] >= T.int64(0):
-        fv[0] = T.Cast("float64", st[_MANT]) * T.pow(T.float64(10), T.Cast("float64", st[_EXP]))
+        fv[0] = T.Cast("float64", st[_MANT]) * fv[2]
     else:
-        fv[0] = T.Cast("float64", st[_MANT]) / T.pow(T.float64(10), T.Cast("float64", -st[_EXP]))
+        fv[0] = T.Cast("float64", st[_MANT]) / fv[2]
     if st[_NEG] == T.int64(1):
         fv[0] = -fv[0]
 
@@ -307,7 +315,7 @@ def libsvm(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 T.reads(B[0:nb], Begin[vr], End[vr], P[vr : vr + 2])
                 T.writes(L[vr], Data[P[vr] : P[vr + 1]], Idx[P[vr] : P[vr + 1]], Err[vr])
                 st = T.alloc_buffer((16,), "int64", scope="local")
-                fv = T.alloc_buffer((2,), "float64", scope="local")
+                fv = T.alloc_buffer((3,), "float64", scope="local")
                 st[_POS] = P[vr]
                 line(B, Begin[vr], End[vr], P[vr + 1], st, fv, cols, L, vr, Data, Idx)
                 if st[_ERR] == T.int64(0) and st[_POS] != P[vr + 1]:
