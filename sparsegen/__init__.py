@@ -21,3 +21,7 @@ __all__ += ["lr_scheduler"]
 from . import random  # noqa: E402 - mx.random
 
 __all__ += ["random"]
+
+from . import io  # noqa: E402 - mx.io, the data iterators
+
+__all__ += ["io"]

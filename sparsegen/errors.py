@@ -33,3 +33,8 @@ class KernelCacheWarning(UserWarning):
 
 class TargetWarning(UserWarning):
     """The compile target is weaker than the machine (for example LLVM reports a ``generic`` CPU)."""
+
+
+class NotSupported(SparsegenError, NotImplementedError):
+    """A combination MXNet refuses with ``NotImplementedError`` (csr data in ``NDArrayIter``
+    without ``last_batch_handle='discard'``): catchable as either."""

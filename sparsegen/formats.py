@@ -51,6 +51,14 @@ MERGE_CHUNK = 256
 each chunk is one parallel task, on a GPU one thread; the kernel takes the chunk count from the
 size of its ``runs`` scratch."""
 
+# -- io: what the libsvm parser kernel reports per line (templates/libsvm.py, io/libsvm.py) --
+LIBSVM_OK, LIBSVM_BAD_LABEL, LIBSVM_BAD_FEATURE, LIBSVM_OUT_OF_RANGE = 0, 1, 2, 3
+LIBSVM_NOT_INCREASING, LIBSVM_BLANK = 4, 5
+"""The error codes of kernel ``libsvm.fill`` per line (``LIBSVM_BLANK``: only white space)."""
+LIBSVM_DIGITS = 18
+"""Significant digits the libsvm parser reads into a mantissa or an index (more digits in an
+index: ``LIBSVM_OUT_OF_RANGE``)."""
+
 
 def preview(values: Any, limit: int = 6) -> str:
     """A short print of offending values."""

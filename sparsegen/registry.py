@@ -519,6 +519,41 @@ _REDUCE_KERNELS = (
     ),
 )
 """Reductions (sparsegen/ops/reduce.py runs them)."""
+# -- io: the data iterators' kernels --
+_IO_KERNELS = (
+    KernelDef(
+        "csr_rows",
+        "sparsegen.templates.csr_rows:csr_rows",
+        _ROWS,
+        ("dtype",),
+        (
+            ("count", "(indptr[n+1] int64, ids[m] int64 <n, out_indptr[m+1] int64 WRITTEN)"),
+            ("fill", "(data[nnz] dtype, indices[nnz] int64, indptr[n+1] int64 ptr(nnz), "
+                     "ids[m] int64 <n, out_indptr[m+1] int64 internal, "
+                     "out_data[onnz] dtype WRITTEN, out_indices[onnz] int64 WRITTEN)"),
+            ("dense", "(x[k,d] dtype, ids[m] int64 <k, out[m,d] dtype WRITTEN)"),
+        ),
+        "rows by an id table: csr rows (count their lengths as offsets, then copy them) and "
+        "dense rows (the data iterators' batches)",
+    ),
+    KernelDef(
+        "libsvm",
+        "sparsegen.templates.libsvm:libsvm",
+        _ROWS,
+        ("dtype",),
+        (
+            ("count", "(buf[nb] uint8, begin[m] int64, end[m] int64, "
+                      "indptr[m+1] int64 WRITTEN)"),
+            ("fill", "(buf[nb] uint8, begin[m] int64, end[m] int64, cols int64, "
+                     "indptr[m+1] int64 internal, labels[m] dtype WRITTEN, "
+                     "data[nnz] dtype WRITTEN, indices[nnz] int64 WRITTEN, "
+                     "err[m] int64 WRITTEN)"),
+        ),
+        "libsvm text -> csr: count each line's features (offsets), then parse and validate "
+        "labels, values and column ids (an error code per line)",
+        ("float32",),
+    ),
+)
 
 KERNELS: dict[str, KernelDef] = {
     k.name: k
@@ -582,6 +617,7 @@ KERNELS: dict[str, KernelDef] = {
     + _NN_KERNELS
     + _STRIDED_KERNELS + _SHAPE_KERNELS
     + _REDUCE_KERNELS
+    + _IO_KERNELS
 }
 """Every kernel sparsegen generates."""
 

@@ -209,6 +209,22 @@ def _check_other_ops(ctx: mx.Context) -> None:
         np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5, atol=1e-5, err_msg=name)
 
 
+def _check_random(ctx: mx.Context) -> None:
+    """One seed draws the CPU's numbers on ``ctx`` (kernels ``random``, ``random_multinomial``)."""
+    probabilities = np.tile(np.float32([0.1, 0.3, 0.6]), (20, 1))
+    draws = []
+    for where in (mx.cpu(), ctx):
+        mx.random.seed(7)
+        uniform = mx.nd.random.uniform(shape=(50,), ctx=where)
+        picks = mx.nd.random.multinomial(mx.nd.array(probabilities, ctx=where))
+        assert uniform.context == picks.context == where
+        draws.append((uniform.asnumpy(), picks.asnumpy()))
+    (u_cpu, m_cpu), (u_ctx, m_ctx) = draws
+    assert 0 <= u_cpu.min() and u_cpu.max() < 1 and set(np.unique(m_cpu)) <= {0, 1, 2}
+    np.testing.assert_array_equal(u_ctx, u_cpu)
+    np.testing.assert_array_equal(m_ctx, m_cpu)
+
+
 def test_every_kernel_family_runs_on_the_gpu(gpu, monkeypatch):
     """Between them the value checks above run every kernel family on ``gpu``: on a CUDA GPU,
     every family's CUDA build, checked against numpy (or the CPU's checked results)."""
@@ -225,6 +241,7 @@ def test_every_kernel_family_runs_on_the_gpu(gpu, monkeypatch):
                             ("nag", {"momentum": 0.9}), ("signum", {}), ("signum", {"momentum": 0}),
                             ("adadelta", {}), ("adamax", {}), ("nadam", {}), ("lamb", {})))
     check_nn_on_gpu(gpu)  # the nn kernels (tests/test_nn_ops.py)
+    _check_random(gpu)
     target = host_cpu() if device.emulated() else device.cuda_target(0)
     assert {key.kernel for key in loaded if key.target == target} == set(KERNELS)
 
