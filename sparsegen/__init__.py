@@ -16,3 +16,10 @@ __all__ = [
     "context", "cpu", "cpu_pinned", "current_context", "gpu", "interop", "kernels", "nd", "ndarray",
     "num_gpus", "optimizer",
 ]
+
+# -- utils (issue 13): keep this block last, once every module has added its functions --------
+from . import base, test_utils  # noqa: E402
+from .ndarray.keywords import check_keywords as _check_keywords  # noqa: E402
+
+_check_keywords(ndarray)
+__all__ += ["base", "test_utils"]

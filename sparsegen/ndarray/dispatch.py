@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..context import shared_memory
 from ..errors import SparsegenError, StorageFallbackWarning
 from ..rules import op_rule
 from .ndarray import NDArray
@@ -26,12 +27,13 @@ _WARNED: set[tuple[str, tuple[str, ...]]] = set()
 
 
 def _context(op: str, inputs: tuple[NDArray, ...]) -> Any:
-    """The one context of every input of the call; mixing contexts raises."""
+    """The context of the call's result: the first input's, as MXNet. Host contexts (``cpu(0)``,
+    ``cpu(1)``, ``cpu_pinned``) mix; a GPU with another GPU or with the host raises."""
     ctx = inputs[0]._ctx
     for array in inputs:  # a loop: a generator costs more than the check on small arrays
-        if array._ctx != ctx:
+        if array._ctx != ctx and not shared_memory(array._ctx, ctx):
             raise SparsegenError(
-                f"{op}: all arrays must be on one context, got "
+                f"{op}: all arrays must be on one device, got "
                 f"{', '.join(str(a.context) for a in inputs)}"
             )
     return ctx
@@ -61,7 +63,7 @@ def check_out(op: str, out: Any, shape: Sequence[int], dtype: Any, ctx: Any,
         raise SparsegenError(
             f"{op}: out has storage type {out.stype}, the op writes {' or '.join(stypes)}"
         )
-    if out.context != ctx:
+    if not shared_memory(out.context, ctx):
         raise SparsegenError(f"{op}: out is on {out.context}, the inputs are on {ctx}")
 
 
