@@ -33,7 +33,7 @@ def _context(op: str, inputs: tuple[NDArray, ...]) -> Any:
     for array in inputs:  # a loop: a generator costs more than the check on small arrays
         if array._ctx != ctx and not shared_memory(array._ctx, ctx):
             raise SparsegenError(
-                f"{op}: all arrays must be on one device, got "
+                f"{op}: all arrays must be on one context, got "
                 f"{', '.join(str(a.context) for a in inputs)}"
             )
     return ctx
