@@ -348,7 +348,7 @@ def rand_sparse_ndarray(shape: Sequence[int], stype: str, density: float | None 
             indices = np.flatnonzero(np.random.rand(shape[0]) < density)
         if indices.size == 0:
             empty = mx.nd.sparse.zeros("row_sparse", shape, ctx=ctx, dtype=dtype)
-            return empty, (np.array([], dtype), np.array([], np.int64))
+            return empty, (np.empty((0, *shape[1:]), dtype), np.array([], np.int64))
         values = np.random.rand(indices.size, *shape[1:]).astype(dtype)
         if data_init is not None:
             values.fill(data_init)

@@ -280,7 +280,7 @@ def _empty_row_sparse(shape: Any, dtype: Any) -> RowSparse:
 def _empty_csr(shape: Any, dtype: Any) -> CSR:
     shape = formats.check_shape(shape)
     if len(shape) != 2:
-        raise SparsegenError(f"csr storage needs a 2-D shape, got {shape}")
+        raise InvalidValue(f"csr storage needs a 2-D shape, got {shape}")
     dtype = formats.check_dtype(DEFAULT_DTYPE if dtype is None else dtype, "dtype")
     return CSR(np.empty(0, dtype), np.empty(0, INDEX_DTYPE), np.zeros(shape[0] + 1, INDEX_DTYPE),
                (shape[0], shape[1]))
