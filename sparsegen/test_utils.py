@@ -5,7 +5,8 @@ Comparisons (``assert_almost_equal`` with MXNet's per-dtype default tolerances, 
 with MXNet's ``uniform`` and ``powerlaw`` csr distributions), random shapes, the default context,
 and ``compare_optimizer``. Random data comes from numpy's global generator (seed it with
 ``np.random.seed``), as MXNet's helpers draw theirs: these build test inputs, they are not ops.
-``from mxnet.test_utils import *`` also brings ``mx`` and ``np``, as MXNet's module does.
+``from mxnet.test_utils import *`` also brings ``mx``, ``np`` and ``rnd`` (``numpy.random``), as
+MXNet's module does.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+import numpy.random as rnd
 
 import sparsegen as mx
 
@@ -184,32 +186,32 @@ def compare_ndarray_tuple(t1: Any, t2: Any, rtol: Any = None, atol: Any = None) 
 def rand_shape_2d(dim0: int = 10, dim1: int = 10, allow_zero_size: bool = False) -> tuple[int, int]:
     """A random 2-D shape with sizes in ``[1, dim]`` (``[0, dim]`` with ``allow_zero_size``)."""
     low = 0 if allow_zero_size else 1
-    return int(np.random.randint(low, dim0 + 1)), int(np.random.randint(low, dim1 + 1))
+    return int(rnd.randint(low, dim0 + 1)), int(rnd.randint(low, dim1 + 1))
 
 
 def rand_shape_3d(dim0: int = 10, dim1: int = 10, dim2: int = 10,
                   allow_zero_size: bool = False) -> tuple[int, int, int]:
     """A random 3-D shape with sizes in ``[1, dim]`` (``[0, dim]`` with ``allow_zero_size``)."""
     low = 0 if allow_zero_size else 1
-    return tuple(int(np.random.randint(low, d + 1)) for d in (dim0, dim1, dim2))  # type: ignore
+    return tuple(int(rnd.randint(low, d + 1)) for d in (dim0, dim1, dim2))  # type: ignore
 
 
 def rand_shape_nd(num_dim: int, dim: int = 10, allow_zero_size: bool = False) -> tuple[int, ...]:
     """A random ``num_dim``-D shape with sizes in ``[1, dim]`` (``[0, dim]`` with
     ``allow_zero_size``)."""
     low = 0 if allow_zero_size else 1
-    return tuple(int(d) for d in np.random.randint(low, dim + 1, size=num_dim))
+    return tuple(int(d) for d in rnd.randint(low, dim + 1, size=num_dim))
 
 
 def rand_coord_2d(x_low: int, x_high: int, y_low: int, y_high: int) -> tuple[int, int]:
     """A random point with ``x`` in ``[x_low, x_high)`` and ``y`` in ``[y_low, y_high)``."""
-    return (int(np.random.randint(x_low, x_high, dtype=np.int64)),
-            int(np.random.randint(y_low, y_high, dtype=np.int64)))
+    return (int(rnd.randint(x_low, x_high, dtype=np.int64)),
+            int(rnd.randint(y_low, y_high, dtype=np.int64)))
 
 
 def random_arrays(*shapes: Sequence[int]) -> Any:
     """Standard-normal float32 numpy arrays of ``shapes`` (one array for one shape)."""
-    arrays = [np.random.randn(*shape).astype(default_dtype()) for shape in shapes]
+    arrays = [rnd.randn(*shape).astype(default_dtype()) for shape in shapes]
     return arrays[0] if len(arrays) == 1 else arrays
 
 
@@ -218,7 +220,7 @@ def random_sample(population: list[Any], k: int) -> list[Any]:
     if not 0 <= k <= len(population):
         raise InvalidValue(f"k must be in [0, {len(population)}], got {k}")
     chosen = list(population)
-    np.random.shuffle(chosen)
+    rnd.shuffle(chosen)
     return chosen[:k]
 
 
@@ -314,7 +316,7 @@ def _powerlaw_csr(shape: Sequence[int], density: float, dtype: Any) -> Any:
     counts = _powerlaw_row_counts(rows, cols, int(rows * cols * density))
     indptr = np.concatenate([[0], np.cumsum(counts)])
     indices = np.concatenate([np.arange(c) for c in counts]) if rows else np.empty(0, np.int64)
-    data = (1 + np.random.uniform(0.001, 2, size=int(indptr[-1]))).astype(dtype)
+    data = (1 + rnd.uniform(0.001, 2, size=int(indptr[-1]))).astype(dtype)
     return scipy.sparse.csr_matrix((data, indices, indptr), shape=(rows, cols))
 
 
@@ -334,7 +336,7 @@ def rand_sparse_ndarray(shape: Sequence[int], stype: str, density: float | None 
     ``shuffle_csr_indices`` gives the same (sorted) matrix.
     """
     ctx = ctx or default_context()
-    density = float(np.random.rand()) if density is None else density
+    density = float(rnd.rand()) if density is None else density
     dtype = np.dtype(default_dtype() if dtype is None else dtype)
     distribution = distribution or "uniform"
     if stype == "row_sparse":
@@ -345,11 +347,11 @@ def rand_sparse_ndarray(shape: Sequence[int], stype: str, density: float | None 
             if len(indices) > shape[0]:
                 raise InvalidValue(f"{len(indices)} rsp_indices for {shape[0]} rows")
         else:
-            indices = np.flatnonzero(np.random.rand(shape[0]) < density)
+            indices = np.flatnonzero(rnd.rand(shape[0]) < density)
         if indices.size == 0:
             empty = mx.nd.sparse.zeros("row_sparse", shape, ctx=ctx, dtype=dtype)
             return empty, (np.empty((0, *shape[1:]), dtype), np.array([], np.int64))
-        values = np.random.rand(indices.size, *shape[1:]).astype(dtype)
+        values = rnd.rand(indices.size, *shape[1:]).astype(dtype)
         if data_init is not None:
             values.fill(data_init)
         if modifier_func is not None:
@@ -421,7 +423,7 @@ def _pair(shape: Sequence[int], dtype: Any, stype: str, density: float | None) -
     if stype not in ("default", "row_sparse", "csr"):
         raise InvalidValue(f"storage type {stype!r} is not supported")
     if stype == "default":
-        second = mx.nd.array(np.random.uniform(size=shape), ctx=default_context(), dtype=dtype)
+        second = mx.nd.array(rnd.uniform(size=shape), ctx=default_context(), dtype=dtype)
     else:
         second = rand_ndarray(shape, stype, density=density, dtype=dtype)
     return second.copyto(default_context()).tostype("default"), second
@@ -437,8 +439,8 @@ def compare_optimizer(opt1: Any, opt2: Any, shape: Any, dtype: Any, w_stype: str
     ``opt1`` each weight alone.
     """
     if isinstance(shape, list):
-        w1 = [mx.nd.array(np.random.uniform(size=s), dtype=dtype) for s in shape]
-        g1 = [mx.nd.array(np.random.uniform(size=s), dtype=dtype) for s in shape]
+        w1 = [mx.nd.array(rnd.uniform(size=s), dtype=dtype) for s in shape]
+        g1 = [mx.nd.array(rnd.uniform(size=s), dtype=dtype) for s in shape]
         w2, g2 = [w.copy() for w in w1], [g.copy() for g in g1]
         state2 = [opt2.create_state_multi_precision(0, w2[i]) for i in range(ntensors)]
         opt2.update_multi_precision(list(range(ntensors)), w2, g2, state2)
@@ -469,7 +471,7 @@ __all__ = [
     "assert_almost_equal_ignore_nan", "assert_exception", "assign_each", "assign_each2",
     "compare_ndarray_tuple", "compare_optimizer", "create_sparse_array", "create_sparse_array_zd",
     "current_context", "default_context", "default_dtype", "get_atol", "get_rtol", "get_tols",
-    "list_gpus", "mx", "np", "np_reduce", "rand_coord_2d", "rand_ndarray", "rand_shape_2d",
+    "list_gpus", "mx", "np", "np_reduce", "rnd", "rand_coord_2d", "rand_ndarray", "rand_shape_2d",
     "rand_shape_3d", "rand_shape_nd", "rand_sparse_ndarray", "random_arrays", "random_sample",
     "same", "set_default_context",
 ]

@@ -115,6 +115,17 @@ def test_value_and_type_errors_are_mxnet_errors():
     assert inferred.shape == (2, 3)
 
 
+def test_ops_read_the_read_only_index_arrays_users_see():
+    csr = mx.nd.array([[0, 1, 2], [3, 0, 4]]).tostype("csr")
+    indices, indptr = csr.indices, csr.indptr
+    np.testing.assert_array_equal((2 <= indices).asnumpy(), [0, 1, 0, 1])  # 2 <= [1, 2, 0, 2]
+    np.testing.assert_array_equal((indptr + 1).asnumpy(), [1, 3, 5])
+    np.testing.assert_allclose(mx.nd.sqrt(indptr.astype("float32")).asnumpy(), np.sqrt([0, 2, 4]))
+    with pytest.raises(mx.MXNetError, match="read-only"):
+        mx.nd.elemwise_add(indices, indices, out=indices)
+    np.testing.assert_array_equal(csr.indices.asnumpy(), [1, 2, 0, 2])
+
+
 def test_misc_on_an_emulated_gpu(monkeypatch):
     monkeypatch.setenv("SPARSEGEN_GPU", "host")
     a = mx.nd.array([[1.0, 2.0], [3.0, 4.0]], ctx=mx.gpu(0))

@@ -88,6 +88,20 @@ def deliver(op: str, result: Any, result_stype: str, ctx: Any, inputs: Sequence[
     return out
 
 
+def _run(rule: Any, storages: Sequence[Any], params: dict[str, Any]) -> Any:
+    """``rule.run`` on the inputs' storages; read-only host inputs (a csr's ``indices`` as users
+    see them), which numpy cannot export through DLPack before version 1.0, run on copies: the
+    copy is made only after the export failed, so other calls pay nothing."""
+    try:
+        return rule.run(*storages, **params)
+    except BufferError:
+        if not any(isinstance(s, np.ndarray) and not s.flags.writeable for s in storages):
+            raise
+        copies = [s.copy() if isinstance(s, np.ndarray) and not s.flags.writeable else s
+                  for s in storages]
+        return rule.run(*copies, **params)
+
+
 def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None, **params: Any) -> Any:
     """Run ``op`` on ``inputs`` (NDArrays) with keyword ``params``; write into ``out`` if given.
 
@@ -106,7 +120,7 @@ def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None, **p
     stypes = tuple(input_stypes)
     rule = op_rule(op, stypes)
     if rule is not None:
-        result = rule.run(*storages, **params)
+        result = _run(rule, storages, params)
         if rule.output_stype is None:
             return result
         result_stype = rule.output_stype
@@ -124,6 +138,6 @@ def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None, **p
             )
         dense_inputs = [convert(a._storage, a.stype, "default") if a.stype != "default"
                         else a._storage for a in inputs]
-        result = dense_rule.run(*dense_inputs, **params)
+        result = _run(dense_rule, dense_inputs, params)
         result_stype = dense_rule.output_stype
     return deliver(op, result, result_stype, ctx, inputs, out)
