@@ -18,8 +18,17 @@ __all__ = [
 ]
 
 # -- utils (issue 13): keep this block last, once every module has added its functions --------
-from . import base, test_utils  # noqa: E402
+import importlib as _importlib  # noqa: E402
+
+from . import base  # noqa: E402
 from .ndarray.keywords import check_keywords as _check_keywords  # noqa: E402
 
 _check_keywords(ndarray)
 __all__ += ["base", "test_utils"]
+
+
+def __getattr__(name: str) -> object:
+    """``mx.test_utils``, imported on first use: it builds on the whole package (``mx``)."""
+    if name == "test_utils":
+        return _importlib.import_module(f"{__name__}.test_utils")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
