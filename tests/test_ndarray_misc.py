@@ -133,3 +133,13 @@ def test_misc_on_an_emulated_gpu(monkeypatch):
     assert a[1, 0].asscalar() == 3.0 and np.dtype(a) == np.float32
     assert a.tostype("csr")._num_aux == 2 and len(a.tostype("row_sparse")) == 2
     a.wait_to_read()
+
+
+def test_fallback_warning_names_the_callers_line(monkeypatch):
+    from sparsegen.ndarray import dispatch
+
+    monkeypatch.setattr(dispatch, "_WARNED", set())
+    csr = mx.nd.ones((2, 2)).tostype("csr")
+    with pytest.warns(mx.StorageFallbackWarning) as record:
+        mx.nd.log(csr)  # through the keyword-checking wrapper and the front end
+    assert record[0].filename == __file__

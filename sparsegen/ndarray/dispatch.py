@@ -11,6 +11,7 @@ that hands an op's result to the caller or writes it into ``out``.
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -88,6 +89,15 @@ def deliver(op: str, result: Any, result_stype: str, ctx: Any, inputs: Sequence[
     return out
 
 
+def _caller_level() -> int:
+    """The ``stacklevel`` that makes a warning of ``invoke`` name the first line outside
+    sparsegen (the user's), however many front-end frames lie between."""
+    frame, level = sys._getframe(2), 2  # the caller of invoke: level 2 of its warning
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("sparsegen."):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def _run(rule: Any, storages: Sequence[Any], params: dict[str, Any]) -> Any:
     """``rule.run`` on the inputs' storages; read-only host inputs (a csr's ``indices`` as users
     see them), which numpy cannot export through DLPack before version 1.0, run on copies: the
@@ -134,7 +144,7 @@ def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None, **p
                 f"storage fallback: {op} has no kernel for inputs of storage {stypes}; "
                 "converting them to dense and running the dense kernel",
                 StorageFallbackWarning,
-                stacklevel=3,
+                stacklevel=_caller_level(),
             )
         dense_inputs = [convert(a._storage, a.stype, "default") if a.stype != "default"
                         else a._storage for a in inputs]
