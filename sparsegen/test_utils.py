@@ -63,7 +63,7 @@ def _tolerance(value: Any, given: Any, which: int) -> float:
     """``given`` (a number, a dict dtype -> number, or None) for ``value``'s dtype."""
     if isinstance(given, numbers.Number):
         return float(given)
-    dtype = np.dtype(getattr(value, "dtype", np.asarray(value).dtype))
+    dtype = np.dtype(value.dtype if hasattr(value, "dtype") else np.asarray(value).dtype)
     default = _FLOATS.get(dtype, (0.0, 0.0))[which]
     return float((given or {}).get(dtype, default))
 
@@ -274,12 +274,13 @@ def _check_csr_request(shape: Sequence[int], density: float, distribution: str) 
         )
 
 
-def _uniform_csr(shape: Sequence[int], density: float, dtype: Any, data_init: Any) -> Any:
+def _uniform_csr(shape: Sequence[int], density: float, data_init: Any) -> Any:
     """A scipy csr matrix with ``round(rows * cols * density)`` entries at uniform positions,
-    values uniform in [0, 1) (or ``data_init``)."""
+    values uniform in [0, 1) (or ``data_init``), drawn in float64 (scipy has no float16; the
+    array is cast to ``dtype`` when built)."""
     import scipy.sparse
 
-    matrix = scipy.sparse.random(shape[0], shape[1], density, format="csr", dtype=dtype)
+    matrix = scipy.sparse.random(shape[0], shape[1], density, format="csr", dtype=np.float64)
     if data_init is not None:
         matrix.data.fill(data_init)
     return matrix
@@ -361,7 +362,7 @@ def rand_sparse_ndarray(shape: Sequence[int], stype: str, density: float | None 
     if stype == "csr":
         _check_csr_request(shape, density, distribution)
         if distribution == "uniform":
-            matrix = _uniform_csr(shape, density, dtype, data_init)
+            matrix = _uniform_csr(shape, density, data_init)
         elif distribution == "powerlaw":
             matrix = _powerlaw_csr(shape, density, dtype)
         else:

@@ -99,10 +99,11 @@ def test_rand_ndarray_row_sparse_density(density):
     assert ((data >= 0) & (data < 1)).all()
 
 
-@pytest.mark.parametrize("shape, density", [((40, 50), 0.2), ((7, 3), 1.0), ((10, 10), 0.0)])
-def test_rand_ndarray_csr_uniform_density(shape, density):
-    a = tu.rand_ndarray(shape, "csr", density=density, dtype="float64")
-    assert (a.stype, a.shape, a.dtype) == ("csr", shape, np.float64)
+@pytest.mark.parametrize("shape, density, dtype", [((40, 50), 0.2, "float64"), ((7, 3), 1.0, "float16"),
+                                                  ((10, 10), 0.0, "float32")])
+def test_rand_ndarray_csr_uniform_density(shape, density, dtype):
+    a = tu.rand_ndarray(shape, "csr", density=density, dtype=dtype)
+    assert (a.stype, a.shape, a.dtype) == ("csr", shape, np.dtype(dtype).type)
     nnz = int(a.indptr.asnumpy()[-1])
     assert abs(nnz - shape[0] * shape[1] * density) <= 1
     a.check_format()
