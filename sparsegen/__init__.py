@@ -5,6 +5,7 @@ TVM compiler: cached kernels load through the TVM runtime alone.
 """
 
 from . import context, interop, kernels, ndarray, optimizer
+from . import lr_scheduler  # noqa: E402 - mx.lr_scheduler
 from ._version import __version__
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
 from .errors import MXNetError, SparsegenError, StorageFallbackWarning
@@ -16,6 +17,10 @@ __all__ = [
     "context", "cpu", "cpu_pinned", "current_context", "gpu", "interop", "kernels", "nd", "ndarray",
     "num_gpus", "optimizer",
 ]
+__all__ += ["lr_scheduler"]
+from . import random  # noqa: E402 - mx.random
+
+__all__ += ["random"]
 
 # -- utils (issue 13): keep this block last, once every module has added its functions --------
 import importlib as _importlib  # noqa: E402

@@ -321,6 +321,40 @@ _COMPARE_KERNELS = (
 )
 """Comparisons (sparsegen/ops/compare.py runs them)."""
 
+_RNG = "k0, k1, c2, c3 int64"
+_RANDOM_KERNELS = (
+    KernelDef(
+        "random",
+        "sparsegen.templates.random:random",
+        _ROWS,
+        ("dtype",),
+        (
+            *((fn, f"(a[m] dtype, b[m] dtype, out[m,w] dtype WRITTEN, {_RNG})")
+              for fn in ("uniform", "normal", "gamma", "negative_binomial",
+                         "generalized_negative_binomial")),
+            *((fn, f"(a[m] dtype, out[m,w] dtype WRITTEN, {_RNG})")
+              for fn in ("exponential", "poisson")),
+            ("randint", f"(out[n] dtype WRITTEN, low, high, {_RNG})"),
+            ("keys", f"(keys[n] int64 WRITTEN, src[n] int64 WRITTEN, bits, {_RNG})"),
+            ("sort_pass", _SORT_BY_COLUMN[1][1]),
+            ("gather", "(x[n,d] dtype, src[n] int64 <n, out[n,d] dtype WRITTEN)"),
+        ),
+        "samples on a counter-based generator (Philox-4x32-10): row i of out holds w samples "
+        "of the parameters a[i] (b[i]); randint; shuffle: random keys, radix passes, row gather",
+    ),
+    KernelDef(
+        "random_multinomial",
+        "sparsegen.templates.random:multinomial",
+        _ROWS,
+        ("dtype", "otype"),
+        (("sample", f"(probs[m,k] dtype, out[m,w] otype WRITTEN, logp[m,w] dtype WRITTEN, "
+                    f"{_RNG})"),),
+        "multinomial samples (outcome ids as otype, their log-probabilities) of rows of probs",
+        ("float16", "float32", "float64", "int32", "uint8"),  # MXNet's output dtypes
+    ),
+)
+"""Random sampling (sparsegen/ops/random.py runs them)."""
+
 KERNELS: dict[str, KernelDef] = {
     k.name: k
     for k in (
@@ -379,6 +413,7 @@ KERNELS: dict[str, KernelDef] = {
             "check: whether requested ids are sorted, unique and in range, where they live",
         ),
     ) + _OPTIM_KERNELS + _DOT_KERNELS + _ELEMWISE_KERNELS + _COMPARE_KERNELS
+    + _RANDOM_KERNELS
 }
 """Every kernel sparsegen generates."""
 

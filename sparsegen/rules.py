@@ -102,11 +102,30 @@ _OPTIM_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
 """Optimizer updates (MXNet's ``<family>_update`` ops), keyed by the storage types of (weight,
 grad), in place on the weight and the states (kernel ``optim_<family>``)."""
 
+_OPTIM_DENSE_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
+    (f"{family}_update", (weight, "default")): OpRule(None, "sparsegen.ops.optim:update")
+    for family in ("rmsprop", "rmspropalex", "signsgd", "signum", "nag_mom", "adadelta",
+                   "adamax", "nadam", "lamb")
+    for weight in ("default", "row_sparse")
+}
+"""Optimizer updates whose MXNet operator has no row_sparse kernel: dense gradients only (the
+front end, sparsegen/ndarray/optim_ops.py, converts a sparse one first, as MXNet falls back)."""
+_RND = "sparsegen.ops.random:"
+_RANDOM_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
+    **{(f"_sample_{dist}", ("default",) * arity): OpRule("default", _RND + "sample_arrays")
+       for dist, arity in (("uniform", 2), ("normal", 2), ("gamma", 2), ("exponential", 1),
+                           ("poisson", 1), ("negative_binomial", 2),
+                           ("generalized_negative_binomial", 2))},
+    ("_shuffle", ("default",)): OpRule("default", _RND + "shuffle"),
+}
+"""Samplers with NDArray parameters, and shuffle (sparse inputs fall back to dense, as MXNet)."""
+
 OP_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
     **_ELEMWISE_RULES,
     **_COMPARE_RULES,
     **_DOT_RULES,
     **_OPTIM_RULES,
+    **_OPTIM_DENSE_RULES,
     ("cast_storage->row_sparse", ("default",)):
         OpRule("row_sparse", "sparsegen.ops.cast:dense_to_row_sparse"),
     ("cast_storage->default", ("row_sparse",)):
@@ -117,6 +136,7 @@ OP_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
        for stype in _STYPES},
     ("retain", ("row_sparse",)): OpRule("row_sparse", "sparsegen.ops.retain:retain"),
     ("_retain_check", ("row_sparse", "default")): OpRule(None, "sparsegen.ops.retain:valid_ids"),
+    **_RANDOM_RULES,
 }
 """(op, input storage types) -> output storage type and implementation: storage inference as data."""
 

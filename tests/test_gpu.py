@@ -217,6 +217,9 @@ def test_every_kernel_family_runs_on_the_gpu(gpu, monkeypatch):
     _check_other_ops(gpu)
     _check_optimizers(gpu, (("sgd", {}), ("sgd", {"momentum": 0.9}), ("adam", {}),
                             ("adagrad", {}), ("ftrl", {})))
+    _check_optimizers(gpu, (("rmsprop", {}), ("rmsprop", {"centered": True}),  # issue 13
+                            ("nag", {"momentum": 0.9}), ("signum", {}), ("signum", {"momentum": 0}),
+                            ("adadelta", {}), ("adamax", {}), ("nadam", {}), ("lamb", {})))
     target = host_cpu() if device.emulated() else device.cuda_target(0)
     assert {key.kernel for key in loaded if key.target == target} == set(KERNELS)
 

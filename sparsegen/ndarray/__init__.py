@@ -127,3 +127,21 @@ __all__ = [
     "ones", "ones_like", "sparse", "waitall", "zeros", "zeros_like",
 ]
 __all__ += compare.__all__ + elemwise.__all__
+
+# -- optim --
+from . import optim_ops  # noqa: E402
+from .optim_ops import *  # noqa: E402,F403 - sgd_update, adam_update, rmsprop_update, ...
+
+for _name in optim_ops.SPARSE_NAMES:  # mx.nd.sparse.adagrad_update, sparse.sgd_update, ...
+    setattr(sparse, _name, getattr(optim_ops, _name))
+__all__ += optim_ops.__all__
+from . import random  # noqa: E402 - mx.nd.random
+from .random import (random_exponential, random_gamma, random_normal,  # noqa: E402
+                     random_poisson, random_randint, random_uniform, shuffle)
+
+from .persist import load, load_frombuffer, save  # noqa: E402 - mx.nd.save / load
+
+normal, uniform = random_normal, random_uniform  # MXNet's mx.nd.normal / mx.nd.uniform
+__all__ += ["load", "load_frombuffer", "normal", "random", "random_exponential", "random_gamma",
+            "random_normal", "random_poisson", "random_randint", "random_uniform", "save",
+            "shuffle", "uniform"]

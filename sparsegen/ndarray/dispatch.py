@@ -89,13 +89,26 @@ def deliver(op: str, result: Any, result_stype: str, ctx: Any, inputs: Sequence[
     return out
 
 
-def _caller_level() -> int:
-    """The ``stacklevel`` that makes a warning of ``invoke`` name the first line outside
-    sparsegen (the user's), however many front-end frames lie between."""
-    frame, level = sys._getframe(2), 2  # the caller of invoke: level 2 of its warning
+def _user_level() -> int:
+    """The ``stacklevel`` at which a warning raised in ``warn_fallback`` names the first line
+    outside sparsegen (the user's), however many front-end frames lie between."""
+    frame, level = sys._getframe(2), 2  # the caller of warn_fallback: level 2 of its warning
     while frame is not None and frame.f_globals.get("__name__", "").startswith("sparsegen."):
         frame, level = frame.f_back, level + 1
     return level
+
+
+def warn_fallback(op: str, stypes: tuple[str, ...], stacklevel: int | None = None) -> None:
+    """One ``StorageFallbackWarning`` per (op, storage types): ``op`` runs on dense copies. The
+    warning names the user's line (``stacklevel`` None) or the frame ``stacklevel`` says."""
+    if (op, stypes) not in _WARNED:
+        _WARNED.add((op, stypes))
+        warnings.warn(
+            f"storage fallback: {op} has no kernel for inputs of storage {stypes}; "
+            "converting them to dense and running the dense kernel",
+            StorageFallbackWarning,
+            stacklevel=_user_level() if stacklevel is None else stacklevel,
+        )
 
 
 def _run(rule: Any, storages: Sequence[Any], params: dict[str, Any]) -> Any:
@@ -138,14 +151,7 @@ def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None, **p
         dense_rule = op_rule(op, ("default",) * len(inputs))
         if dense_rule is None or dense_rule.output_stype is None:
             raise SparsegenError(f"{op} has no implementation for inputs of storage {stypes}")
-        if (op, stypes) not in _WARNED:
-            _WARNED.add((op, stypes))
-            warnings.warn(
-                f"storage fallback: {op} has no kernel for inputs of storage {stypes}; "
-                "converting them to dense and running the dense kernel",
-                StorageFallbackWarning,
-                stacklevel=_caller_level(),
-            )
+        warn_fallback(op, stypes)
         dense_inputs = [convert(a._storage, a.stype, "default") if a.stype != "default"
                         else a._storage for a in inputs]
         result = _run(dense_rule, dense_inputs, params)

@@ -421,6 +421,13 @@ class NDArray:
     def __le__(self, other: Any) -> "NDArray":
         return _late("compare").lesser_equal(self, other)
 
+    # -- persistence (sparsegen/ndarray/persist.py) ------------------------------------------
+    def __reduce__(self) -> tuple[Any, tuple[bytes]]:
+        """Pickle as MXNet does: the array in the NDArray file format (from any context; it
+        comes back on that GPU when there is one, else on the CPU)."""
+        persist = _late("persist")
+        return persist.unpickle, (persist.dumps(self),)
+
     # -- utils: MXNet's NDArray odds and ends (issue 13) --------------------------------------
     @property
     def __numpy_dtype__(self) -> np.dtype:

@@ -1,4 +1,5 @@
-"""``mx.optimizer``: SGD, Adam, AdaGrad and Ftrl on generated in-place update kernels.
+"""``mx.optimizer``: SGD, NAG, Signum, Adam, Adamax, Nadam, LAMB, AdaGrad, AdaDelta, RMSProp and
+Ftrl on generated in-place update kernels.
 
 The update rules, the lazy / standard choice and the state storage types follow MXNet 1.9.1
 (``python/mxnet/optimizer/optimizer.py`` and ``src/operator/optimizer_op-inl.h``);
@@ -8,22 +9,31 @@ scheduler's output, multipliers, bias correction). Every update validates all it
 values before it writes anything and counts only once the kernel has run, so a failed update
 leaves weight, states (values and storage) and update counts unchanged.
 
-Every update is an op of the registry (``sgd_update``, ``sgd_mom_update``, ``adam_update``,
-``adagrad_update``, ``ftrl_update``) run by ``ndarray.dispatch.invoke``. ``base`` holds the
-``Optimizer`` class and its registry, ``hyper`` and ``arrays`` the checks of hyper-parameters
-and arrays, one module per optimizer, ``updater`` the ``Updater``.
+Every update is an op of the registry (``<family>_update``, kernel ``optim_<family>``) run by
+``ndarray.optim_run.run`` (MXNet's storage fallbacks, the checks of ``ndarray.optim_arrays``)
+through ``ndarray.dispatch.invoke``, as the operator-level updates (``ndarray.optim_ops``) are.
+``base`` holds the ``Optimizer`` class and its registry, ``hyper`` and ``inputs`` the checks of
+hyper-parameters, states and indices, one module per optimizer, ``updater`` the ``Updater``.
 """
 
+from .adadelta import AdaDelta
 from .adagrad import AdaGrad
 from .adam import Adam
+from .adamax import Adamax
 from .base import Optimizer
 from .ftrl import Ftrl
+from .lamb import LAMB
+from .nadam import Nadam
+from .nag import NAG
+from .rmsprop import RMSProp
 from .sgd import SGD
+from .signum import Signum
 from .updater import Updater, get_updater
 
 register = Optimizer.register
 create = Optimizer.create_optimizer
 
 __all__ = [
-    "AdaGrad", "Adam", "Ftrl", "Optimizer", "SGD", "Updater", "create", "get_updater", "register",
+    "AdaDelta", "AdaGrad", "Adam", "Adamax", "Ftrl", "LAMB", "NAG", "Nadam", "Optimizer", "RMSProp",
+    "SGD", "Signum", "Updater", "create", "get_updater", "register",
 ]

@@ -6,9 +6,10 @@ from typing import Any
 
 from ..errors import SparsegenError
 from ..ndarray import NDArray
-from .arrays import check_weight, state_tuple
+from ..ndarray.optim_arrays import check_weight
 from .base import Optimizer
 from .hyper import Hyper, positive
+from .inputs import state_tuple
 
 
 @Optimizer.register

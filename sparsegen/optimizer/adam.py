@@ -6,9 +6,10 @@ import math
 from typing import Any
 
 from ..ndarray import NDArray
-from .arrays import check_weight, state_tuple
+from ..ndarray.optim_arrays import check_weight
 from .base import Optimizer
 from .hyper import Hyper, positive, unit
+from .inputs import state_tuple
 
 
 @Optimizer.register

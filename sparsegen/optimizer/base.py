@@ -3,18 +3,21 @@ the optimizer registry, and the one launch of an update through ``invoke``."""
 
 from __future__ import annotations
 
-import math
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ..errors import SparsegenError
+from ..errors import InvalidType, InvalidValue, SparsegenError
 from ..ndarray import NDArray, zeros
-from ..ndarray.dispatch import invoke
-from ..params import flag, integer, representable
-from .arrays import check_arrays, check_index, every_row
-from .hyper import Hyper, at_least_0, gradient_clip, lr_at_least_0, multipliers, scheduler
+from ..ndarray.optim_arrays import ANY_STORAGE, check_kinds
+from ..ndarray.optim_run import run
+from ..ndarray.storage import assign
+from ..params import flag, integer
+from .hyper import (Hyper, at_least_0, clip_bound, gradient_clip, lr_at_least_0, multipliers,
+                    scheduler)
+from .inputs import check_index, state_tuple
 
 
 class Optimizer:
@@ -34,6 +37,7 @@ class Optimizer:
     lr_scheduler: Any = Hyper(scheduler, "lr_scheduler")
     multi_precision: Any = Hyper(flag, "multi_precision")
     begin_num_update: Any = Hyper(integer, "begin_num_update")
+    _master_last = False  # the order of a multi_precision state (see _master_state)
 
     def __init__(
         self,
@@ -78,18 +82,24 @@ class Optimizer:
     # -- registry -----------------------------------------------------------------------------
     @staticmethod
     def register(klass: type[Optimizer]) -> type[Optimizer]:
-        """Register an optimizer class under its lower-cased name (for ``create``)."""
-        Optimizer.opt_registry[klass.__name__.lower()] = klass
+        """Register an optimizer class under its lower-cased name (for ``create``); one that
+        replaces another class of that name warns, as in MXNet."""
+        name = klass.__name__.lower()
+        known = Optimizer.opt_registry.get(name)
+        if known is not None and known is not klass:
+            warnings.warn(f"New optimizer {klass.__module__}.{klass.__name__} is overriding "
+                          f"existing optimizer {known.__module__}.{known.__name__}", stacklevel=2)
+        Optimizer.opt_registry[name] = klass
         return klass
 
     @staticmethod
     def create_optimizer(name: str, **kwargs: Any) -> Optimizer:
         """An optimizer by case-insensitive name, as ``mx.optimizer.create('sgd', ...)``."""
         if not isinstance(name, str):
-            raise SparsegenError(f"optimizer name must be a str, got {type(name).__name__}")
+            raise InvalidType(f"optimizer name must be a str, got {type(name).__name__}")
         klass = Optimizer.opt_registry.get(name.lower())
         if klass is None:
-            raise SparsegenError(
+            raise InvalidValue(
                 f"Cannot find optimizer {name}; known: {', '.join(sorted(Optimizer.opt_registry))}"
             )
         return klass(**kwargs)
@@ -160,9 +170,8 @@ class Optimizer:
         return count, max(count, self.num_update)
 
     def _clip_bound(self) -> float:
-        """The kernels' clip bound: ``clip_gradient`` when positive, else no clipping (MXNet)."""
-        clip = self.clip_gradient
-        return float(clip) if clip is not None and clip > 0 else math.inf
+        """The kernels' clip bound of ``clip_gradient``."""
+        return clip_bound(self.clip_gradient)
 
     # -- states and updates -------------------------------------------------------------------
     def create_state(self, index: Any, weight: NDArray) -> Any:
@@ -170,8 +179,15 @@ class Optimizer:
         return None
 
     def create_state_multi_precision(self, index: Any, weight: NDArray) -> Any:
-        """``create_state``; float32 master copies of float16 weights are not supported."""
-        self._refuse_multi_precision(weight)
+        """``create_state``, or with ``multi_precision`` and a float16 weight the pair (float32
+        master copy of the weight, its ``create_state``), as MXNet."""
+        if self.multi_precision and weight.dtype == np.float16:
+            master = weight.astype(np.float32)
+            return self._master_state(master, self.create_state(index, master))
+        if weight.dtype == np.float16:
+            warnings.warn("Accumulating with float16 in optimizer can lead to poor accuracy or "
+                          "slow convergence. Consider using multi_precision=True option of the "
+                          f"{type(self).__name__} optimizer", UserWarning, stacklevel=2)
         return self.create_state(index, weight)
 
     def update(self, index: Any, weight: NDArray, grad: NDArray, state: Any) -> None:
@@ -180,26 +196,43 @@ class Optimizer:
 
     def update_multi_precision(self, index: Any, weight: NDArray, grad: NDArray,
                                state: Any) -> None:
-        """``update``; float32 master copies of float16 weights are not supported."""
-        self._refuse_multi_precision(weight)
-        self.update(index, weight, grad, state)
+        """``update``, or with ``multi_precision`` and a float16 weight: update the float32
+        master copy from the gradient in float32, then round it into the weight (MXNet's)."""
+        if not (self.multi_precision and weight.dtype == np.float16):
+            self.update(index, weight, grad, state)
+            return
+        master, inner = self._split_master(state_tuple(state, 2, f"{type(self).__name__} "
+                                                                 "(multi_precision)"))
+        if not isinstance(master, NDArray) or master.dtype != np.float32:
+            raise SparsegenError(f"{type(self).__name__}: the multi_precision state must hold "
+                                 "the float32 master copy from create_state_multi_precision")
+        if not isinstance(grad, NDArray):
+            raise SparsegenError(f"grad must be an NDArray, got {type(grad).__name__}")
+        if master.shape != weight.shape:
+            raise SparsegenError(f"the master copy has shape {master.shape}, the weight has "
+                                 f"shape {weight.shape}")
+        self.update(index, master, grad.astype(np.float32), inner)
+        assign(weight, master)
 
-    def _refuse_multi_precision(self, weight: NDArray) -> None:
-        if self.multi_precision and weight.dtype == np.float16:
-            raise SparsegenError(
-                "multi_precision (a float32 master copy of float16 weights) is not supported; "
-                "update float16 weights directly or keep float32 weights"
-            )
+    def _master_state(self, master: NDArray, state: Any) -> tuple[Any, Any]:
+        """The multi_precision state: (master copy, state), or (state, master copy) where
+        ``_master_last`` (MXNet's SGD and NAG)."""
+        return (state, master) if self._master_last else (master, state)
+
+    def _split_master(self, state: tuple[Any, ...]) -> tuple[Any, Any]:
+        """(master copy, inner state) of a multi_precision state (``_master_state``'s inverse)."""
+        return (state[1], state[0]) if self._master_last else (state[0], state[1])
 
     def _zeros(self, weight: NDArray, stype: str) -> NDArray:
         return zeros(weight.shape, weight.context, dtype=weight.dtype, stype=stype)
 
     def _begin(self, index: Any, weight: NDArray, grad: NDArray,
                states: tuple[Any, ...]) -> tuple[int, float, float]:
-        """Validate every array and the values this update uses, changing nothing; returns the
-        update count it will have, its learning rate and weight decay."""
+        """Validate the index and the values this update uses, changing nothing (``run``
+        checks the arrays); returns the update count it will have, its learning rate and
+        weight decay."""
         check_index(index)
-        check_arrays(weight, grad, states)
+        check_kinds((("weight", weight), ("grad", grad)), ANY_STORAGE)
         count, num_update = self._next_count(index)
         return count, self._get_lr(index, num_update), self._get_wd(index)
 
@@ -210,20 +243,8 @@ class Optimizer:
 
     def _launch(self, index: Any, family: str, weight: NDArray, grad: NDArray,
                 states: tuple[NDArray, ...], hyper: dict[str, float]) -> None:
-        """Run op ``<family>_update`` (kernel ``optim_<family>``) on validated arrays with
-        ``hyper`` (its parameters in signature order), then count the update of ``index``.
-
-        Each value must be finite as the kernel's float32 parameter and in the weight's dtype
-        (``clip_gradient`` may be inf: no clipping). States get their new storage only once the
-        kernel has run."""
-        limit = np.float16 if weight._storage.dtype == np.float16 else np.float32
-        for name, value in hyper.items():
-            if name != "clip_gradient":
-                representable(value, f"{type(self).__name__}: {name}", limit)
-        lazy = grad.stype == "row_sparse" and self._lazy(weight, states)
-        storages = [every_row(s._storage) for s in states]
-        invoke(f"{family}_update", (weight, grad), family=family, states=storages,
-               hyper=tuple(hyper.values()), lazy=lazy)
-        for state, storage in zip(states, storages):
-            state._storage = storage
+        """Run kernel ``optim_<family>`` (``ndarray.optim_run.run``: storage fallbacks, checks)
+        with ``hyper`` (its parameters in signature order), then count the update of
+        ``index``."""
+        run(type(self).__name__, family, weight, grad, states, hyper, self._lazy)
         self._update_count(index)

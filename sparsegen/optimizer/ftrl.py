@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..ndarray import NDArray
-from .arrays import check_weight, state_tuple
+from ..ndarray.optim_arrays import check_weight
 from .base import Optimizer
 from .hyper import Hyper, at_least_0, lr_positive, positive
+from .inputs import state_tuple
 
 
 @Optimizer.register

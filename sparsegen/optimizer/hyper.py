@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -40,6 +41,12 @@ def lr_positive(value: Any, name: str) -> float | None:
 def gradient_clip(value: Any, name: str) -> float | None:
     """A gradient clip bound: ``None`` or any real (inf, or <= 0: no clipping)."""
     return None if value is None else real(value, name, allow_inf=True)
+
+
+def clip_bound(value: float | None) -> float:
+    """The kernels' bound of a clip parameter: the value when positive, else no clipping (inf,
+    MXNet's rule for ``None`` and values <= 0)."""
+    return float(value) if value is not None and value > 0 else math.inf
 
 
 def scheduler(value: Any, name: str) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ndarray import NDArray
-from .arrays import check_weight
+from ..ndarray.optim_arrays import check_weight
 from .base import Optimizer
 from .hyper import Hyper, unit
 
@@ -21,6 +21,8 @@ class SGD(Optimizer):
     """
 
     momentum: Any = Hyper(unit, "momentum")
+    _master_last = True  # MXNet keeps (momentum, master copy)
+    _momentum_family = "sgd_mom"  # the kernel of an update with a momentum state
 
     def __init__(self, momentum: float = 0.0, lazy_update: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -42,4 +44,6 @@ class SGD(Optimizer):
                  "rescale_grad": self.rescale_grad, "clip_gradient": self._clip_bound()}
         if not states:
             del hyper["momentum"]
-        self._launch(index, "sgd_mom" if states else "sgd", weight, grad, states, hyper)
+        self._launch(index, self._momentum_family if states else "sgd", weight, grad, states,
+                     hyper)
+

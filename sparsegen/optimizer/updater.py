@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..ndarray import NDArray
-from .arrays import check_index
 from .base import Optimizer
+from .inputs import check_index
 
 
 class Updater:

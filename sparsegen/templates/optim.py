@@ -1,10 +1,11 @@
-"""Optimizer updates (MXNet 1.9.1's sgd, sgd_mom, adam, adagrad, ftrl operators), in place.
+"""Optimizer updates (MXNet 1.9.1's optimizer operators, templates/optim_families.py), in place.
 
 One generic builder makes every family of templates/optim_families.py from its row (states,
 hyper-parameters, functions, element update): adding an optimizer = one row in that table + its
 element update + its template's name at the end of this module.
 Each family has up to three functions over a weight of ``n`` rows of ``d`` elements
-(AdaGrad has no ``std``: with a row_sparse gradient MXNet's AdaGrad is always lazy):
+(AdaGrad has no ``std``: with a row_sparse gradient MXNet's AdaGrad is always lazy; the
+families MXNet has no row_sparse kernel for have ``dense`` only):
 
 - ``lazy``: only the rows in ``grad_indices``, parallel over gradient rows (they are unique,
   so no two tasks write one row). Each gradient row says which weight and state rows it
@@ -62,6 +63,7 @@ class _Functions(NamedTuple):
     sign: Callable[[Any], Any]
     sqrt: Callable[[Any], Any]
     abs: Callable[[Any], Any]
+    max: Callable[[Any, Any], Any]
     cast: Callable[[Any], Any]
 
 
@@ -90,7 +92,7 @@ def _column_loops(family: OptimFamily, dtype: str) -> tuple[Any, Any]:
     zero = tvm.tirx.const(0, ct)
     names = ("weight", *family.states)
     functions = _Functions(T.Cast(ct, 1), _clip, partial(_sign, ct=ct), T.sqrt, T.abs,
-                           partial(T.Cast, ct))
+                           T.max, partial(T.Cast, ct))
 
     def step(arrays: tuple[Any, ...], hyper: Any, r: Any, j: Any, g: Any) -> None:
         # a Python function, not a macro: the update's stores go to the IRBuilder directly
@@ -143,8 +145,14 @@ def _parameters(family: OptimFamily, dtype: str, n: Any, d: Any, k: Any = None) 
     else:
         grads = (buffer("grad_data", "G", (k, d), dtype),
                  buffer("grad_indices", "I", (k,), "int64"))
-    # the state buffers are named by the initial of their parameter, in capitals
-    states = tuple(buffer(s, s[0].upper(), (n, d), dtype) for s in family.states)
+    # the state buffers are named by the initial of their parameter, in capitals (the whole
+    # name where the initial is taken: rmspropalex's g_acc next to the gradient G)
+    taken = {"W", "G", "I"}
+    states = []
+    for s in family.states:
+        name = s[0].upper() if s[0].upper() not in taken else s.upper()
+        taken.add(name)
+        states.append(buffer(s, name, (n, d), dtype))
     ct = _compute_type(dtype)
     hyper = {h: T.Cast(ct, T.arg(h, T.float32())) for h in family.hyper}
     return _Parameters((weight, *states), grads, SimpleNamespace(**hyper))
@@ -269,3 +277,12 @@ sgd_mom = _template("sgd_mom")
 adam = _template("adam")
 adagrad = _template("adagrad")
 ftrl = _template("ftrl")
+rmsprop = _template("rmsprop")
+rmspropalex = _template("rmspropalex")
+signsgd = _template("signsgd")
+signum = _template("signum")
+nag_mom = _template("nag_mom")
+adadelta = _template("adadelta")
+adamax = _template("adamax")
+nadam = _template("nadam")
+lamb = _template("lamb")

@@ -1,5 +1,7 @@
 """The optimizer families as data: one row per family (MXNet 1.9.1's sgd, sgd_mom, adam, adagrad,
-ftrl operators) with its states, hyper-parameters, functions and the update of one element.
+ftrl, rmsprop, rmspropalex, signsgd, signum, nag_mom, lamb_update_phase1 operators, and the
+updates of its AdaDelta, Adamax and Nadam optimizers) with its states, hyper-parameters, functions and the update of one
+element.
 
 Free of TVM: the registry derives each ``optim_<family>`` kernel's signature from its row, and
 templates/optim.py builds the row's PrimFuncs. Adding an optimizer = one row in ``OPTIMIZERS``
@@ -14,8 +16,8 @@ the compute type (float32, or float64 for float64 weights):
 - ``h.<hyper-parameter>``: the kernel's float32 parameters, widened to the compute type.
 - ``g``: the gradient value (``0`` for the rows without a gradient row in ``std``).
 - ``f``: element functions: ``f.one``, ``f.clip(x, bound)`` (MXNet's ``clip::Map``),
-  ``f.sign(x)`` (MXNet's ``sign::Map``), ``f.sqrt``, ``f.abs``, ``f.cast(x)`` (to the compute
-  type).
+  ``f.sign(x)`` (MXNet's ``sign::Map``), ``f.sqrt``, ``f.abs``, ``f.max(a, b)``, ``f.cast(x)``
+  (to the compute type).
 """
 
 from __future__ import annotations
@@ -83,6 +85,97 @@ def _ftrl(x: Any, h: Any, g: Any, f: Any) -> None:
                 * f.cast(f.abs(x.z) > h.lamda1))
 
 
+def _rmsprop(x: Any, h: Any, g: Any, f: Any) -> None:
+    """``g = clip(rescale_grad*grad + wd*weight); n = (1-gamma1)*g*g + gamma1*n;
+    weight = clip_w(weight - lr * g / sqrt(n + epsilon))`` (MXNet's rmsprop_update;
+    ``clip_w`` clamps to ``±clip_weights``)."""
+    clipped = f.clip(g * h.rescale_grad + x.weight * h.wd, h.clip_gradient)
+    x.n_acc = (f.one - h.gamma1) * clipped * clipped + h.gamma1 * x.n_acc
+    x.weight = f.clip(x.weight - h.lr * clipped / f.sqrt(x.n_acc + h.epsilon), h.clip_weights)
+
+
+def _rmspropalex(x: Any, h: Any, g: Any, f: Any) -> None:
+    """``g = clip(rescale_grad*grad + wd*weight); n = (1-gamma1)*g*g + gamma1*n;
+    g_acc = (1-gamma1)*g + gamma1*g_acc; delta = gamma2*delta - lr*g/sqrt(n - g_acc*g_acc + eps);
+    weight = clip_w(weight + delta)`` (MXNet's rmspropalex_update, centered RMSProp)."""
+    clipped = f.clip(g * h.rescale_grad + x.weight * h.wd, h.clip_gradient)
+    x.n_acc = (f.one - h.gamma1) * clipped * clipped + h.gamma1 * x.n_acc
+    x.g_acc = (f.one - h.gamma1) * clipped + h.gamma1 * x.g_acc
+    x.delta = (h.gamma2 * x.delta
+               - h.lr * clipped / f.sqrt(x.n_acc - x.g_acc * x.g_acc + h.epsilon))
+    x.weight = f.clip(x.weight + x.delta, h.clip_weights)
+
+
+def _signsgd(x: Any, h: Any, g: Any, f: Any) -> None:
+    """``weight = (1 - lr*wd)*weight - lr*sign(grad)`` (MXNet's signsgd_update: rescaling and
+    clipping do not change a sign, so the operator ignores them)."""
+    x.weight = (f.one - h.lr * h.wd) * x.weight - h.lr * f.sign(g)
+
+
+def _signum(x: Any, h: Any, g: Any, f: Any) -> None:
+    """``mom = momentum*mom - (1-momentum)*(wd*weight + clip(rescale_grad*grad));
+    weight = (1 - lr*wd_lh)*weight + lr*sign(mom)`` (MXNet's signum_update: the state holds the
+    negative momentum)."""
+    x.mom = h.momentum * x.mom - (f.one - h.momentum) * (
+        h.wd * x.weight + f.clip(g * h.rescale_grad, h.clip_gradient))
+    x.weight = (f.one - h.lr * h.wd_lh) * x.weight + h.lr * f.sign(x.mom)
+
+
+def _nag_mom(x: Any, h: Any, g: Any, f: Any) -> None:
+    """``g = clip(rescale_grad*grad) + wd*weight; mom = momentum*mom - lr*g;
+    weight += momentum*mom - lr*g`` (MXNet's nag_mom_update, with the weight before the step in
+    both lines)."""
+    step = h.lr * (f.clip(g * h.rescale_grad, h.clip_gradient) + h.wd * x.weight)
+    x.mom = h.momentum * x.mom - step
+    x.weight = x.weight + h.momentum * x.mom - step  # ``step`` still reads the old weight
+
+
+def _adadelta(x: Any, h: Any, g: Any, f: Any) -> None:
+    """``g = clip(rescale_grad*grad); acc_g = rho*acc_g + (1-rho)*g*g;
+    delta = sqrt(acc_delta + eps) / sqrt(acc_g + eps) * g; acc_delta = rho*acc_delta +
+    (1-rho)*delta*delta; weight -= delta + wd*weight`` (MXNet's AdaDelta; no learning rate)."""
+    clipped = f.clip(g * h.rescale_grad, h.clip_gradient)
+    x.acc_g = h.rho * x.acc_g + (f.one - h.rho) * clipped * clipped
+    delta = f.sqrt(x.acc_delta + h.epsilon) / f.sqrt(x.acc_g + h.epsilon) * clipped
+    x.weight = x.weight - (delta + h.wd * x.weight)  # before acc_delta: delta reads the old one
+    x.acc_delta = h.rho * x.acc_delta + (f.one - h.rho) * delta * delta
+
+
+def _adamax(x: Any, h: Any, g: Any, f: Any) -> None:
+    """``g = clip(rescale_grad*grad + wd*weight); mean = beta1*mean + (1-beta1)*g;
+    u = max(beta2*u, |g|); weight -= lr * mean / u`` (MXNet's Adamax; the caller folds the bias
+    correction ``1 / (1 - beta1**t)`` into ``lr``)."""
+    clipped = f.clip(g * h.rescale_grad + x.weight * h.wd, h.clip_gradient)
+    x.mean = h.beta1 * x.mean + (f.one - h.beta1) * clipped
+    x.u = f.max(h.beta2 * x.u, f.abs(clipped))
+    x.weight = x.weight - h.lr * x.mean / x.u
+
+
+def _nadam(x: Any, h: Any, g: Any, f: Any) -> None:
+    """``g = clip(rescale_grad*grad + wd*weight); mean = beta1*mean + (1-beta1)*g;
+    var = beta2*var + (1-beta2)*g*g; m = (1-momentum_t)*g*grad_scale +
+    momentum_next*mean*mean_scale; weight -= lr * m / (sqrt(var*var_scale) + epsilon)``
+    (MXNet's Nadam; the caller computes the momentum schedule and the scales)."""
+    clipped = f.clip(g * h.rescale_grad + x.weight * h.wd, h.clip_gradient)
+    x.mean = h.beta1 * x.mean + (f.one - h.beta1) * clipped
+    x.var = h.beta2 * x.var + (f.one - h.beta2) * clipped * clipped
+    bar = ((f.one - h.momentum_t) * clipped * h.grad_scale
+           + h.momentum_next * x.mean * h.mean_scale)
+    x.weight = x.weight - h.lr * bar / (f.sqrt(x.var * h.var_scale) + h.epsilon)
+
+
+def _lamb(x: Any, h: Any, g: Any, f: Any) -> None:
+    """``g = clip(rescale_grad*grad); mean = beta1*mean + (1-beta1)*g;
+    var = beta2*var + (1-beta2)*g*g; step = mean*mean_scale / (sqrt(var*var_scale) + epsilon)
+    + wd*weight`` (MXNet's lamb_update_phase1; the scales are the bias corrections or 1). The
+    weight is only read: ``step`` goes to its own array for the norms and phase 2."""
+    clipped = f.clip(g * h.rescale_grad, h.clip_gradient)
+    x.mean = h.beta1 * x.mean + (f.one - h.beta1) * clipped
+    x.var = h.beta2 * x.var + (f.one - h.beta2) * clipped * clipped
+    x.step = (x.mean * h.mean_scale / (f.sqrt(x.var * h.var_scale) + h.epsilon)
+              + h.wd * x.weight)
+
+
 OPTIMIZERS: tuple[OptimFamily, ...] = (
     OptimFamily("sgd", (), ("lr", "wd", "rescale_grad", "clip_gradient"), _sgd,
                 "sgd_update: lazy over gradient rows, std over every row, or dense"),
@@ -96,6 +189,35 @@ OPTIMIZERS: tuple[OptimFamily, ...] = (
     OptimFamily("ftrl", ("z", "n_acc"),
                 ("lr", "lamda1", "beta", "wd", "rescale_grad", "clip_gradient"), _ftrl,
                 "ftrl_update: z, n and weight in one pass"),
+    # MXNet's operators below have no row_sparse kernel: the front end gives them dense gradients
+    OptimFamily("rmsprop", ("n_acc",),
+                ("lr", "gamma1", "epsilon", "wd", "rescale_grad", "clip_gradient", "clip_weights"),
+                _rmsprop, "rmsprop_update: n and weight in one pass", ("dense",)),
+    OptimFamily("rmspropalex", ("n_acc", "g_acc", "delta"),
+                ("lr", "gamma1", "gamma2", "epsilon", "wd", "rescale_grad", "clip_gradient",
+                 "clip_weights"),
+                _rmspropalex, "rmspropalex_update: n, g, delta and weight in one pass", ("dense",)),
+    OptimFamily("signsgd", (), ("lr", "wd"), _signsgd, "signsgd_update: the weight", ("dense",)),
+    OptimFamily("signum", ("mom",),
+                ("lr", "momentum", "wd", "rescale_grad", "clip_gradient", "wd_lh"), _signum,
+                "signum_update: momentum and weight in one pass", ("dense",)),
+    OptimFamily("nag_mom", ("mom",), ("lr", "momentum", "wd", "rescale_grad", "clip_gradient"),
+                _nag_mom, "nag_mom_update: momentum and weight in one pass", ("dense",)),
+    OptimFamily("adadelta", ("acc_g", "acc_delta"),
+                ("rho", "epsilon", "wd", "rescale_grad", "clip_gradient"), _adadelta,
+                "AdaDelta: both accumulators and weight in one pass", ("dense",)),
+    OptimFamily("adamax", ("mean", "u"),
+                ("lr", "beta1", "beta2", "wd", "rescale_grad", "clip_gradient"), _adamax,
+                "Adamax: mean, u and weight in one pass (bias correction in lr)", ("dense",)),
+    OptimFamily("nadam", ("mean", "var"),
+                ("lr", "beta1", "beta2", "epsilon", "wd", "rescale_grad", "clip_gradient",
+                 "momentum_t", "momentum_next", "grad_scale", "mean_scale", "var_scale"),
+                _nadam, "Nadam: mean, var and weight in one pass (schedule from the caller)",
+                ("dense",)),
+    OptimFamily("lamb", ("mean", "var", "step"),
+                ("beta1", "beta2", "epsilon", "wd", "rescale_grad", "clip_gradient", "mean_scale",
+                 "var_scale"),
+                _lamb, "lamb_update_phase1: mean, var and the step in one pass", ("dense",)),
 )
 """Every optimizer family, in the registry's order."""
 

@@ -1,4 +1,5 @@
-"""The arrays an optimizer update takes: their checks, and states that store every row."""
+"""The arrays an optimizer update takes (weight, gradient, states): their checks, and states
+that store every row. The operator-level updates and the optimizer classes share them."""
 
 from __future__ import annotations
 
@@ -9,15 +10,17 @@ import numpy as np
 from ..context import shared_memory
 from ..device import colocate, may_share_memory
 from ..errors import SparsegenError
-from ..ndarray import NDArray
 from ..formats import INDEX_DTYPE, RowSparse
-from ..ndarray.storage import convert
 from ..ops.optim import values
+from .ndarray import NDArray
+from .storage import convert
 
 FLOAT_DTYPES = ("float16", "float32", "float64")
 """Weight dtypes the optimizers update (MXNet's optimizer operators take real types only)."""
 
 _STORAGES = ("default", "row_sparse")
+ANY_STORAGE = ("default", "row_sparse", "csr")
+"""Storage types an update takes (csr ones through dense copies, MXNet's fallback)."""
 
 
 def _buffer(array: NDArray) -> Any:
@@ -25,21 +28,24 @@ def _buffer(array: NDArray) -> Any:
     return values(array._storage)
 
 
-def _check_kinds(arrays: tuple[tuple[str, Any], ...]) -> None:
-    """Each named array is an NDArray of default or row_sparse storage."""
+def check_kinds(arrays: tuple[tuple[str, Any], ...],
+                 stypes: tuple[str, ...] = _STORAGES) -> None:
+    """Raise unless each named array (``(name, array)`` pairs) is an NDArray of one of
+    ``stypes``."""
     for what, array in arrays:
         if not isinstance(array, NDArray):
             raise SparsegenError(f"{what} must be an NDArray, got {type(array).__name__}")
-        if array.stype not in _STORAGES:
+        if array.stype not in stypes:
             raise SparsegenError(
-                f"{what} must have default or row_sparse storage, got {array.stype}"
+                f"{what} must have {' or '.join(stypes)} storage, got {array.stype}"
             )
 
 
 def check_weight(weight: Any, every_row: bool = True) -> None:
     """Raise unless ``weight`` is an array an optimizer can update; ``create_state`` passes
-    ``every_row=False`` (a row_sparse weight may get its rows before its first update)."""
-    _check_kinds((("weight", weight),))
+    ``every_row=False`` (a row_sparse weight may get its rows before its first update, and a
+    csr weight is updated through a dense copy, MXNet's fallback)."""
+    check_kinds((("weight", weight),), _STORAGES if every_row else ANY_STORAGE)
     dtype = weight._storage.dtype
     if dtype.kind != "f":  # float16/32/64: the only floating dtypes an NDArray can hold
         raise SparsegenError(
@@ -59,7 +65,7 @@ def check_weight(weight: Any, every_row: bool = True) -> None:
 def check_arrays(weight: Any, grad: Any, states: tuple[Any, ...]) -> None:
     """Raise unless weight, grad and states can be updated together (nothing is written)."""
     check_weight(weight)
-    _check_kinds((("grad", grad), *((f"state {i}", s) for i, s in enumerate(states))))
+    check_kinds((("grad", grad), *((f"state {i}", s) for i, s in enumerate(states))))
     dtype = weight._storage.dtype
     for what, array in (("grad", grad), *((f"state {i}", s) for i, s in enumerate(states))):
         if array.shape != weight.shape:
@@ -93,25 +99,3 @@ def every_row(storage: Any) -> Any:
         ids = colocate(np.arange(storage.shape[0], dtype=INDEX_DTYPE), dense)
         return RowSparse(dense, ids, storage.shape)
     return storage
-
-
-def state_tuple(state: Any, count: int, name: str) -> tuple[Any, ...]:
-    """``state`` as a tuple of ``count`` states (what ``create_state`` returned)."""
-    states = tuple(state) if isinstance(state, (tuple, list)) else (state,)
-    if len(states) != count:
-        raise SparsegenError(f"{name} takes {count} states (from create_state), got "
-                             f"{'None' if state is None else len(states)}")
-    return states
-
-
-def check_index(index: Any) -> None:
-    """An index names one weight: hashable, not a list (aggregated updates are not supported)."""
-    if isinstance(index, (list, tuple)):
-        raise SparsegenError(f"index must name one weight (an int or a name), got {index!r}: "
-                             "aggregated updates of a list of indices are not supported")
-    try:
-        hash(index)
-    except TypeError:
-        raise SparsegenError(
-            f"index must be an int or a name, got {type(index).__name__}"
-        ) from None
