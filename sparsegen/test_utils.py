@@ -5,13 +5,14 @@ Comparisons (``assert_almost_equal`` with MXNet's per-dtype default tolerances, 
 with MXNet's ``uniform`` and ``powerlaw`` csr distributions), random shapes, the default context,
 and ``compare_optimizer``. Random data comes from numpy's global generator (seed it with
 ``np.random.seed``), as MXNet's helpers draw theirs: these build test inputs, they are not ops.
-``from mxnet.test_utils import *`` also brings ``mx``, ``np`` and ``rnd`` (``numpy.random``), as
-MXNet's module does.
+``from mxnet.test_utils import *`` also brings ``mx``, ``np``, ``rnd`` (``numpy.random``), ``os``
+and ``array`` (``mx.nd.array``): MXNet's module exports them, and its tests use them.
 """
 
 from __future__ import annotations
 
 import numbers
+import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -21,6 +22,7 @@ import numpy.random as rnd
 import sparsegen as mx
 
 from .context import Context, current_context, set_default
+from .ndarray import array
 from .errors import InvalidValue
 
 _FLOATS = {np.dtype(np.float16): (1e-2, 1e-1), np.dtype(np.float32): (1e-4, 1e-3),
@@ -468,7 +470,7 @@ def compare_optimizer(opt1: Any, opt2: Any, shape: Any, dtype: Any, w_stype: str
 
 
 __all__ = [
-    "Context", "almost_equal", "assert_allclose", "assert_almost_equal",
+    "Context", "almost_equal", "array", "os", "assert_allclose", "assert_almost_equal",
     "assert_almost_equal_ignore_nan", "assert_exception", "assign_each", "assign_each2",
     "compare_ndarray_tuple", "compare_optimizer", "create_sparse_array", "create_sparse_array_zd",
     "current_context", "default_context", "default_dtype", "get_atol", "get_rtol", "get_tols",

@@ -20,6 +20,7 @@ def test_star_import_brings_mx_np_and_the_helpers():
     scope = {}
     exec("from sparsegen.test_utils import *", scope)  # noqa: S102 - as MXNet's tests import it
     assert scope["mx"] is mx and scope["np"] is np and scope["rnd"] is np.random
+    assert scope["array"] is mx.nd.array and scope["os"].sep == "/"
     assert {"assert_almost_equal", "rand_ndarray", "Context", "default_context"} <= set(scope)
 
 
