@@ -25,3 +25,18 @@ __all__ += ["random"]
 from . import io  # noqa: E402 - mx.io, the data iterators
 
 __all__ += ["io"]
+# -- utils (issue 13): keep this block last, once every module has added its functions --------
+import importlib as _importlib  # noqa: E402
+
+from . import base  # noqa: E402
+from .ndarray.keywords import check_keywords as _check_keywords  # noqa: E402
+
+_check_keywords(ndarray)
+__all__ += ["base", "test_utils"]
+
+
+def __getattr__(name: str) -> object:
+    """``mx.test_utils``, imported on first use: it builds on the whole package (``mx``)."""
+    if name == "test_utils":
+        return _importlib.import_module(f"{__name__}.test_utils")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

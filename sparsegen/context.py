@@ -4,16 +4,35 @@ from __future__ import annotations
 
 import numbers
 import threading
+import warnings
 
-from .errors import SparsegenError
+from .errors import InvalidType, SparsegenError
 
 _DEVICE_TYPES = {"cpu": 1, "gpu": 2, "cpu_pinned": 3, "cpu_shared": 5}
 
 
-class Context:
+class _ContextType(type):
+    """The metaclass that gives ``Context`` its class-level ``default_ctx``, as MXNet's."""
+
+    @property
+    def default_ctx(cls) -> "Context":
+        """The default context (deprecated in MXNet 1.9.1 for ``current_context()``; it warns)."""
+        warnings.warn("Context.default_ctx is deprecated: use mx.current_context(), or "
+                      "mx.test_utils.set_default_context to set it", DeprecationWarning,
+                      stacklevel=2)
+        return current_context()
+
+    @default_ctx.setter
+    def default_ctx(cls, ctx: "Context") -> None:
+        warnings.warn("Context.default_ctx is deprecated: use "
+                      "mx.test_utils.set_default_context", DeprecationWarning, stacklevel=2)
+        set_default(ctx)
+
+
+class Context(metaclass=_ContextType):
     """A device and its id, as ``mxnet.Context``; usable as ``with Context('cpu', 0):``."""
 
-    _default = threading.local()
+    _default_ctx = threading.local()
     devtype2str = {code: name for name, code in _DEVICE_TYPES.items()}
     devstr2type = dict(_DEVICE_TYPES)
 
@@ -53,11 +72,11 @@ class Context:
 
     def __enter__(self) -> "Context":
         self._old.append(current_context())
-        Context._default.value = self
+        Context._default_ctx.value = self
         return self
 
     def __exit__(self, *exc: object) -> None:
-        Context._default.value = self._old.pop()
+        Context._default_ctx.value = self._old.pop()
 
 
 def cpu(device_id: int = 0) -> Context:
@@ -77,7 +96,21 @@ def gpu(device_id: int = 0) -> Context:
 
 def current_context() -> Context:
     """The default context for new arrays: ``cpu(0)`` unless inside ``with Context(...)``."""
-    return getattr(Context._default, "value", None) or Context("cpu", 0)
+    return getattr(Context._default_ctx, "value", None) or Context("cpu", 0)
+
+
+def set_default(ctx: Context) -> None:
+    """Make ``ctx`` the default context of this thread (outside any ``with`` block)."""
+    if not isinstance(ctx, Context):
+        raise InvalidType(f"the default context must be a Context such as mx.cpu(1), got "
+                          f"{type(ctx).__name__} {ctx!r}")
+    Context._default_ctx.value = ctx
+
+
+def shared_memory(a: Context, b: Context) -> bool:
+    """Whether arrays on ``a`` and ``b`` can meet in one op: the same context, or both on the
+    host (MXNet mixes ``cpu(0)`` and ``cpu(1)``: one memory; its tests use cpu ids as devices)."""
+    return a == b or (a.device_type != "gpu" and b.device_type != "gpu")
 
 
 def num_gpus() -> int:

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .errors import InvalidType, SparsegenError
+from .errors import InvalidType, InvalidValue, SparsegenError
 
 DATA_DTYPES = ("float16", "float32", "float64", "uint8", "int8", "int32", "int64")
 """Element dtypes every storage kernel is generated for (MXNet's sparse dtypes)."""
@@ -245,9 +245,10 @@ class CSR:
 
 
 def inferred_size(ids: np.ndarray, what: str) -> int:
-    """The dimension ``ids`` imply when no shape is given: the largest id plus one."""
+    """The dimension ``ids`` imply when no shape is given: the largest id plus one; no ids imply
+    none, and raise ``InvalidValue`` (MXNet's ``ValueError('invalid shape')``)."""
     if not ids.size:
-        return 0
+        raise InvalidValue(f"{what} is empty, so it implies no shape: pass shape=")
     largest = int(ids.max())
     if largest >= INT64_MAX:
         raise SparsegenError(

@@ -149,7 +149,7 @@ def test_unsupported_operands_raise_type_error(stype, op):
             getattr(mx.nd, op)(other, x)
 
 
-def test_mismatched_operands_name_both():
+def test_mismatched_operands_name_both(monkeypatch):
     facts = FIXTURE["protocol"]
     x = mx.nd.array([[1, 2], [3, 4]])
     with pytest.raises(ERRORS[facts["shape mismatch"]], match=r"\(2, 2\).*\(3,\)"):
@@ -158,8 +158,9 @@ def test_mismatched_operands_name_both():
         x.tostype("csr") < mx.nd.array([[1, 2]]).tostype("row_sparse")  # noqa: B015
     with pytest.raises(ERRORS[facts["dtype mismatch"]], match="float32 and int32"):
         x == x.astype("int32")  # noqa: B015
+    monkeypatch.setenv("SPARSEGEN_GPU", "host")  # host contexts mix (cpu(1) too); a GPU does not
     with pytest.raises(mx.MXNetError, match="one context"):
-        mx.nd.greater(x, x.copyto(mx.cpu(1)))
+        mx.nd.greater(x, x.copyto(mx.gpu(0)))
 
 
 # -- values against numpy ---------------------------------------------------------------------------

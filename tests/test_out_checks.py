@@ -91,9 +91,10 @@ def test_out_that_is_not_an_ndarray_is_a_type_error(op, bad):
 
 
 @pytest.mark.parametrize("op", ["dot", "elemwise_add", "sqrt", "clip", "cast_storage", "retain"])
-def test_out_on_another_context_raises(op):
-    out = _out(ctx=mx.cpu(1), op=op)
-    with pytest.raises(mx.MXNetError, match=r"out is on cpu\(1\)"):
+def test_out_on_another_context_raises(op, monkeypatch):
+    monkeypatch.setenv("SPARSEGEN_GPU", "host")  # cpu ids share the host's memory; a GPU does not
+    out = _out(ctx=mx.gpu(0), op=op)
+    with pytest.raises(mx.MXNetError, match=r"out is on gpu\(0\)"):
         OPS[op](out)
 
 

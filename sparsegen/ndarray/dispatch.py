@@ -11,12 +11,14 @@ that hands an op's result to the caller or writes it into ``out``.
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from ..context import shared_memory
 from ..errors import SparsegenError, StorageFallbackWarning
 from ..rules import op_rule
 from .ndarray import NDArray
@@ -26,10 +28,11 @@ _WARNED: set[tuple[str, tuple[str, ...]]] = set()
 
 
 def _context(op: str, inputs: tuple[NDArray, ...]) -> Any:
-    """The one context of every input of the call; mixing contexts raises."""
+    """The context of the call's result: the first input's, as MXNet. Host contexts (``cpu(0)``,
+    ``cpu(1)``, ``cpu_pinned``) mix; a GPU with another GPU or with the host raises."""
     ctx = inputs[0]._ctx
     for array in inputs:  # a loop: a generator costs more than the check on small arrays
-        if array._ctx != ctx:
+        if array._ctx != ctx and not shared_memory(array._ctx, ctx):
             raise SparsegenError(
                 f"{op}: all arrays must be on one context, got "
                 f"{', '.join(str(a.context) for a in inputs)}"
@@ -61,7 +64,7 @@ def check_out(op: str, out: Any, shape: Sequence[int], dtype: Any, ctx: Any,
         raise SparsegenError(
             f"{op}: out has storage type {out.stype}, the op writes {' or '.join(stypes)}"
         )
-    if out.context != ctx:
+    if not shared_memory(out.context, ctx):
         raise SparsegenError(f"{op}: out is on {out.context}, the inputs are on {ctx}")
 
 
@@ -86,16 +89,40 @@ def deliver(op: str, result: Any, result_stype: str, ctx: Any, inputs: Sequence[
     return out
 
 
-def warn_fallback(op: str, stypes: tuple[str, ...], stacklevel: int = 3) -> None:
-    """One ``StorageFallbackWarning`` per (op, storage types): ``op`` runs on dense copies."""
+def _user_level() -> int:
+    """The ``stacklevel`` at which a warning raised in ``warn_fallback`` names the first line
+    outside sparsegen (the user's), however many front-end frames lie between."""
+    frame, level = sys._getframe(2), 2  # the caller of warn_fallback: level 2 of its warning
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("sparsegen."):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def warn_fallback(op: str, stypes: tuple[str, ...], stacklevel: int | None = None) -> None:
+    """One ``StorageFallbackWarning`` per (op, storage types): ``op`` runs on dense copies. The
+    warning names the user's line (``stacklevel`` None) or the frame ``stacklevel`` says."""
     if (op, stypes) not in _WARNED:
         _WARNED.add((op, stypes))
         warnings.warn(
             f"storage fallback: {op} has no kernel for inputs of storage {stypes}; "
             "converting them to dense and running the dense kernel",
             StorageFallbackWarning,
-            stacklevel=stacklevel,
+            stacklevel=_user_level() if stacklevel is None else stacklevel,
         )
+
+
+def _run(rule: Any, storages: Sequence[Any], params: dict[str, Any]) -> Any:
+    """``rule.run`` on the inputs' storages; read-only host inputs (a csr's ``indices`` as users
+    see them), which numpy cannot export through DLPack before version 1.0, run on copies: the
+    copy is made only after the export failed, so other calls pay nothing."""
+    try:
+        return rule.run(*storages, **params)
+    except BufferError:
+        if not any(isinstance(s, np.ndarray) and not s.flags.writeable for s in storages):
+            raise
+        copies = [s.copy() if isinstance(s, np.ndarray) and not s.flags.writeable else s
+                  for s in storages]
+        return rule.run(*copies, **params)
 
 
 def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None, **params: Any) -> Any:
@@ -116,7 +143,7 @@ def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None, **p
     stypes = tuple(input_stypes)
     rule = op_rule(op, stypes)
     if rule is not None:
-        result = rule.run(*storages, **params)
+        result = _run(rule, storages, params)
         if rule.output_stype is None:
             return result
         result_stype = rule.output_stype
@@ -124,9 +151,9 @@ def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None, **p
         dense_rule = op_rule(op, ("default",) * len(inputs))
         if dense_rule is None or dense_rule.output_stype is None:
             raise SparsegenError(f"{op} has no implementation for inputs of storage {stypes}")
-        warn_fallback(op, stypes, stacklevel=4)
+        warn_fallback(op, stypes)
         dense_inputs = [convert(a._storage, a.stype, "default") if a.stype != "default"
                         else a._storage for a in inputs]
-        result = dense_rule.run(*dense_inputs, **params)
+        result = _run(dense_rule, dense_inputs, params)
         result_stype = dense_rule.output_stype
     return deliver(op, result, result_stype, ctx, inputs, out)

@@ -216,7 +216,7 @@ class NDArray:
 
     def __len__(self) -> int:
         if not self.shape:
-            raise TypeError("len() of a 0-d array")
+            raise InvalidType("len() of a 0-d NDArray")
         return self.shape[0]
 
     __hash__ = object.__hash__  # identity, as MXNet: ``==`` is elementwise, not equality
@@ -228,8 +228,8 @@ class NDArray:
         if self.size == 0:
             raise SparsegenError(f"the truth value of an empty NDArray (shape {self.shape}) is "
                                  "ambiguous")
-        raise ValueError(f"The truth value of an NDArray with multiple elements is ambiguous "
-                         f"(shape {self.shape}).")
+        raise InvalidValue(f"The truth value of an NDArray with multiple elements is ambiguous "
+                           f"(shape {self.shape}).")
 
     def __repr__(self) -> str:
         return f"\n{self.asnumpy()}\n<{type(self).__name__} {_shape_text(self.shape)} @{self._ctx}>"
@@ -242,7 +242,7 @@ class NDArray:
     def asscalar(self) -> Any:
         """The single value of a one-element array."""
         if self.size != 1:
-            raise SparsegenError(f"asscalar needs an array of one element, got shape {self.shape}")
+            raise InvalidValue(f"asscalar needs an array of one element, got shape {self.shape}")
         return self.asnumpy().reshape(())[()]
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
@@ -596,3 +596,17 @@ class NDArray:
     def argmin(self, *args: Any, **kwargs: Any) -> "NDArray":
         """``mx.nd.argmin(self, ...)``."""
         return _late("reduce").argmin(self, *args, **kwargs)
+
+    # -- utils: MXNet's NDArray odds and ends (issue 13) --------------------------------------
+    @property
+    def __numpy_dtype__(self) -> np.dtype:
+        """The dtype ``np.dtype(x)`` reads (numpy >= 2.4; ``x.dtype`` is a scalar type, as MXNet's,
+        which numpy 2 no longer converts)."""
+        return self._storage.dtype
+
+    def __iter__(self) -> Any:
+        """The sub-arrays along the first axis, ``x[0]``, ``x[1]``, ... (as iterating MXNet's
+        NDArray); a 0-d array raises ``TypeError``, as numpy."""
+        if not self.shape:
+            raise InvalidType("iteration over a 0-d NDArray")
+        return (self[i] for i in range(self.shape[0]))

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..context import shared_memory
 from ..device import colocate, may_share_memory
 from ..errors import SparsegenError
 from ..formats import INDEX_DTYPE, RowSparse
@@ -77,7 +78,7 @@ def check_arrays(weight: Any, grad: Any, states: tuple[Any, ...]) -> None:
             raise SparsegenError(
                 f"{what} has dtype {array._storage.dtype.name}, the weight has dtype {dtype.name}"
             )
-        if array.context != weight.context:
+        if not shared_memory(array.context, weight.context):
             raise SparsegenError(f"{what} is on {array.context}, the weight is on {weight.context}")
     for what, array in (("weight", weight), *((f"state {i}", s) for i, s in enumerate(states))):
         if not _buffer(array).flags.c_contiguous:  # updated in place: no copy can stand in

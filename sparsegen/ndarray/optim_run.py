@@ -38,12 +38,12 @@ def _stand_ins(op: str, family: str, weight: NDArray, grad: NDArray,
     arrays = (weight, grad, *states)
     sparse_grad = "lazy" in FAMILIES[family].functions
     if "csr" in (a.stype for a in arrays):
-        warn_fallback(op, tuple(a.stype for a in arrays), stacklevel=5)
+        warn_fallback(op, tuple(a.stype for a in arrays))
         dense = [_dense(a) if a.stype == "csr" or a is grad and a.stype != "default" else a
                  for a in arrays]
         return dense[0], dense[1], tuple(dense[2:])
     if grad.stype == "row_sparse" and not sparse_grad:
-        warn_fallback(op, tuple(a.stype for a in arrays), stacklevel=5)
+        warn_fallback(op, tuple(a.stype for a in arrays))
         return weight, _dense(grad), states
     return weight, grad, states
 

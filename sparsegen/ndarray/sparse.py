@@ -11,7 +11,7 @@ from ..context import Context
 from ..context import resolve as resolve_context
 from ..device import DeviceArray, copy as copy_buffer, host_copy, item, rows as copy_rows, to_host
 from .. import formats
-from ..errors import InvalidValue, SparsegenError
+from ..errors import InvalidType, InvalidValue, SparsegenError
 from ..formats import CSR, INDEX_DTYPE, RowSparse
 from .dispatch import check_out, deliver, invoke
 from .dlpack import dlpack_numpy, torch_tensor
@@ -46,8 +46,9 @@ class BaseSparseNDArray(NDArray):
         )
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        if not is_full_slice(key):
-            raise SparsegenError(
+        if not is_full_slice(key):  # MXNet: ValueError for csr, TypeError for row_sparse
+            error = InvalidValue if self.stype == "csr" else InvalidType
+            raise error(
                 f"{type(self).__name__} supports only x[:] = value assignment, got key {key!r}"
             )
         super().__setitem__(key, value)
@@ -86,6 +87,12 @@ class BaseSparseNDArray(NDArray):
         """A torch sparse tensor sharing this array's memory: COO for row_sparse, CSR for csr."""
         return torch_tensor(self._storage)
 
+    # -- utils: MXNet's sparse odds and ends (issue 13) ---------------------------------------
+    @property
+    def _num_aux(self) -> int:
+        """The number of index arrays beside the data (row_sparse 1, csr 2), as MXNet's."""
+        return 2 if self.stype == "csr" else 1
+
 
 class RowSparseNDArray(BaseSparseNDArray):
     """Rows ``indices`` of a mostly-zero array, as ``mxnet.nd.sparse.RowSparseNDArray``."""
@@ -103,7 +110,7 @@ class RowSparseNDArray(BaseSparseNDArray):
     def __getitem__(self, key: Any) -> NDArray:
         if is_full_slice(key):
             return self
-        raise SparsegenError(f"RowSparseNDArray supports only x[:] indexing, got key {key!r}")
+        raise InvalidValue(f"RowSparseNDArray supports only x[:] indexing, got key {key!r}")
 
     def retain(self, indices: Any) -> "RowSparseNDArray":
         """The rows ``indices`` of this array (see ``mx.nd.sparse.retain``)."""
@@ -147,7 +154,7 @@ class CSRNDArray(BaseSparseNDArray):
                 raise SparsegenError(f"row index {key} out of range for {rows} rows")
             key = slice(int(key) % rows, int(key) % rows + 1)
         if not isinstance(key, slice) or key.step not in (None, 1):
-            raise SparsegenError(f"CSRNDArray supports int and contiguous slice keys, got {key!r}")
+            raise InvalidValue(f"CSRNDArray supports int and contiguous slice keys, got {key!r}")
         start, stop, _ = key.indices(rows)
         stop = max(start, stop)
         s = self._storage
@@ -254,11 +261,11 @@ def row_sparse_array(
         data = _values(arg1[0], dtype, "data")
         result = formats.row_sparse(data, _ids(arg1[1], "indices"), shape)
     elif isinstance(arg1, NDArray) and arg1.stype == "csr":
-        raise SparsegenError("row_sparse_array cannot be created from a csr array (as in MXNet)")
+        raise InvalidValue("row_sparse_array cannot be created from a csr array (as in MXNet)")
     elif isinstance(arg1, (NDArray, np.ndarray, list)):
         result = _from_dense(arg1, dtype, "row_sparse", shape)
     else:
-        raise SparsegenError(
+        raise InvalidValue(
             "row_sparse_array expects (data, indices), a dense array, a RowSparseNDArray or a "
             f"shape tuple; got {type(arg1).__name__}"
         )
@@ -274,7 +281,7 @@ def _empty_row_sparse(shape: Any, dtype: Any) -> RowSparse:
 def _empty_csr(shape: Any, dtype: Any) -> CSR:
     shape = formats.check_shape(shape)
     if len(shape) != 2:
-        raise SparsegenError(f"csr storage needs a 2-D shape, got {shape}")
+        raise InvalidValue(f"csr storage needs a 2-D shape, got {shape}")
     dtype = formats.check_dtype(DEFAULT_DTYPE if dtype is None else dtype, "dtype")
     return CSR(np.empty(0, dtype), np.empty(0, INDEX_DTYPE), np.zeros(shape[0] + 1, INDEX_DTYPE),
                (shape[0], shape[1]))
@@ -320,11 +327,11 @@ def csr_matrix(
             )
         result = _from_scipy(scipy.sparse.coo_matrix((data, (row, col)), shape=shape), data.dtype)
     elif isinstance(arg1, NDArray) and arg1.stype == "row_sparse":
-        raise SparsegenError("csr_matrix cannot be created from a row_sparse array (as in MXNet)")
+        raise InvalidValue("csr_matrix cannot be created from a row_sparse array (as in MXNet)")
     elif isinstance(arg1, (NDArray, np.ndarray, list)):
         result = _from_dense(arg1, dtype, "csr", shape)
     else:
-        raise SparsegenError(
+        raise InvalidValue(
             "csr_matrix expects (data, indices, indptr), (data, (row, col)), a scipy sparse "
             f"matrix, a dense 2-D array, a CSRNDArray or a shape tuple; got {type(arg1).__name__}"
         )
@@ -365,7 +372,7 @@ def zeros(stype: str, shape: Any, ctx: Context | None = None, dtype: Any = None,
             return cast_storage(RowSparseNDArray(_empty_row_sparse(shape, dtype), ctx), "default")
         dtype = formats.check_dtype(DEFAULT_DTYPE if dtype is None else dtype, "dtype")
         return NDArray(np.zeros(shape, dtype), ctx)
-    raise SparsegenError(f"stype must be 'default', 'row_sparse' or 'csr', got {stype!r}")
+    raise InvalidValue(f"stype must be 'default', 'row_sparse' or 'csr', got {stype!r}")
 
 
 def empty(stype: str, shape: Any, ctx: Context | None = None, dtype: Any = None) -> NDArray:
@@ -379,7 +386,7 @@ def array(source_array: Any, ctx: Context | None = None, dtype: Any = None) -> B
         return row_sparse_array(source_array, ctx=ctx, dtype=dtype)
     if isinstance(source_array, CSRNDArray) or _is_scipy_sparse(source_array):
         return csr_matrix(source_array, ctx=ctx, dtype=dtype)
-    raise SparsegenError(
+    raise InvalidValue(
         "mx.nd.sparse.array expects a RowSparseNDArray, a CSRNDArray or a scipy.sparse matrix, "
         f"got {type(source_array).__name__}; use row_sparse_array or csr_matrix for other sources"
     )

@@ -13,7 +13,7 @@ import numpy as np
 from ..context import Context
 from ..device import astype, copy_into, deep_copy, device_of, place, to_host
 from .. import formats
-from ..errors import SparsegenError
+from ..errors import InvalidValue, SparsegenError
 from ..rules import op_rule
 from .ndarray import STYPES, NDArray, _late
 
@@ -35,9 +35,9 @@ def wrap(storage: Any, ctx: Context) -> NDArray:
 def _check_cast(src_stype: str, stype: str) -> None:
     """Raise unless ``src_stype`` -> ``stype`` is a cast_storage (csr <-> row_sparse is not)."""
     if stype not in STYPES:
-        raise SparsegenError(f"stype must be one of {STYPES}, got {stype!r}")
+        raise InvalidValue(f"stype must be one of {STYPES}, got {stype!r}")
     if src_stype != "default" and stype not in ("default", src_stype):
-        raise SparsegenError(
+        raise InvalidValue(
             f"cast_storage from {src_stype} to {stype} is not supported (as in MXNet); "
             f"convert through 'default' explicitly: x.tostype('default').tostype({stype!r})"
         )

@@ -1,0 +1,69 @@
+"""Unknown keyword arguments to ``mx.nd`` functions raise ``MXNetError``, as MXNet's operators.
+
+MXNet's generated operators take ``**kwargs`` and their C++ parameter parser raises
+``MXNetError: Cannot find argument 'foo'``; its Python functions raise ``TypeError``. Every public
+function of ``mx.nd`` (and of the modules it exports, ``mx.nd.sparse``, ...) is wrapped once, by
+``check_keywords``, so that such a call raises ``InvalidType``: a ``TypeError`` and an
+``MXNetError``, naming the function, the argument and the ones it takes. The wrapper costs one
+call frame; the check itself runs only when the call has already failed to bind.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import types
+from typing import Any, Callable
+
+from ..errors import InvalidType
+
+_WRAPPED: dict[int, Callable[..., Any]] = {}  # id(function) -> wrapper, so aliases stay one object
+
+
+def _unknown(function: Callable[..., Any], kwargs: dict[str, Any]) -> list[str]:
+    """The keyword arguments ``function`` does not take."""
+    parameters = inspect.signature(function).parameters
+    return [name for name in kwargs if name not in parameters
+            or parameters[name].kind is inspect.Parameter.POSITIONAL_ONLY]
+
+
+def checked(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` raising ``InvalidType`` (TypeError and MXNetError) on an unknown keyword."""
+    known = _WRAPPED.get(id(function))
+    if known is not None:
+        return known
+
+    @functools.wraps(function)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except TypeError:
+            unknown = _unknown(function, kwargs) if kwargs else []
+            if not unknown:
+                raise
+            taken = ", ".join(inspect.signature(function).parameters)
+            raise InvalidType(
+                f"{function.__name__}: cannot find argument {unknown[0]!r}; it takes {taken}"
+            ) from None
+
+    _WRAPPED[id(function)] = _WRAPPED[id(call)] = call
+    return call
+
+
+def _takes_any_keyword(function: Callable[..., Any]) -> bool:
+    return any(p.kind is inspect.Parameter.VAR_KEYWORD
+               for p in inspect.signature(function).parameters.values())
+
+
+def check_keywords(module: types.ModuleType, seen: set[str] | None = None) -> None:
+    """Wrap the public functions of ``module`` (its ``__all__``) and of the sparsegen modules it
+    exports with ``checked``; functions that take ``**kwargs`` check their own."""
+    seen = set() if seen is None else seen
+    seen.add(module.__name__)
+    for name in getattr(module, "__all__", ()):
+        value = getattr(module, name, None)
+        if isinstance(value, types.ModuleType):
+            if value.__name__.startswith("sparsegen.") and value.__name__ not in seen:
+                check_keywords(value, seen)
+        elif inspect.isfunction(value) and not _takes_any_keyword(value):
+            setattr(module, name, checked(value))

@@ -1,0 +1,480 @@
+"""``mx.test_utils``: the test helpers MXNet 1.9.1 ships to users, for sparsegen arrays.
+
+Comparisons (``assert_almost_equal`` with MXNet's per-dtype default tolerances, ``same``,
+``almost_equal``), random inputs of every storage type (``rand_ndarray``, ``rand_sparse_ndarray``
+with MXNet's ``uniform`` and ``powerlaw`` csr distributions), random shapes, the default context,
+and ``compare_optimizer``. Random data comes from numpy's global generator (seed it with
+``np.random.seed``), as MXNet's helpers draw theirs: these build test inputs, they are not ops.
+``from mxnet.test_utils import *`` also brings ``mx``, ``np``, ``rnd`` (``numpy.random``), ``os``
+and ``array`` (``mx.nd.array``): MXNet's module exports them, and its tests use them.
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.random as rnd
+
+import sparsegen as mx
+
+from .context import Context, current_context, set_default
+from .ndarray import array
+from .errors import InvalidValue
+
+_FLOATS = {np.dtype(np.float16): (1e-2, 1e-1), np.dtype(np.float32): (1e-4, 1e-3),
+           np.dtype(np.float64): (1e-5, 1e-20)}
+"""MXNet's default (rtol, atol) per dtype; every other dtype compares exactly."""
+
+
+# -- context and dtype --------------------------------------------------------------------------
+def default_context() -> Context:
+    """The context tests create their arrays on: ``mx.current_context()``."""
+    return current_context()
+
+
+def set_default_context(ctx: Context) -> None:
+    """Make ``ctx`` the default context of this thread (what ``default_context()`` returns)."""
+    set_default(ctx)
+
+
+def default_dtype() -> type:
+    """The default element type of test data: ``numpy.float32``."""
+    return np.float32
+
+
+def list_gpus() -> range:
+    """The ids of the GPUs ``mx.gpu(i)`` can name (empty without a GPU)."""
+    return range(mx.num_gpus())
+
+
+# -- tolerances and comparisons -----------------------------------------------------------------
+def _numpy(value: Any) -> Any:
+    """``value`` as numpy: NDArrays of any storage type and scipy sparse matrices made dense."""
+    if isinstance(value, mx.nd.NDArray):
+        return value.asnumpy()
+    if hasattr(value, "toarray"):
+        return value.toarray()
+    return value
+
+
+def _tolerance(value: Any, given: Any, which: int) -> float:
+    """``given`` (a number, a dict dtype -> number, or None) for ``value``'s dtype."""
+    if isinstance(given, numbers.Number):
+        return float(given)
+    dtype = np.dtype(value.dtype if hasattr(value, "dtype") else np.asarray(value).dtype)
+    default = _FLOATS.get(dtype, (0.0, 0.0))[which]
+    return float((given or {}).get(dtype, default))
+
+
+def get_rtol(rtol: float | None = None, dtype: Any = np.float64) -> float:
+    """``rtol``, or MXNet's default relative tolerance for ``dtype``."""
+    return _tolerance(np.empty(0, dtype), rtol, 0)
+
+
+def get_atol(atol: float | None = None, dtype: Any = np.float64) -> float:
+    """``atol``, or MXNet's default absolute tolerance for ``dtype``."""
+    return _tolerance(np.empty(0, dtype), atol, 1)
+
+
+def get_tols(x: Any, y: Any, rtol: Any, atol: Any) -> tuple[float, float]:
+    """The (rtol, atol) comparing ``x`` with ``y``: the larger default of the two dtypes."""
+    x, y = (np.asarray(v) if isinstance(v, numbers.Number) else v for v in (x, y))
+    return (max(_tolerance(x, rtol, 0), _tolerance(y, rtol, 0)),
+            max(_tolerance(x, atol, 1), _tolerance(y, atol, 1)))
+
+
+def same(a: Any, b: Any) -> bool:
+    """Whether ``a`` and ``b`` hold the same values in the same shape (NaN differs from NaN)."""
+    return bool(np.array_equal(_numpy(a), _numpy(b)))
+
+
+def almost_equal(a: Any, b: Any, rtol: float | None = None, atol: float | None = None,
+                 equal_nan: bool = False, use_broadcast: bool = True) -> bool:
+    """Whether ``|a - b| <= atol + rtol * |b|`` everywhere (float64 defaults 1e-5 and 1e-20)."""
+    a, b = _numpy(a), _numpy(b)
+    if not use_broadcast:
+        _check_shapes(a, b)
+    return bool(np.allclose(a, b, rtol=get_rtol(rtol), atol=get_atol(atol), equal_nan=equal_nan))
+
+
+def _check_shapes(a: Any, b: Any) -> None:
+    if np.shape(a) != np.shape(b):
+        raise AssertionError(f"a.shape = {np.shape(a)} and b.shape = {np.shape(b)} are not equal")
+
+
+def _worst(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> tuple[tuple[int, ...], float]:
+    """The position of the largest violation of the tolerance and its size (1 is the limit)."""
+    a, b = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64))
+    with np.errstate(invalid="ignore"):
+        excess = np.where(a == b, 0.0, np.abs(a - b)) / (atol + rtol * np.abs(b) + 1e-20)
+    excess = np.where(np.isnan(excess), np.inf, excess)
+    if excess.size == 0:
+        return (), 0.0
+    where = np.unravel_index(int(np.argmax(excess)), excess.shape)
+    return tuple(int(i) for i in where), float(excess[where])
+
+
+def assert_almost_equal(a: Any, b: Any, rtol: Any = None, atol: Any = None,
+                        names: tuple[str, str] = ("a", "b"), equal_nan: bool = False,
+                        use_broadcast: bool = True, mismatches: tuple[int, int] = (10, 10)) -> None:
+    """Raise ``AssertionError`` unless ``|a - b| <= atol + rtol * |b|`` everywhere.
+
+    ``a`` and ``b``: numpy arrays, numbers, NDArrays of any storage type or scipy matrices.
+    ``rtol`` / ``atol``: numbers, dicts dtype -> number, or None for MXNet's defaults (the larger
+    of the two dtypes': float16 1e-2 / 1e-1, float32 1e-4 / 1e-3, float64 1e-5 / 1e-20, exact for
+    integers and bools). The message names the worst position and how many elements differ.
+    """
+    if not use_broadcast:
+        _check_shapes(a, b)
+    rtol, atol = get_tols(a, b, rtol, atol)
+    a, b = np.asarray(_numpy(a)), np.asarray(_numpy(b))
+    if a.dtype == np.bool_ and b.dtype == np.bool_:
+        np.testing.assert_equal(a, b)
+        return
+    if np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan):
+        return
+    where, excess = _worst(a, b, rtol, atol)
+    wide_a, wide_b = np.broadcast_arrays(a, b)
+    close = np.isclose(wide_a, wide_b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    message = (f"Error {excess:f} exceeds tolerance rtol={rtol:e}, atol={atol:e} "
+               f"({close.size - int(close.sum())} of {close.size} elements differ). ")
+    if where or wide_a.ndim == 0:
+        message += (f"Location of maximum error: {where}, {names[0]}={wide_a[where]!r}, "
+                    f"{names[1]}={wide_b[where]!r}")
+    raise AssertionError(f"{message}\n {names[0]}: {a!r}\n {names[1]}: {b!r}")
+
+
+def assert_allclose(a: Any, b: Any, rtol: float = 1e-07, atol: float = 0,
+                    equal_nan: bool = True) -> None:
+    """``assert_almost_equal`` with numpy's ``assert_allclose`` defaults (NaN equals NaN)."""
+    assert_almost_equal(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+def assert_almost_equal_ignore_nan(a: Any, b: Any, rtol: Any = None, atol: Any = None,
+                                   names: tuple[str, str] = ("a", "b")) -> None:
+    """``assert_almost_equal`` on the positions where neither ``a`` nor ``b`` is NaN."""
+    a, b = np.array(_numpy(a)), np.array(_numpy(b))
+    nan = np.isnan(a) | np.isnan(b)
+    a, b = np.where(nan, 0, a), np.where(nan, 0, b)
+    assert_almost_equal(a, b, rtol, atol, names)
+
+
+def assert_exception(f: Callable[..., Any], exception_type: Any, *args: Any,
+                     **kwargs: Any) -> None:
+    """Raise ``AssertionError`` unless ``f(*args, **kwargs)`` raises ``exception_type``."""
+    try:
+        f(*args, **kwargs)
+    except exception_type:
+        return
+    raise AssertionError(f"{getattr(f, '__name__', f)!s} did not raise {exception_type}")
+
+
+def compare_ndarray_tuple(t1: Any, t2: Any, rtol: Any = None, atol: Any = None) -> None:
+    """``assert_almost_equal`` over two optimizer states (arrays, nested tuples or None)."""
+    if t1 is None or t2 is None:
+        return
+    if isinstance(t1, tuple):
+        for s1, s2 in zip(t1, t2):
+            compare_ndarray_tuple(s1, s2, rtol, atol)
+    else:
+        assert_almost_equal(t1, t2, rtol=rtol, atol=atol)
+
+
+# -- random shapes and values -------------------------------------------------------------------
+def rand_shape_2d(dim0: int = 10, dim1: int = 10, allow_zero_size: bool = False) -> tuple[int, int]:
+    """A random 2-D shape with sizes in ``[1, dim]`` (``[0, dim]`` with ``allow_zero_size``)."""
+    low = 0 if allow_zero_size else 1
+    return int(rnd.randint(low, dim0 + 1)), int(rnd.randint(low, dim1 + 1))
+
+
+def rand_shape_3d(dim0: int = 10, dim1: int = 10, dim2: int = 10,
+                  allow_zero_size: bool = False) -> tuple[int, int, int]:
+    """A random 3-D shape with sizes in ``[1, dim]`` (``[0, dim]`` with ``allow_zero_size``)."""
+    low = 0 if allow_zero_size else 1
+    return tuple(int(rnd.randint(low, d + 1)) for d in (dim0, dim1, dim2))  # type: ignore
+
+
+def rand_shape_nd(num_dim: int, dim: int = 10, allow_zero_size: bool = False) -> tuple[int, ...]:
+    """A random ``num_dim``-D shape with sizes in ``[1, dim]`` (``[0, dim]`` with
+    ``allow_zero_size``)."""
+    low = 0 if allow_zero_size else 1
+    return tuple(int(d) for d in rnd.randint(low, dim + 1, size=num_dim))
+
+
+def rand_coord_2d(x_low: int, x_high: int, y_low: int, y_high: int) -> tuple[int, int]:
+    """A random point with ``x`` in ``[x_low, x_high)`` and ``y`` in ``[y_low, y_high)``."""
+    return (int(rnd.randint(x_low, x_high, dtype=np.int64)),
+            int(rnd.randint(y_low, y_high, dtype=np.int64)))
+
+
+def random_arrays(*shapes: Sequence[int]) -> Any:
+    """Standard-normal float32 numpy arrays of ``shapes`` (one array for one shape)."""
+    arrays = [rnd.randn(*shape).astype(default_dtype()) for shape in shapes]
+    return arrays[0] if len(arrays) == 1 else arrays
+
+
+def random_sample(population: list[Any], k: int) -> list[Any]:
+    """``k`` distinct elements of ``population`` in random order."""
+    if not 0 <= k <= len(population):
+        raise InvalidValue(f"k must be in [0, {len(population)}], got {k}")
+    chosen = list(population)
+    rnd.shuffle(chosen)
+    return chosen[:k]
+
+
+def assign_each(the_input: Any, function: Callable[[Any], Any] | None) -> np.ndarray:
+    """``function`` applied to every element of ``the_input`` (a float64 copy; no function: a
+    copy of the input)."""
+    if function is None:
+        return np.array(the_input)
+    values = np.asarray(the_input)
+    return np.array([function(v) for v in values.flat], np.float64).reshape(values.shape)
+
+
+def assign_each2(input1: Any, input2: Any, function: Callable[[Any, Any], Any] | None) -> np.ndarray:
+    """``function`` applied to every pair of elements of ``input1`` and ``input2`` (same shape)."""
+    if function is None:
+        return np.array(input1)
+    first, second = np.asarray(input1), np.asarray(input2)
+    if first.shape != second.shape:
+        raise InvalidValue(f"input1 has shape {first.shape}, input2 {second.shape}: they must match")
+    pairs = zip(first.flat, second.flat)
+    return np.array([function(u, v) for u, v in pairs], np.float64).reshape(first.shape)
+
+
+def np_reduce(dat: np.ndarray, axis: Any, keepdims: bool,
+              numpy_reduce_func: Callable[..., Any]) -> np.ndarray:
+    """``numpy_reduce_func`` applied over each of ``axis`` (an int, ints, or None for all)."""
+    axes = [axis] if isinstance(axis, int) else list(range(dat.ndim) if axis is None else axis)
+    axes = [ax % dat.ndim for ax in axes] if dat.ndim else axes
+    result = dat
+    for ax in sorted(axes, reverse=True):
+        result = numpy_reduce_func(result, axis=ax)
+    if keepdims:
+        result = np.reshape(result, [1 if i in axes else d for i, d in enumerate(dat.shape)])
+    return result
+
+
+# -- random sparse arrays -----------------------------------------------------------------------
+def _check_csr_request(shape: Sequence[int], density: float, distribution: str) -> None:
+    """Raise ``InvalidValue`` for what the csr generators cannot build (MXNet's checks)."""
+    if len(shape) != 2:
+        raise InvalidValue(f"csr arrays are 2-D, got shape {tuple(shape)}")
+    rows, cols = shape
+    if not 0 <= density <= 1:
+        raise InvalidValue(f"density has to be between 0 and 1, got {density}")
+    if rows <= 0 or cols <= 0:
+        raise InvalidValue(f"num_rows and num_cols must be positive, got shape {tuple(shape)}")
+    if distribution == "powerlaw" and int(rows * cols * density) < 2 * rows:
+        raise InvalidValue(
+            f"powerlaw needs num_rows * num_cols * density >= 2 * num_rows, got density {density} "
+            f"for shape {tuple(shape)}"
+        )
+
+
+def _uniform_csr(shape: Sequence[int], density: float, data_init: Any) -> Any:
+    """A scipy csr matrix with ``round(rows * cols * density)`` entries at uniform positions,
+    values uniform in [0, 1) (or ``data_init``), drawn in float64 (scipy has no float16; the
+    array is cast to ``dtype`` when built)."""
+    import scipy.sparse
+
+    matrix = scipy.sparse.random(shape[0], shape[1], density, format="csr", dtype=np.float64)
+    if data_init is not None:
+        matrix.data.fill(data_init)
+    return matrix
+
+
+def _powerlaw_row_counts(rows: int, cols: int, total: int) -> np.ndarray:
+    """Entries per row for MXNet's powerlaw csr: one per row first, then row ``i`` grows to
+    ``2 ** (i + 1)`` entries (a full row once that passes ``cols``) until ``total`` are placed."""
+    counts = np.zeros(rows, np.int64)
+    placed = min(rows, total)
+    counts[:placed] = 1
+    limit = 2
+    for row in range(rows):
+        left = total - placed
+        if left <= 0:
+            break
+        width = min(cols, limit)
+        extra = cols - 1 if width == cols and left > width else min(width - 1, left)
+        counts[row] += extra
+        placed += extra
+        if width != cols or left <= width:
+            limit *= 2
+    if placed < total:
+        raise InvalidValue(f"powerlaw cannot place {total} entries in shape {(rows, cols)}")
+    return counts
+
+
+def _powerlaw_csr(shape: Sequence[int], density: float, dtype: Any) -> Any:
+    """A scipy csr matrix whose row ``i`` holds about twice the entries of row ``i - 1`` (the
+    leading columns of each row), values in [1.001, 3)."""
+    import scipy.sparse
+
+    rows, cols = shape
+    counts = _powerlaw_row_counts(rows, cols, int(rows * cols * density))
+    indptr = np.concatenate([[0], np.cumsum(counts)])
+    indices = np.concatenate([np.arange(c) for c in counts]) if rows else np.empty(0, np.int64)
+    data = (1 + rnd.uniform(0.001, 2, size=int(indptr[-1]))).astype(dtype)
+    return scipy.sparse.csr_matrix((data, indices, indptr), shape=(rows, cols))
+
+
+def rand_sparse_ndarray(shape: Sequence[int], stype: str, density: float | None = None,
+                        dtype: Any = None, distribution: str | None = None, data_init: Any = None,
+                        rsp_indices: Any = None, modifier_func: Callable[[Any], Any] | None = None,
+                        shuffle_csr_indices: bool = False, ctx: Context | None = None
+                        ) -> tuple[Any, tuple[Any, ...]]:
+    """A random sparse array and its parts: ``(rsp, (data, indices))`` as numpy arrays for
+    row_sparse, ``(csr, (indptr, indices, data))`` as NDArrays for csr.
+
+    row_sparse: each row is stored with probability ``density`` (or exactly the rows
+    ``rsp_indices``), values uniform in [0, 1), or ``data_init``, then passed through
+    ``modifier_func``. csr: ``distribution`` ``'uniform'`` (``density`` of the entries, at random
+    positions) or ``'powerlaw'`` (row ``i`` about twice as full as row ``i - 1``).
+    ``density`` defaults to a random one. sparsegen keeps csr column ids sorted, so
+    ``shuffle_csr_indices`` gives the same (sorted) matrix.
+    """
+    ctx = ctx or default_context()
+    density = float(rnd.rand()) if density is None else density
+    dtype = np.dtype(default_dtype() if dtype is None else dtype)
+    distribution = distribution or "uniform"
+    if stype == "row_sparse":
+        if distribution != "uniform":
+            raise InvalidValue(f"row_sparse arrays take the 'uniform' distribution, got {distribution!r}")
+        if rsp_indices is not None:
+            indices = np.asarray(rsp_indices, np.int64)
+            if len(indices) > shape[0]:
+                raise InvalidValue(f"{len(indices)} rsp_indices for {shape[0]} rows")
+        else:
+            indices = np.flatnonzero(rnd.rand(shape[0]) < density)
+        if indices.size == 0:
+            empty = mx.nd.sparse.zeros("row_sparse", shape, ctx=ctx, dtype=dtype)
+            return empty, (np.empty((0, *shape[1:]), dtype), np.array([], np.int64))
+        values = rnd.rand(indices.size, *shape[1:]).astype(dtype)
+        if data_init is not None:
+            values.fill(data_init)
+        if modifier_func is not None:
+            values = assign_each(values, modifier_func)
+        array = mx.nd.sparse.row_sparse_array((values, indices), shape=shape, dtype=dtype, ctx=ctx)
+        return array, (values, indices)
+    if stype == "csr":
+        _check_csr_request(shape, density, distribution)
+        if distribution == "uniform":
+            matrix = _uniform_csr(shape, density, data_init)
+        elif distribution == "powerlaw":
+            matrix = _powerlaw_csr(shape, density, dtype)
+        else:
+            raise InvalidValue(f"csr distributions are 'uniform' and 'powerlaw', got {distribution!r}")
+        csr = mx.nd.sparse.csr_matrix((matrix.data, matrix.indices, matrix.indptr),
+                                      shape=tuple(shape), dtype=dtype, ctx=ctx)
+        return csr, (csr.indptr, csr.indices, csr.data)
+    raise InvalidValue(f"stype must be 'row_sparse' or 'csr', got {stype!r}")
+
+
+def rand_ndarray(shape: Sequence[int], stype: str = "default", density: float | None = None,
+                 dtype: Any = None, modifier_func: Callable[[Any], Any] | None = None,
+                 shuffle_csr_indices: bool = False, distribution: str | None = None,
+                 ctx: Context | None = None) -> Any:
+    """A random array of storage ``stype``: standard-normal values for ``default``, else
+    ``rand_sparse_ndarray``'s array."""
+    ctx = ctx or default_context()
+    if stype == "default":
+        return mx.nd.array(random_arrays(shape), dtype=dtype, ctx=ctx)
+    array, _ = rand_sparse_ndarray(shape, stype, density=density, dtype=dtype,
+                                   modifier_func=modifier_func,
+                                   shuffle_csr_indices=shuffle_csr_indices,
+                                   distribution=distribution, ctx=ctx)
+    return array
+
+
+def create_sparse_array(shape: Sequence[int], stype: str, data_init: Any = None,
+                        rsp_indices: Any = None, dtype: Any = None,
+                        modifier_func: Callable[[Any], Any] | None = None, density: float = 0.5,
+                        shuffle_csr_indices: bool = False) -> Any:
+    """A random sparse array (``rand_sparse_ndarray``); row_sparse ``rsp_indices`` are sorted."""
+    if stype not in ("row_sparse", "csr"):
+        raise InvalidValue(f"Unknown storage type: {stype}")
+    if rsp_indices is not None and stype == "row_sparse":
+        rsp_indices = np.sort(np.asarray(rsp_indices))
+    array, _ = rand_sparse_ndarray(shape, stype, density=density, data_init=data_init,
+                                   rsp_indices=rsp_indices if stype == "row_sparse" else None,
+                                   dtype=dtype, modifier_func=modifier_func,
+                                   shuffle_csr_indices=shuffle_csr_indices)
+    return array
+
+
+def create_sparse_array_zd(shape: Sequence[int], stype: str, density: float, data_init: Any = None,
+                           rsp_indices: Any = None, dtype: Any = None,
+                           modifier_func: Callable[[Any], Any] | None = None,
+                           shuffle_csr_indices: bool = False) -> Any:
+    """``create_sparse_array`` where a row_sparse array stores exactly ``rsp_indices`` (no rows
+    when None): its ``density`` is ignored."""
+    if stype == "row_sparse":
+        density = 0.0
+    return create_sparse_array(shape, stype, data_init=data_init, rsp_indices=rsp_indices,
+                               dtype=dtype, modifier_func=modifier_func, density=density,
+                               shuffle_csr_indices=shuffle_csr_indices)
+
+
+# -- optimizers ---------------------------------------------------------------------------------
+def _pair(shape: Sequence[int], dtype: Any, stype: str, density: float | None) -> tuple[Any, Any]:
+    """A random array of storage ``stype`` and its dense copy, on the default context."""
+    if stype not in ("default", "row_sparse", "csr"):
+        raise InvalidValue(f"storage type {stype!r} is not supported")
+    if stype == "default":
+        second = mx.nd.array(rnd.uniform(size=shape), ctx=default_context(), dtype=dtype)
+    else:
+        second = rand_ndarray(shape, stype, density=density, dtype=dtype)
+    return second.copyto(default_context()).tostype("default"), second
+
+
+def compare_optimizer(opt1: Any, opt2: Any, shape: Any, dtype: Any, w_stype: str = "default",
+                      g_stype: str = "default", rtol: float = 1e-4, atol: float = 1e-5,
+                      compare_states: bool = True, ntensors: int = 1) -> None:
+    """Run one update of ``opt1`` (on dense weight and gradient) and ``opt2`` (on ``w_stype`` /
+    ``g_stype`` copies of the same values) and assert their weights and states agree.
+
+    ``shape`` a list of shapes: ``opt2`` updates ``ntensors`` weights in one multi-tensor call,
+    ``opt1`` each weight alone.
+    """
+    if isinstance(shape, list):
+        w1 = [mx.nd.array(rnd.uniform(size=s), dtype=dtype) for s in shape]
+        g1 = [mx.nd.array(rnd.uniform(size=s), dtype=dtype) for s in shape]
+        w2, g2 = [w.copy() for w in w1], [g.copy() for g in g1]
+        state2 = [opt2.create_state_multi_precision(0, w2[i]) for i in range(ntensors)]
+        opt2.update_multi_precision(list(range(ntensors)), w2, g2, state2)
+        for i in range(ntensors):
+            state1 = opt1.create_state_multi_precision(i, w1[i])
+            opt1.update_multi_precision(i, w1[i], g1[i], state1)
+            if compare_states:
+                compare_ndarray_tuple(state1, state2[i], rtol, atol)
+            compare_ndarray_tuple(w1[i], w2[i], rtol, atol)
+        return
+    if ntensors != 1:
+        raise InvalidValue(f"one shape makes one tensor, got ntensors={ntensors}")
+    w1, w2 = _pair(shape, dtype, w_stype, 1.0)
+    g1, g2 = _pair(shape, dtype, g_stype, None)
+    state1 = opt1.create_state_multi_precision(0, w1)
+    state2 = opt2.create_state_multi_precision(0, w2)
+    if compare_states:
+        compare_ndarray_tuple(state1, state2)
+    opt1.update_multi_precision(0, w1, g1, state1)
+    opt2.update_multi_precision(0, w2, g2, state2)
+    if compare_states:
+        compare_ndarray_tuple(state1, state2, rtol=rtol, atol=atol)
+    assert_almost_equal(w1, w2, rtol=rtol, atol=atol)
+
+
+__all__ = [
+    "Context", "almost_equal", "array", "os", "assert_allclose", "assert_almost_equal",
+    "assert_almost_equal_ignore_nan", "assert_exception", "assign_each", "assign_each2",
+    "compare_ndarray_tuple", "compare_optimizer", "create_sparse_array", "create_sparse_array_zd",
+    "current_context", "default_context", "default_dtype", "get_atol", "get_rtol", "get_tols",
+    "list_gpus", "mx", "np", "np_reduce", "rnd", "rand_coord_2d", "rand_ndarray", "rand_shape_2d",
+    "rand_shape_3d", "rand_shape_nd", "rand_sparse_ndarray", "random_arrays", "random_sample",
+    "same", "set_default_context",
+]

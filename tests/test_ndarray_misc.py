@@ -1,0 +1,144 @@
+"""NDArray odds and ends MXNet code touches (iteration, truth, scalars, ``np.dtype``), unknown
+keyword arguments, and the MXNet error classes (ValueError / TypeError that are MXNetError)."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import sparsegen as mx
+
+
+@settings(max_examples=15)
+@given(shape=st.lists(st.integers(0, 4), min_size=1, max_size=3),
+       dtype=st.sampled_from(["float32", "int64"]))
+def test_iteration_and_len_follow_the_first_axis(shape, dtype):
+    values = np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape)
+    a = mx.nd.array(values, dtype=dtype)
+    assert len(a) == shape[0]
+    rows = list(a)
+    assert len(rows) == shape[0]
+    for row, expected in zip(rows, values):
+        assert isinstance(row, mx.nd.NDArray) and row.shape == expected.shape
+        np.testing.assert_array_equal(row.asnumpy(), expected)
+
+
+def test_zero_d_arrays_have_no_len_and_do_not_iterate():
+    scalar = mx.nd.array([5.0])[0]
+    assert scalar.shape == ()
+    for call in (len, iter):
+        with pytest.raises(TypeError, match="0-d NDArray") as info:
+            call(scalar)
+        assert isinstance(info.value, mx.MXNetError)
+
+
+def test_csr_iterates_over_its_rows():
+    dense = np.array([[0, 1, 0], [2, 0, 3]], np.float32)
+    rows = list(mx.nd.array(dense).tostype("csr"))
+    assert [r.stype for r in rows] == ["csr", "csr"]
+    np.testing.assert_array_equal(np.vstack([r.asnumpy() for r in rows]), dense)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "int64"])
+@pytest.mark.parametrize("stype", ["default", "csr", "row_sparse"])
+def test_np_dtype_of_an_array(dtype, stype):
+    a = mx.nd.zeros((2, 2), dtype=dtype).tostype(stype)
+    assert np.dtype(a) == np.dtype(dtype)
+    assert a.dtype is np.dtype(dtype).type  # MXNet's dtype is the numpy scalar type
+    assert np.asarray(a).dtype == np.dtype(dtype)
+
+
+def test_asscalar_and_bool():
+    one = mx.nd.array([2.5])
+    assert one.asscalar() == 2.5 and type(one.asscalar()) is np.float32
+    assert mx.nd.array([[7]], dtype="int32").asscalar() == 7
+    assert bool(mx.nd.array([1.0])) and not bool(mx.nd.array([0.0]))
+    assert bool(mx.nd.array([[3.0]]).tostype("csr"))
+    many = mx.nd.ones((2,))
+    with pytest.raises(ValueError, match="not a scalar|one element") as info:
+        many.asscalar()
+    assert isinstance(info.value, mx.MXNetError)
+    with pytest.raises(ValueError, match="multiple elements is ambiguous") as info:
+        bool(many)
+    assert isinstance(info.value, mx.MXNetError)
+
+
+def test_attributes_mxnet_tests_touch():
+    a = mx.nd.ones((2, 3), ctx=mx.cpu(1))
+    assert a.context == a.ctx == mx.cpu(1) and a.stype == "default"
+    assert a.wait_to_read() is None and mx.nd.waitall() is None
+    csr, rsp = a.tostype("csr"), a.tostype("row_sparse")
+    assert (csr._num_aux, rsp._num_aux) == (2, 1)
+    assert (csr.stype, rsp.stype) == ("csr", "row_sparse")
+    assert not hasattr(a, "_num_aux")  # dense arrays have none, as in MXNet
+    csr.check_format()
+    rsp.check_format(full_check=False)
+
+
+def test_unknown_keyword_raises_mxnet_error_naming_it():
+    a = mx.nd.ones((2, 2))
+    cases = [lambda: mx.nd.dot(a, a, foo=1), lambda: mx.nd.zeros((2,), bar=1),
+             lambda: mx.nd.sparse.retain(a.tostype("row_sparse"), [0], rows=1),
+             lambda: mx.nd.sqrt(a, axis=0), lambda: mx.nd.sparse.zeros("csr", (2, 2), dtyp="f")]
+    for call, name in zip(cases, ["foo", "bar", "rows", "axis", "dtyp"]):
+        with pytest.raises(mx.MXNetError, match=f"cannot find argument '{name}'") as info:
+            call()
+        assert isinstance(info.value, TypeError)
+    np.testing.assert_array_equal(mx.nd.dot(a, a, transpose_a=True).asnumpy(), np.full((2, 2), 2))
+    assert mx.nd.abs is mx.nd.sparse.abs  # one wrapper per function, wherever it is exported
+    with pytest.raises(TypeError, match="missing") as info:  # other binding errors stay Python's
+        mx.nd.dot(a)
+    assert not isinstance(info.value, mx.MXNetError)
+
+
+def test_value_and_type_errors_are_mxnet_errors():
+    csr = mx.nd.ones((2, 2)).tostype("csr")
+    rsp = mx.nd.ones((2, 2)).tostype("row_sparse")
+    value_errors = [
+        lambda: mx.nd.sparse.csr_matrix((np.array([]), np.array([]), np.array([0]))),
+        lambda: mx.nd.sparse.csr_matrix((np.array([]), np.array([]), np.array([0, 0]))),
+        lambda: mx.nd.sparse.row_sparse_array((np.zeros((0, 2)), np.array([]))),
+        lambda: csr.tostype("row_sparse"), lambda: rsp.tostype("csr"),
+        lambda: rsp[1], lambda: csr[::2], lambda: csr.__setitem__(0, 1.0),
+        lambda: mx.nd.sparse.zeros("coo", (2, 2)), lambda: mx.nd.sparse.array(np.ones((2, 2))),
+        lambda: mx.nd.sparse.row_sparse_array(csr), lambda: mx.nd.sparse.csr_matrix(rsp),
+        lambda: mx.nd.sparse.csr_matrix((1, 2, 3, 4)),
+    ]
+    for call in value_errors:
+        with pytest.raises(ValueError) as info:
+            call()
+        assert isinstance(info.value, mx.MXNetError), info.value
+    with pytest.raises(TypeError) as info:
+        rsp[0] = 1.0
+    assert isinstance(info.value, mx.MXNetError)
+    inferred = mx.nd.sparse.csr_matrix(([1.0], [2], [0, 0, 1]))  # ids given: the shape is inferred
+    assert inferred.shape == (2, 3)
+
+
+def test_ops_read_the_read_only_index_arrays_users_see():
+    csr = mx.nd.array([[0, 1, 2], [3, 0, 4]]).tostype("csr")
+    indices, indptr = csr.indices, csr.indptr
+    np.testing.assert_array_equal((2 <= indices).asnumpy(), [0, 1, 0, 1])  # 2 <= [1, 2, 0, 2]
+    np.testing.assert_array_equal((indptr <= 2).asnumpy(), [1, 1, 0])
+    with pytest.raises(mx.MXNetError, match="read-only"):
+        mx.nd.elemwise_add(indices, indices, out=indices)
+    np.testing.assert_array_equal(csr.indices.asnumpy(), [1, 2, 0, 2])
+
+
+def test_misc_on_an_emulated_gpu(monkeypatch):
+    monkeypatch.setenv("SPARSEGEN_GPU", "host")
+    a = mx.nd.array([[1.0, 2.0], [3.0, 4.0]], ctx=mx.gpu(0))
+    assert [r.asnumpy().tolist() for r in a] == [[1, 2], [3, 4]]
+    assert a[1, 0].asscalar() == 3.0 and np.dtype(a) == np.float32
+    assert a.tostype("csr")._num_aux == 2 and len(a.tostype("row_sparse")) == 2
+    a.wait_to_read()
+
+
+def test_fallback_warning_names_the_callers_line(monkeypatch):
+    from sparsegen.ndarray import dispatch
+
+    monkeypatch.setattr(dispatch, "_WARNED", set())
+    csr = mx.nd.ones((2, 2)).tostype("csr")
+    with pytest.warns(mx.StorageFallbackWarning) as record:
+        mx.nd.log(csr)  # through the keyword-checking wrapper and the front end
+    assert record[0].filename == __file__
