@@ -4,35 +4,22 @@
 TVM compiler: cached kernels load through the TVM runtime alone.
 """
 
-from . import context, interop, kernels, ndarray, optimizer
-from . import lr_scheduler  # noqa: E402 - mx.lr_scheduler
+import importlib as _importlib
+
+from . import base, context, interop, io, kernels, lr_scheduler, ndarray, optimizer, random
 from ._version import __version__
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
 from .errors import MXNetError, SparsegenError, StorageFallbackWarning
+from .ndarray.keywords import check_keywords as _check_keywords
 
 nd = ndarray
+_check_keywords(ndarray)  # once every module has added its functions to mx.nd
 
 __all__ = [
-    "Context", "MXNetError", "SparsegenError", "StorageFallbackWarning", "__version__",
-    "context", "cpu", "cpu_pinned", "current_context", "gpu", "interop", "kernels", "nd", "ndarray",
-    "num_gpus", "optimizer",
+    "Context", "MXNetError", "SparsegenError", "StorageFallbackWarning", "__version__", "base",
+    "context", "cpu", "cpu_pinned", "current_context", "gpu", "interop", "io", "kernels",
+    "lr_scheduler", "nd", "ndarray", "num_gpus", "optimizer", "random", "test_utils",
 ]
-__all__ += ["lr_scheduler"]
-from . import random  # noqa: E402 - mx.random
-
-__all__ += ["random"]
-
-from . import io  # noqa: E402 - mx.io, the data iterators
-
-__all__ += ["io"]
-# -- utils (issue 13): keep this block last, once every module has added its functions --------
-import importlib as _importlib  # noqa: E402
-
-from . import base  # noqa: E402
-from .ndarray.keywords import check_keywords as _check_keywords  # noqa: E402
-
-_check_keywords(ndarray)
-__all__ += ["base", "test_utils"]
 
 
 def __getattr__(name: str) -> object:
