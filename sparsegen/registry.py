@@ -375,6 +375,28 @@ _ARITH_KERNELS = (
     ),
 )
 """Arithmetic beyond the elementwise kernels (sparsegen/ops/arith.py, ops/broadcast.py)."""
+# -- strided (shape ops, broadcasting) --
+STRIDED_BINARY_OPS = ("add", "sub", "mul", "div", *COMPARE_OPS, *ARITH_BINARY_OPS)
+"""Binary functions of kernel ``strided`` (``templates/strided.py:BINARY``, in this order):
+``out = a <op> b`` over two strided views (broadcasting)."""
+
+_STRIDED_VIEW = "meta[t] int64 internal, out[r,c] dtype WRITTEN"
+_STRIDED_KERNELS = (
+    KernelDef(
+        "strided",
+        "sparsegen.templates.strided:strided",
+        _ROWS,
+        ("dtype",),
+        (
+            ("copy", f"(x[n] dtype, {_STRIDED_VIEW})"),
+            *((fn, f"(a[na] dtype, b[nb] dtype, {_STRIDED_VIEW})") for fn in STRIDED_BINARY_OPS),
+        ),
+        "strided views of flat buffers into a C-contiguous output, parallel over rows: copy "
+        "(transpose, slice, broadcast_to, ...) and binary ops of two views (broadcasting); meta "
+        "holds offsets, strides and outer sizes (sparsegen/ops/strided.py builds it)",
+    ),
+)
+"""Strided copies and broadcast binary maps (sparsegen/ops/strided.py runs them)."""
 
 
 KERNELS: dict[str, KernelDef] = {
@@ -435,7 +457,7 @@ KERNELS: dict[str, KernelDef] = {
             "check: whether requested ids are sorted, unique and in range, where they live",
         ),
     ) + _OPTIM_KERNELS + _DOT_KERNELS + _ELEMWISE_KERNELS + _COMPARE_KERNELS
-    + _ARITH_KERNELS
+    + _ARITH_KERNELS + _STRIDED_KERNELS
 }
 """Every kernel sparsegen generates."""
 
