@@ -22,6 +22,8 @@ from .ndarray import NDArray
 from .sparse import BaseSparseNDArray, CSRNDArray, RowSparseNDArray
 from .storage import cast_storage
 from .values import user_values
+from . import arith, contrib  # -- arith --
+from .arith import *  # noqa: F403 - power, maximum, ..., broadcast_<op>, add_n, where
 
 _DEFAULT = np.dtype("float32")
 
@@ -127,3 +129,4 @@ __all__ = [
     "ones", "ones_like", "sparse", "waitall", "zeros", "zeros_like",
 ]
 __all__ += compare.__all__ + elemwise.__all__
+__all__ += arith.__all__ + ["contrib"]  # -- arith --

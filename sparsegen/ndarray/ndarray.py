@@ -420,3 +420,16 @@ class NDArray:
 
     def __le__(self, other: Any) -> "NDArray":
         return _late("compare").lesser_equal(self, other)
+
+    # -- arith --
+    def __pow__(self, other: Any) -> "NDArray":
+        return _late("arith").power(self, other)
+
+    def __rpow__(self, other: Any) -> "NDArray":
+        return _late("arith").power(other, self)
+
+    def __mod__(self, other: Any) -> "NDArray":
+        return _late("arith").modulo(self, other)
+
+    def __rmod__(self, other: Any) -> "NDArray":
+        return _late("arith").modulo(other, self)

@@ -32,17 +32,17 @@ def _scale(fn: str, by_row: bool, dtype: str) -> tvm.tirx.PrimFunc:
     def func(data: T.handle, indices: T.handle, indptr: T.handle, v: T.handle, step: T.int64,
              out: T.handle):
         T.func_attr({"tirx.noalias": True})
-        n = T.int64()
+        n1 = T.int64()  # rows + 1
         nnz = T.int64()
         k = T.int64()
         D = T.match_buffer(data, (nnz,), dtype, align=align)
         I = T.match_buffer(indices, (nnz,), "int64", align=8)
-        P = T.match_buffer(indptr, (n + 1,), "int64", align=8)
+        P = T.match_buffer(indptr, (n1,), "int64", align=8)
         V = T.match_buffer(v, (k,), dtype, align=align)
         Out = T.match_buffer(out, (nnz,), dtype, align=align)
-        for i in T.serial(n):
+        for i in T.serial(n1 - 1):
             with T.sblock("rows"):
-                vi = T.axis.spatial(n, i)
+                vi = T.axis.spatial(n1 - 1, i)
                 T.reads(D[P[vi] : P[vi + 1]], I[P[vi] : P[vi + 1]], P[vi : vi + 2], V[0:k])
                 T.writes(Out[P[vi] : P[vi + 1]])
                 for q in T.serial(P[vi + 1] - P[vi]):
