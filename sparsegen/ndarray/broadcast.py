@@ -34,7 +34,7 @@ def _keeps_csr(fn: str, lhs: NDArray, rhs: NDArray, shape: tuple[int, ...]) -> b
         return False
     if rhs.ndim not in (1, 2) or shape != lhs.shape:
         return False
-    return fn == "mul" or min((1, *rhs.shape)[-2:]) == 1
+    return fn == "mul" or 1 in (1, *rhs.shape)[-2:]
 
 
 def binary(fn: str, lhs: Any, rhs: Any, out: NDArray | None = None, op: str | None = None) -> NDArray:

@@ -110,7 +110,9 @@ def _binary_arrays(fn: str, lhs: NDArray, rhs: NDArray, out: NDArray | None, bro
         )
     if fn == "div":
         _check_int_divisor(op, dtype, rhs)
-    if lhs.shape != rhs.shape:
+    # csr / dense runs as MXNet's broadcast_div even for one shape: a vector divisor keeps csr
+    csr_div = broadcast and fn == "div" and (lhs.stype, rhs.stype) == ("csr", "default")
+    if lhs.shape != rhs.shape or csr_div:
         if not broadcast:
             raise SparsegenError(f"{op}: shapes {lhs.shape} and {rhs.shape} differ (elemwise ops "
                                  "do not broadcast; use add / subtract / multiply / divide)")

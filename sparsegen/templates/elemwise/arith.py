@@ -186,13 +186,20 @@ def mod(dtype: str, a: Expr, b: Expr) -> Expr:
     return _in_compute_type(dtype, python_mod, a, b)
 
 
+def nonzero(dtype: str, x: Expr) -> Expr:
+    """Whether ``x`` (of ``dtype``, not float16) is not 0, nan included: a float ``!=`` is an
+    ordered comparison on LLVM, false for nan, and TVM's simplifier turns ``not x == 0`` into it."""
+    zero = _const(0, dtype)
+    return tirx.isnan(x) | (x != zero) if _is_float(dtype) else x != zero
+
+
 def _logical(test: Callable[[Expr, Expr], Expr]) -> Callable[[str, Expr, Expr], Expr]:
     """``1`` if ``test(a != 0, b != 0)`` else ``0``, in the dtype (nan counts as true)."""
     def element(dtype: str, a: Expr, b: Expr) -> Expr:
         if dtype == "float16":
             a, b = T.Cast("float32", a), T.Cast("float32", b)
-        zero = _const(0, _compute_type(dtype))
-        return T.Select(test(a != zero, b != zero), _const(1, dtype), _const(0, dtype))
+        ct = _compute_type(dtype)
+        return T.Select(test(nonzero(ct, a), nonzero(ct, b)), _const(1, dtype), _const(0, dtype))
 
     return element
 

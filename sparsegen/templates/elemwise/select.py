@@ -11,13 +11,13 @@ from tvm.script import tirx as T
 from .. import element_bytes
 from ..columns import cols
 from ..flat import each_element
-from .arith import _const
+from .arith import nonzero
 
 
 def _true(ctype: str, c: tvm.ir.Expr) -> tvm.ir.Expr:
     if ctype == "float16":
         c = T.Cast("float32", c)
-    return c != _const(0, "float32" if ctype == "float16" else ctype)
+    return nonzero("float32" if ctype == "float16" else ctype, c)
 
 
 def _dense(dtype: str, ctype: str) -> tvm.tirx.PrimFunc:
