@@ -353,7 +353,7 @@ _ARITH_KERNELS = (
         _ROWS,
         ("dtype",),
         tuple((f"{fn}_by_{axis}",
-               "(data[nnz] dtype, indices[nnz] int64 <m sorted(indptr), indptr[n+1] int64 "
+               "(data[nnz] dtype, indices[nnz] int64 <k sorted(indptr), indptr[n+1] int64 "
                "ptr(nnz), v[k] dtype, step int64, out[nnz] dtype WRITTEN)")
               for fn in ("mul", "div") for axis in ("row", "col")),
         "csr (op) a broadcast row or column vector -> csr: each stored value times / divided by "

@@ -157,7 +157,7 @@ def test_out_argument():
         mx.nd.broadcast_maximum(a, a, out=mx.nd.zeros((2, 3)))
 
 
-# -- add_n ------------------------------------------------------------------------------------------
+# -- add_n ----------------------------------------------------------------------------------------
 @settings(max_examples=20)
 @given(data=st.data())
 def test_add_n_matches_numpy(data):
@@ -200,7 +200,7 @@ def test_add_n_arguments():
         mx.nd.add_n(r, mx.nd.ones((2, 2), dtype="float64"))
 
 
-# -- where ------------------------------------------------------------------------------------------
+# -- where ----------------------------------------------------------------------------------------
 @settings(max_examples=15)
 @given(data=st.data())
 def test_where_matches_numpy(data):
@@ -241,7 +241,7 @@ def test_where_storage_and_errors():
         mx.nd.where(1, x, x)
 
 
-# -- quadratic --------------------------------------------------------------------------------------
+# -- quadratic ------------------------------------------------------------------------------------
 def test_quadratic_values_and_storage():
     x = np.array([[0, 1.5, 0], [2, 0, -3]], np.float32)
     want = 1 * x * x + 2 * x

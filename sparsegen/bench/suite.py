@@ -26,6 +26,8 @@ WORKLOADS: dict[str, str] = {
     "W6": "sparsegen.bench.workloads_elemwise:w6_add",
     "W7": "sparsegen.bench.workloads_storage:w7_cast",
     "W8": "sparsegen.bench.workloads_optim:w8_tiny",
+    "W9": "sparsegen.bench.workloads_broadcast:w9_csr_row",  # -- arith --
+    "W10": "sparsegen.bench.workloads_broadcast:w10_csr_col",  # -- arith --
 }
 """Workload id -> ``module:factory``; a factory takes ``quick`` and returns a harness Workload."""
 

@@ -37,7 +37,8 @@ def _keeps_csr(fn: str, lhs: NDArray, rhs: NDArray, shape: tuple[int, ...]) -> b
     return fn == "mul" or 1 in (1, *rhs.shape)[-2:]
 
 
-def binary(fn: str, lhs: Any, rhs: Any, out: NDArray | None = None, op: str | None = None) -> NDArray:
+def binary(fn: str, lhs: Any, rhs: Any, out: NDArray | None = None,
+           op: str | None = None) -> NDArray:
     """``lhs <fn> rhs`` broadcast (MXNet's ``broadcast_<fn>``) for two NDArrays of one dtype."""
     op = op or f"broadcast_{fn}"
     for name, value in (("lhs", lhs), ("rhs", rhs)):

@@ -24,7 +24,7 @@ def binary(a: Any, b: Any, fn: str) -> Any:
 
 
 def scalar(x: Storage, fn: str, scalar: Any) -> Storage:
-    """``x <fn> scalar`` (an ``ARITH_SCALAR_OPS`` name), ``scalar`` already in the dtype of ``x``."""
+    """``x <fn> scalar`` (an ``ARITH_SCALAR_OPS`` name), ``scalar`` already in ``x``'s dtype."""
     return _map_values(x, lambda v, out: getattr(_kernel(v), fn)(v, scalar, out))
 
 

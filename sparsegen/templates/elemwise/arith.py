@@ -138,7 +138,8 @@ def _extreme(greater: bool) -> Callable[[str, Expr, Expr], Expr]:
     def element(dtype: str, a: Expr, b: Expr) -> Expr:
         def pick(x: Expr, y: Expr) -> Expr:
             wins = x > y if greater else x < y
-            return T.Select(tirx.isnan(x) | wins, x, y) if _is_float(dtype) else T.Select(wins, x, y)
+            return T.Select(tirx.isnan(x) | wins, x, y) if _is_float(dtype) else \
+                T.Select(wins, x, y)
 
         return _in_compute_type(dtype, pick, a, b)
 
