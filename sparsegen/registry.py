@@ -426,8 +426,62 @@ _NN_KERNELS = (
     ),
 )
 """Indexing, neural-network and sorting ops, dtype casts (sparsegen/ops/nn.py runs them)."""
+# -- arith (power, maximum, minimum, hypot, mod, logical ops, broadcasting, where, quadratic) --
+ARITH_BINARY_OPS = ("power", "maximum", "minimum", "hypot", "mod", "logical_and", "logical_or",
+                    "logical_xor")
+"""Binary ops beyond add / sub / mul / div (``templates/elemwise/arith.py:MORE_BINARY``):
+functions ``(a, b, out)`` of kernel ``ew_arith`` and of kernel ``strided`` (broadcasting)."""
+
+ARITH_SCALAR_OPS = ("power_scalar", "rpower_scalar", "maximum_scalar", "minimum_scalar",
+                    "mod_scalar", "rmod_scalar")
+"""``x <op> s`` and the reflected ``s ** x``, ``s % x`` (kernel ``ew_arith``): dense rules only,
+as MXNet 1.9.1 (sparse inputs fall back to dense)."""
+
+_ARITH_KERNELS = (
+    KernelDef(
+        "ew_arith",
+        "sparsegen.templates.elemwise.dense:arith",
+        _ROWS,
+        ("dtype",),
+        (
+            *((fn, "(a[n] dtype, b[n] dtype, out[n] dtype WRITTEN)") for fn in ARITH_BINARY_OPS),
+            *((fn, "(x[n] dtype, s float64|int64, out[n] dtype WRITTEN)")
+              for fn in ARITH_SCALAR_OPS),
+            ("quadratic", "(x[n] dtype, a float64, b float64, c float64, out[n] dtype WRITTEN)"),
+        ),
+        "flat maps of power, maximum, minimum, hypot, mod and the logical ops (a <op> b, "
+        "x <op> scalar) and contrib.quadratic",
+    ),
+    KernelDef(
+        "bcast_csr",
+        "sparsegen.templates.elemwise.broadcast_csr:broadcast_csr",
+        _ROWS,
+        ("dtype",),
+        tuple((f"{fn}_by_{axis}",
+               "(data[nnz] dtype, indices[nnz] int64 <k sorted(indptr), indptr[n+1] int64 "
+               "ptr(nnz), v[k] dtype, step int64, out[nnz] dtype WRITTEN)")
+              for fn in ("mul", "div") for axis in ("row", "col")),
+        "csr (op) a broadcast row or column vector -> csr: each stored value times / divided by "
+        "the vector element of its row (by_row) or column (by_col), parallel over rows",
+    ),
+    KernelDef(
+        "where",
+        "sparsegen.templates.elemwise.select:where",
+        _ROWS,
+        ("dtype", "cond"),
+        (
+            ("dense", "(cond[n] cond, x[n] dtype, y[n] dtype, out[n] dtype WRITTEN)"),
+            ("rows", "(cond[m] cond, x[m,d] dtype, y[m,d] dtype, out[m,d] dtype WRITTEN)"),
+            ("csr", "(data[nnz] cond, indices[nnz] int64 <d sorted(indptr), indptr[m+1] int64 "
+                    "ptr(nnz), x[m,d] dtype, out[m,d] dtype WRITTEN)"),
+        ),
+        "where(cond, x, y): by a dense condition of the values' shape, one per row, or a csr "
+        "condition (out holds y; x is written at the stored non-zero conditions)",
+    ),
+)
+"""Arithmetic beyond the elementwise kernels (sparsegen/ops/arith.py, ops/broadcast.py)."""
 # -- strided (shape ops, broadcasting) --
-STRIDED_BINARY_OPS = ("add", "sub", "mul", "div", *COMPARE_OPS)
+STRIDED_BINARY_OPS = ("add", "sub", "mul", "div", *COMPARE_OPS, *ARITH_BINARY_OPS)
 """Binary functions of kernel ``strided`` (``templates/strided.py:BINARY``, in this order):
 ``out = a <op> b`` over two strided views (broadcasting)."""
 
@@ -618,6 +672,7 @@ KERNELS: dict[str, KernelDef] = {
     + _STRIDED_KERNELS + _SHAPE_KERNELS
     + _REDUCE_KERNELS
     + _IO_KERNELS
+    + _ARITH_KERNELS
 }
 """Every kernel sparsegen generates."""
 

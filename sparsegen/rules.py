@@ -9,6 +9,7 @@ from typing import Any
 
 from .registry import (COMPARE_OPS, ELEMWISE_SCALAR_OPS, ELEMWISE_UNARY_DENSE,
                        ELEMWISE_UNARY_SPARSE, resolve)
+from .registry import ARITH_SCALAR_OPS, STRIDED_BINARY_OPS  # -- arith --
 
 
 @dataclass(frozen=True)
@@ -184,6 +185,38 @@ _REDUCE_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
 row_sparse over axis 0, 1 or both (``_sparse_reduce``, which the front end picks; other sparse
 reductions fall back to dense under the op's own name); ``_square_sum`` and ``getnnz`` have
 sparse rules only, as in MXNet."""
+# -- arith --
+_ARITH = "sparsegen.ops.arith:"
+_BROADCAST = "sparsegen.ops.broadcast:"
+_ADD_N_PAIRS = (  # (input stypes, output stype, implementation in ops/elemwise.py)
+    (("default", "default"), "default", "dense_binary"),
+    (("row_sparse", "row_sparse"), "row_sparse", "rsp_rsp"),
+    (("default", "row_sparse"), "default", "dense_sparse"),
+    (("default", "csr"), "default", "dense_sparse"),
+    (("row_sparse", "default"), "default", "sparse_dense"),
+    (("csr", "default"), "default", "sparse_dense"),
+)
+_ARITH_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
+    **{(f"broadcast_{fn}{suffix}", ("default", "default")): OpRule("default", _BROADCAST + "dense")
+       for fn in STRIDED_BINARY_OPS for suffix in ("", "->default")},
+    **{(f"broadcast_{fn}", ("csr", "default")): OpRule("csr", _BROADCAST + "csr_dense")
+       for fn in ("mul", "div")},
+    **{(f"_{fn}", ("default",)): OpRule("default", _ARITH + "scalar") for fn in ARITH_SCALAR_OPS},
+    **{("add_n", stypes): OpRule(out, _EW + impl) for stypes, out, impl in _ADD_N_PAIRS},
+    **{("add_n", (stype,)): OpRule(stype, "sparsegen.device:deep_copy")
+       for stype in ("default", "row_sparse")},
+    ("where", ("default", "default", "default")): OpRule("default", _ARITH + "where"),
+    ("where", ("csr", "default", "default")): OpRule("default", _ARITH + "where_csr"),
+    ("quadratic", ("default",)): OpRule("default", _ARITH + "quadratic"),
+    ("quadratic", ("csr",)): OpRule("csr", _ARITH + "quadratic"),
+    ("quadratic->default", ("default",)): OpRule("default", _ARITH + "quadratic"),
+}
+"""Storage rules of power, maximum, minimum, mod, hypot, the logical ops, broadcasting, add_n,
+where and quadratic, as MXNet 1.9.1's: ``broadcast_<op>`` of two dense arrays (``->default``: the
+name the front end uses for a csr operand the csr kernel cannot serve, so it falls back), csr
+``*`` / ``/`` a dense vector -> csr; the scalar ops dense only; ``add_n`` one input at a time,
+row_sparse only when every input is; ``where`` by a dense or csr condition -> dense; quadratic
+keeps csr when ``c`` is 0 (the front end asks for ``quadratic->default`` otherwise)."""
 
 OP_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
     **_ELEMWISE_RULES,
@@ -193,6 +226,7 @@ OP_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
     **_OPTIM_DENSE_RULES,
     **_NN_RULES,
     **_REDUCE_RULES,
+    **_ARITH_RULES,
     ("cast_storage->row_sparse", ("default",)):
         OpRule("row_sparse", "sparsegen.ops.cast:dense_to_row_sparse"),
     ("cast_storage->default", ("row_sparse",)):

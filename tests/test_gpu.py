@@ -235,6 +235,7 @@ def test_every_kernel_family_runs_on_the_gpu(gpu, monkeypatch):
     kcache.forget_choices()  # every kernel is asked of the cache again, not of the call memo
     _check_ops(gpu, 37, 5, 0.3, 37)
     _check_other_ops(gpu)
+    _check_arith_ops(gpu)  # -- arith --
     _check_optimizers(gpu, (("sgd", {}), ("sgd", {"momentum": 0.9}), ("adam", {}),
                             ("adagrad", {}), ("ftrl", {})))
     _check_optimizers(gpu, (("rmsprop", {}), ("rmsprop", {"centered": True}),  # issue 13
@@ -341,3 +342,22 @@ def test_retain_checks_gpu_ids_on_the_gpu(gpu, monkeypatch):
             mx.nd.sparse.retain(rsp, mx.nd.array(bad, ctx=gpu, dtype="int64"))
     empty = mx.nd.sparse.retain(rsp, mx.nd.array(np.zeros(0, np.int64), ctx=gpu, dtype="int64"))
     assert empty.indices.asnumpy().size == 0
+
+
+# -- arith --
+def _check_arith_ops(ctx: mx.Context) -> None:
+    """The arith kernels (ew_arith, bcast_csr, where, and strided broadcasting), against numpy."""
+    rng = np.random.default_rng(4)
+    x = _rsp(rng, 20, 4, 0.5)
+    row = rng.standard_normal((1, 4)).astype(np.float32)
+    dx, drow = mx.nd.array(x, ctx=ctx), mx.nd.array(row, ctx=ctx)
+    cx = mx.nd.sparse.csr_matrix(x, ctx=ctx)
+    results = {
+        "maximum": (mx.nd.maximum(dx, dx * 0.5), np.maximum(x, x * 0.5)),
+        "dense + row": (dx + drow, x + row),
+        "csr * row": (cx * drow, x * row),
+        "where csr": (mx.nd.where(cx, dx, dx * 2), np.where(x != 0, x, x * 2)),
+    }
+    for name, (got, want) in results.items():
+        assert got.context == ctx and _on_device(got), name
+        np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5, atol=1e-6, err_msg=name)

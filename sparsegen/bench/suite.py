@@ -28,6 +28,8 @@ WORKLOADS: dict[str, str] = {
     "W8": "sparsegen.bench.workloads_optim:w8_tiny",
     "W9": "sparsegen.bench.workloads_reduce:w9_csr_sum",  # -- reduce --
     "W10": "sparsegen.bench.workloads_reduce:w10_rsp_sum",  # -- reduce --
+    "W11": "sparsegen.bench.workloads_broadcast:w11_csr_row",  # -- arith --
+    "W12": "sparsegen.bench.workloads_broadcast:w12_csr_col",  # -- arith --
 }
 """Workload id -> ``module:factory``; a factory takes ``quick`` and returns a harness Workload."""
 

@@ -32,6 +32,8 @@ from .shape import *  # noqa: F403 - transpose, reshape, concat, pad, ...
 from .slicing import *  # noqa: F403 - slice, slice_axis, slice_like, split, ...
 from . import _internal, contrib, reduce  # -- reduce --
 from .reduce import *  # noqa: F403 - sum, mean, prod, nansum, nanprod, max, min, norm, arg*
+from . import arith, contrib  # -- arith --
+from .arith import *  # noqa: F403 - power, maximum, ..., broadcast_<op>, add_n, where
 
 _DEFAULT = np.dtype("float32")
 
@@ -158,3 +160,4 @@ __all__ += ["load", "load_frombuffer", "normal", "random", "random_exponential",
 __all__ += indexing.__all__ + nn.__all__ + sorting.__all__
 __all__ += creation.__all__ + shape.__all__ + slicing.__all__
 __all__ += ["_internal", "contrib"] + reduce.__all__  # -- reduce --
+__all__ += arith.__all__ + ["contrib"]  # -- arith --

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..errors import SparsegenError
 from ..registry import COMPARE_OPS
+from . import broadcast
 from .dispatch import invoke
 from .elemwise import _cast_scalar, _is_scalar, _operand_error
 from .ndarray import NDArray
@@ -37,8 +38,7 @@ def _arrays(fn: str, lhs: NDArray, rhs: NDArray) -> NDArray:
         raise SparsegenError(f"{fn}: lhs and rhs must have one dtype (MXNet does not promote), "
                              f"got {dtype.name} and {other.name}")
     if lhs.shape != rhs.shape:
-        raise SparsegenError(f"{fn}: lhs has shape {lhs.shape} and rhs has shape {rhs.shape}; "
-                             "comparisons need equal shapes (they do not broadcast)")
+        return broadcast.binary(fn, lhs, rhs, op=fn)
     return invoke(fn, (lhs, rhs), fn=fn)
 
 

@@ -27,4 +27,6 @@ def getnnz(data: NDArray, axis: Any = None, out: NDArray | None = None, **kwargs
     return invoke("getnnz", (data,), out=out, axis=axis)
 
 
-__all__ = ["getnnz"]
+from .arith import quadratic  # noqa: E402 - mx.nd.contrib.quadratic
+
+__all__ = ["getnnz", "quadratic"]

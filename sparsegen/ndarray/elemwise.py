@@ -22,6 +22,7 @@ from ..errors import SparsegenError
 from ..params import real
 from ..registry import ELEMWISE_UNARY_DENSE, ELEMWISE_UNARY_SPARSE
 from ..rules import op_rule
+from . import broadcast as _broadcast
 from .dispatch import check_out, invoke
 from .ndarray import NDArray
 from .storage import assign
@@ -107,25 +108,15 @@ def _binary_arrays(fn: str, lhs: NDArray, rhs: NDArray, out: NDArray | None, bro
             f"{op}: lhs and rhs must have one dtype (MXNet does not promote), got {dtype.name} "
             f"and {np.dtype(rhs.dtype).name}"
         )
-    if lhs.shape != rhs.shape:
-        if not broadcast or lhs.stype != "default" or rhs.stype != "default":
-            raise SparsegenError(
-                f"{op}: shapes {lhs.shape} and {rhs.shape} differ"
-                + ("; sparse operands do not broadcast" if broadcast else
-                   " (elemwise ops do not broadcast; use add / subtract / multiply / divide)")
-            )
-        try:
-            shape = np.broadcast_shapes(lhs.shape, rhs.shape)
-        except ValueError:
-            raise SparsegenError(
-                f"{op}: operands could not be broadcast together with shapes {lhs.shape} "
-                f"and {rhs.shape}"
-            ) from None
-        lhs, rhs = (a if a.shape == shape else
-                    NDArray(np.array(np.broadcast_to(to_host(a._storage), shape)), a.context)
-                    for a in (lhs, rhs))
     if fn == "div":
         _check_int_divisor(op, dtype, rhs)
+    # csr / dense runs as MXNet's broadcast_div even for one shape: a vector divisor keeps csr
+    csr_div = broadcast and fn == "div" and (lhs.stype, rhs.stype) == ("csr", "default")
+    if lhs.shape != rhs.shape or csr_div:
+        if not broadcast:
+            raise SparsegenError(f"{op}: shapes {lhs.shape} and {rhs.shape} differ (elemwise ops "
+                                 "do not broadcast; use add / subtract / multiply / divide)")
+        return _broadcast.binary(fn, lhs, rhs, out, op)
     check_out(op, out, lhs.shape, dtype, lhs.context)
     return invoke(_BINARY_OPS[fn], (lhs, rhs), out=out, fn=fn)
 

@@ -610,3 +610,15 @@ class NDArray:
         if not self.shape:
             raise InvalidType("iteration over a 0-d NDArray")
         return (self[i] for i in range(self.shape[0]))
+    # -- arith --
+    def __pow__(self, other: Any) -> "NDArray":
+        return _late("arith").power(self, other)
+
+    def __rpow__(self, other: Any) -> "NDArray":
+        return _late("arith").power(other, self)
+
+    def __mod__(self, other: Any) -> "NDArray":
+        return _late("arith").modulo(self, other)
+
+    def __rmod__(self, other: Any) -> "NDArray":
+        return _late("arith").modulo(other, self)

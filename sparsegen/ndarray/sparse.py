@@ -438,3 +438,14 @@ def zeros_like(data: NDArray, out: NDArray | None = None) -> NDArray:
 
 __all__ += ["zeros_like"]
 __all__ += ["mean", "norm", "sum"]  # -- reduce --
+# -- arith --
+from .arith import BROADCAST_FUNCTIONS, ElementWiseSum, add_n, where  # noqa: E402
+
+broadcast_add = BROADCAST_FUNCTIONS["broadcast_add"]
+broadcast_plus = BROADCAST_FUNCTIONS["broadcast_plus"]
+broadcast_sub = BROADCAST_FUNCTIONS["broadcast_sub"]
+broadcast_minus = BROADCAST_FUNCTIONS["broadcast_minus"]
+broadcast_mul = BROADCAST_FUNCTIONS["broadcast_mul"]
+broadcast_div = BROADCAST_FUNCTIONS["broadcast_div"]
+__all__ += ["ElementWiseSum", "add_n", "where", "broadcast_add", "broadcast_plus",
+            "broadcast_sub", "broadcast_minus", "broadcast_mul", "broadcast_div"]

@@ -27,13 +27,14 @@ from tvm.script import tirx as T
 from . import element_bytes
 from .columns import cols
 from .compare import _TESTS, compare
-from .elemwise.arith import binary
+from .elemwise.arith import MORE_BINARY, binary
 
 Expr = tvm.ir.Expr
 
 BINARY: dict[str, Callable[[str, Expr, Expr], Expr]] = {
     **{fn: partial(binary, fn) for fn in ("add", "sub", "mul", "div")},
     **{fn: partial(compare, fn) for fn in _TESTS},
+    **{fn: partial(binary, fn) for fn in MORE_BINARY},
 }
 """The binary functions of kernel ``strided``: name -> ``element(dtype, a, b)``. A new broadcast
 op is one entry here (its element expression in elemwise/arith.py) plus its name in

@@ -11,9 +11,9 @@ import tvm
 from tvm.script import tirx as T
 
 from .. import element_bytes
-from ..flat import binary_map, clip_map, scalar_map
+from ..flat import binary_map, clip_map, each_element, scalar_map
 from ..scan import offsets
-from .arith import SCALAR_OPS, binary, clip, nonfinite
+from .arith import ARITH_SCALAR_OPS, MORE_BINARY, SCALAR_OPS, binary, clip, nonfinite, quadratic
 from .merge import _chunk_edge
 
 def _nonfinite_count(dtype: str) -> tvm.tirx.PrimFunc:
@@ -53,4 +53,33 @@ def dense(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                   for fn in SCALAR_OPS})
     funcs["clip"] = clip_map(partial(clip, dtype), dtype)
     funcs["nonfinite"] = _nonfinite_count(dtype)
+    return funcs
+
+
+def _quadratic(dtype: str) -> tvm.tirx.PrimFunc:
+    """``(x, a, b, c, out)``: ``out[i] = quadratic(x[i])``, the coefficients as float64."""
+    align = element_bytes(dtype)
+
+    @T.macro
+    def apply(out, x, a, b, c, base, j):
+        out[base + j] = quadratic(dtype, x[base + j], a, b, c)
+
+    @T.prim_func(s_tir=True)
+    def func(x: T.handle, a: T.float64, b: T.float64, c: T.float64, out: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        n = T.int64()
+        X = T.match_buffer(x, (n,), dtype, align=align)
+        Out = T.match_buffer(out, (n,), dtype, align=align)
+        each_element(n, apply, Out, X, a, b, c)
+
+    return func
+
+
+def arith(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+    """Flat maps of the ops beyond ``dense``'s: the binary ``MORE_BINARY`` ops ``(a, b, out)``,
+    the scalar ``ARITH_SCALAR_OPS`` ``(x, s, out)`` and ``quadratic (x, a, b, c, out)``."""
+    funcs = {fn: binary_map(partial(binary, fn, dtype), dtype) for fn in MORE_BINARY}
+    funcs.update({fn: scalar_map(partial(element, dtype), dtype)
+                  for fn, element in ARITH_SCALAR_OPS.items()})
+    funcs["quadratic"] = _quadratic(dtype)
     return funcs
