@@ -576,21 +576,6 @@ _REDUCE_KERNELS = (
 # -- io: the data iterators' kernels --
 _IO_KERNELS = (
     KernelDef(
-        "csr_rows",
-        "sparsegen.templates.csr_rows:csr_rows",
-        _ROWS,
-        ("dtype",),
-        (
-            ("count", "(indptr[n+1] int64, ids[m] int64 <n, out_indptr[m+1] int64 WRITTEN)"),
-            ("fill", "(data[nnz] dtype, indices[nnz] int64, indptr[n+1] int64 ptr(nnz), "
-                     "ids[m] int64 <n, out_indptr[m+1] int64 internal, "
-                     "out_data[onnz] dtype WRITTEN, out_indices[onnz] int64 WRITTEN)"),
-            ("dense", "(x[k,d] dtype, ids[m] int64 <k, out[m,d] dtype WRITTEN)"),
-        ),
-        "rows by an id table: csr rows (count their lengths as offsets, then copy them) and "
-        "dense rows (the data iterators' batches)",
-    ),
-    KernelDef(
         "libsvm",
         "sparsegen.templates.libsvm:libsvm",
         _ROWS,

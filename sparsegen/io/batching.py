@@ -9,15 +9,18 @@ import numpy as np
 from ..errors import InvalidValue, SparsegenError
 from ..formats import INDEX_DTYPE
 from ..ndarray import CSRNDArray, NDArray
-from ..ops.rows import csr_rows, dense_rows
+from ..device import colocate
+from ..ops.gather import take, take_csr
 from .desc import DataBatch, DataIter, DataDesc
 
 
 def take_rows(array: NDArray, ids: np.ndarray) -> NDArray:
-    """Rows ``ids`` (int64, each in range) of a dense or csr array, on the ``csr_rows`` kernel."""
+    """Rows ``ids`` (int64, each in range) of a dense or csr array, on kernel ``nn_gather``
+    (``take`` along axis 0)."""
+    storage = array._storage
     if isinstance(array, CSRNDArray):
-        return CSRNDArray(csr_rows(array._storage, ids), array.context)
-    return NDArray(dense_rows(array._storage, ids), array.context)
+        return CSRNDArray(take_csr(storage, colocate(ids, storage.data)), array.context)
+    return NDArray(take(storage, colocate(ids, storage)), array.context)
 
 
 def check_batch_size(batch_size: Any) -> int:

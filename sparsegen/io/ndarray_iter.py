@@ -54,8 +54,8 @@ def _sources(data: Any, allow_empty: bool, default_name: str) -> list[tuple[str,
 class NDArrayIter(DataIter):
     """Batches of dense or csr arrays (numpy, scipy csr, NDArray; a list or a dict of them).
 
-    Every batch is one row gather (kernel ``csr_rows``) by the rows' numbers, so shuffling
-    reorders numbers, not arrays; the batches are those MXNet 1.9.1 gives."""
+    Every batch is one row gather by the rows' numbers (``take``, kernel ``nn_gather``), so
+    shuffling reorders numbers, not arrays; the batches are those MXNet 1.9.1 gives."""
 
     def __init__(self, data: Any, label: Any = None, batch_size: int = 1, shuffle: bool = False,
                  last_batch_handle: str = "pad", data_name: str = "data",
