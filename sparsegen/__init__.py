@@ -6,7 +6,7 @@ TVM compiler: cached kernels load through the TVM runtime alone.
 
 import importlib as _importlib
 
-from . import base, context, interop, io, kernels, lr_scheduler, ndarray, optimizer, random
+from . import base, context, interop, io, kernels, lr_scheduler, name, ndarray, optimizer, random
 from ._version import __version__
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
 from .errors import MXNetError, SparsegenError, StorageFallbackWarning
@@ -18,12 +18,12 @@ _check_keywords(ndarray)  # once every module has added its functions to mx.nd
 __all__ = [
     "Context", "MXNetError", "SparsegenError", "StorageFallbackWarning", "__version__", "base",
     "context", "cpu", "cpu_pinned", "current_context", "gpu", "interop", "io", "kernels",
-    "lr_scheduler", "nd", "ndarray", "num_gpus", "optimizer", "random", "test_utils",
+    "lr_scheduler", "name", "nd", "ndarray", "num_gpus", "optimizer", "random", "test_utils",
 ]
 
 
-def __getattr__(name: str) -> object:
+def __getattr__(attribute: str) -> object:
     """``mx.test_utils``, imported on first use: it builds on the whole package (``mx``)."""
-    if name == "test_utils":
+    if attribute == "test_utils":
         return _importlib.import_module(f"{__name__}.test_utils")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    raise AttributeError(f"module {__name__!r} has no attribute {attribute!r}")

@@ -50,6 +50,14 @@ def real(value: Any, name: str, *, low: float = -math.inf, low_open: bool = Fals
     return number
 
 
+def items(value: Any) -> tuple[Any, ...]:
+    """``value`` as a tuple of its items: a tuple, a list or a 1-D numpy array give theirs, any
+    other value is one item (MXNet takes shapes, axes and sizes in each of these forms)."""
+    if isinstance(value, (tuple, list)) or (isinstance(value, np.ndarray) and value.ndim == 1):
+        return tuple(value)
+    return (value,)
+
+
 def integer(value: Any, name: str, low: int = 0) -> int:
     """``value`` as an int: an integral number (not a bool) of at least ``low``."""
     if not isinstance(value, numbers.Integral) or isinstance(value, (bool, np.bool_)):

@@ -232,3 +232,23 @@ def test_lamb_and_nadam_on_gpu_arrays(gpu):
         assert weight.context == gpu
         np.testing.assert_allclose(weight.asnumpy(), want, rtol=1e-5)
         np.testing.assert_allclose(weight.asnumpy(), host.asnumpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"clip_gradient": 0.4, "wd": 0.05}])
+def test_sgld_is_a_gradient_step_plus_seeded_noise(kwargs):
+    rng = np.random.default_rng(5)
+    w0 = rng.standard_normal((6, 4)).astype(np.float32)
+    g0 = rng.standard_normal((6, 4)).astype(np.float32)
+    lr = 0.01
+    mx.random.seed(11)
+    noise = mx.nd.random.normal(0, np.sqrt(lr), shape=w0.shape).asnumpy()
+    opt = mx.optimizer.create("sgld", learning_rate=lr, rescale_grad=0.5, **kwargs)
+    weight, grad = mx.nd.array(w0), mx.nd.array(g0)
+    mx.random.seed(11)
+    opt.update(0, weight, grad, opt.create_state(0, weight))
+    g = g0 * 0.5
+    if "clip_gradient" in kwargs:
+        g = np.clip(g, -0.4, 0.4)
+    want = w0 - lr / 2 * (g + kwargs.get("wd", 0.0) * w0) + noise
+    np.testing.assert_allclose(weight.asnumpy(), want, rtol=1e-5, atol=1e-6)
+    assert not np.allclose(weight.asnumpy(), w0 - lr / 2 * (g + kwargs.get("wd", 0.0) * w0))

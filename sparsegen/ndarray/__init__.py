@@ -6,34 +6,35 @@ from typing import Any
 
 import numpy as np
 
-from ..context import Context
+from ..context import Context, current_context
 from ..context import resolve as resolve_context
 from ..device import allocated, check_allocation
 from ..errors import InvalidValue, SparsegenError
 from ..formats import check_dtype, check_shape
-from . import sparse
+from . import (_internal, arith, compare, contrib, creation, elemwise, indexing, nn, optim_ops,
+               random, reduce, shape, slicing, sparse)
+from . import sort as sorting
+from .arith import *  # noqa: F403 - power, maximum, ..., broadcast_<op>, add_n, where
+from .compare import *  # noqa: F403 - equal, not_equal, greater, greater_equal, lesser, ...
+from .creation import *  # noqa: F403 - arange, linspace, eye
 from .dispatch import deliver
 from .dlpack import dlpack_numpy
 from .dot import dot
-from . import indexing, nn, sort as sorting
-from .indexing import *  # noqa: F403 - take, pick, gather_nd, scatter_nd, one_hot
-from .nn import *  # noqa: F403 - Embedding, FullyConnected, Activation, softmax, cast, ...
-from .sort import *  # noqa: F403 - sort, argsort, topk
-from . import compare, elemwise
-from .compare import *  # noqa: F403 - equal, not_equal, greater, greater_equal, lesser, ...
 from .elemwise import *  # noqa: F403 - elemwise.__all__, which includes abs and round
+from .indexing import *  # noqa: F403 - take, pick, gather_nd, scatter_nd, one_hot
 from .ndarray import NDArray
+from .nn import *  # noqa: F403 - Embedding, FullyConnected, Activation, softmax, cast, ...
+from .optim_ops import *  # noqa: F403 - sgd_update, adam_update, rmsprop_update, ...
+from .persist import load, load_frombuffer, save
+from .random import (random_exponential, random_gamma, random_normal, random_poisson,
+                     random_randint, random_uniform, shuffle)
+from .reduce import *  # noqa: F403 - sum, mean, prod, nansum, nanprod, max, min, norm, arg*
+from .shape import *  # noqa: F403 - transpose, reshape, concat, pad, ...
+from .slicing import *  # noqa: F403 - slice, slice_axis, slice_like, split, ...
+from .sort import *  # noqa: F403 - sort, argsort, topk
 from .sparse import BaseSparseNDArray, CSRNDArray, RowSparseNDArray
 from .storage import cast_storage
 from .values import user_values
-from . import creation, shape, slicing  # shape, slicing and creation
-from .creation import *  # noqa: F403 - arange, linspace, eye
-from .shape import *  # noqa: F403 - transpose, reshape, concat, pad, ...
-from .slicing import *  # noqa: F403 - slice, slice_axis, slice_like, split, ...
-from . import _internal, contrib, reduce  # -- reduce --
-from .reduce import *  # noqa: F403 - sum, mean, prod, nansum, nanprod, max, min, norm, arg*
-from . import arith, contrib  # -- arith --
-from .arith import *  # noqa: F403 - power, maximum, ..., broadcast_<op>, add_n, where
 
 _DEFAULT = np.dtype("float32")
 
@@ -134,30 +135,28 @@ def waitall() -> None:
     synchronize_all()
 
 
-__all__ = [
-    "CSRNDArray", "NDArray", "RowSparseNDArray", "array", "cast_storage", "dot", "empty", "full",
-    "ones", "ones_like", "sparse", "waitall", "zeros", "zeros_like",
-]
-__all__ += compare.__all__ + elemwise.__all__
-
-# -- optim --
-from . import optim_ops  # noqa: E402
-from .optim_ops import *  # noqa: E402,F403 - sgd_update, adam_update, rmsprop_update, ...
-
-for _name in optim_ops.SPARSE_NAMES:  # mx.nd.sparse.adagrad_update, sparse.sgd_update, ...
-    setattr(sparse, _name, getattr(optim_ops, _name))
-__all__ += optim_ops.__all__
-from . import random  # noqa: E402 - mx.nd.random
-from .random import (random_exponential, random_gamma, random_normal,  # noqa: E402
-                     random_poisson, random_randint, random_uniform, shuffle)
-
-from .persist import load, load_frombuffer, save  # noqa: E402 - mx.nd.save / load
-
 normal, uniform = random_normal, random_uniform  # MXNet's mx.nd.normal / mx.nd.uniform
-__all__ += ["load", "load_frombuffer", "normal", "random", "random_exponential", "random_gamma",
-            "random_normal", "random_poisson", "random_randint", "random_uniform", "save",
-            "shuffle", "uniform"]
-__all__ += indexing.__all__ + nn.__all__ + sorting.__all__
-__all__ += creation.__all__ + shape.__all__ + slicing.__all__
-__all__ += ["_internal", "contrib"] + reduce.__all__  # -- reduce --
-__all__ += arith.__all__ + ["contrib"]  # -- arith --
+
+__all__ = [
+    "CSRNDArray", "NDArray", "RowSparseNDArray", "_internal", "array", "cast_storage", "contrib",
+    "dot", "empty", "full", "load", "load_frombuffer", "normal", "ones", "ones_like", "random",
+    "random_exponential", "random_gamma", "random_normal", "random_poisson", "random_randint",
+    "random_uniform", "save", "shuffle", "sparse", "uniform", "waitall", "zeros", "zeros_like",
+]
+for _module in (arith, compare, creation, elemwise, indexing, nn, optim_ops, reduce, shape,
+                slicing, sorting):
+    __all__ += _module.__all__
+
+_ALSO_SPARSE = (
+    "ElementWiseSum", "Embedding", "FullyConnected", "add_n", "broadcast_add", "broadcast_div",
+    "broadcast_minus", "broadcast_mul", "broadcast_plus", "broadcast_sub", "concat", "mean",
+    "norm", "slice", "sum", "where", "zeros_like",
+)
+"""Functions of ``mx.nd`` that ``mx.nd.sparse`` names too, as MXNet's does (they take every
+storage type)."""
+for _name in _ALSO_SPARSE:
+    setattr(sparse, _name, globals()[_name])
+for _name in optim_ops.SPARSE_NAMES:  # adagrad_update is mx.nd.sparse's only
+    setattr(sparse, _name, getattr(optim_ops, _name))
+sparse.current_context = current_context
+sparse.__all__ += [*_ALSO_SPARSE, *optim_ops.SPARSE_NAMES, "current_context"]

@@ -610,6 +610,15 @@ class NDArray:
         if not self.shape:
             raise InvalidType("iteration over a 0-d NDArray")
         return (self[i] for i in range(self.shape[0]))
+
+    def zeros_like(self) -> "NDArray":
+        """``mx.nd.zeros_like(self)``: zeros of this shape, dtype, context and storage type."""
+        return importlib.import_module(__package__).zeros_like(self)
+
+    def ones_like(self) -> "NDArray":
+        """``mx.nd.ones_like(self)``: a dense array of ones of this shape, dtype and context."""
+        return importlib.import_module(__package__).ones_like(self)
+
     # -- arith --
     def __pow__(self, other: Any) -> "NDArray":
         return _late("arith").power(self, other)
@@ -622,3 +631,24 @@ class NDArray:
 
     def __rmod__(self, other: Any) -> "NDArray":
         return _late("arith").modulo(other, self)
+
+
+def _fluent(name: str) -> Any:
+    """The NDArray method ``x.<name>(...)``: ``mx.nd.<name>(x, ...)`` of ``ndarray/elemwise``."""
+
+    def method(self: NDArray, *args: Any, **kwargs: Any) -> NDArray:
+        return getattr(_late("elemwise"), name)(self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"``mx.nd.{name}(self, ...)``."
+    return method
+
+
+_UNARY_METHODS = (
+    "abs", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "cbrt", "ceil", "cos",
+    "cosh", "degrees", "exp", "expm1", "fix", "floor", "log", "log10", "log1p", "log2",
+    "radians", "rint", "round", "rsqrt", "sign", "sin", "sinh", "sqrt", "square", "tan", "trunc",
+)
+"""MXNet's NDArray methods that are unary elementwise ops (``x.sqrt()``, ...)."""
+for _name in _UNARY_METHODS:
+    setattr(NDArray, _name, _fluent(_name))

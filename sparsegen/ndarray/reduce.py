@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import InvalidValue, SparsegenError
 from ..ops.reduce import reduced_shape
-from ..params import flag
+from ..params import flag, items
 from .dispatch import check_out, invoke
 from .ndarray import NDArray
 
@@ -49,7 +49,7 @@ def reduction_axes(op: str, axis: Any, exclude: Any, ndim: int) -> tuple[int, ..
     ``exclude`` all but ``axis``; duplicates raise ``MXNetError``."""
     if axis is None or (isinstance(axis, (tuple, list)) and len(axis) == 0):
         return tuple(range(ndim))
-    values = axis if isinstance(axis, (tuple, list)) else (axis,)
+    values = items(axis)
     axes = sorted(_axis(op, value, ndim) for value in values)
     if len(set(axes)) != len(axes):
         raise SparsegenError(f"{op}: axis {axis} names an axis twice")

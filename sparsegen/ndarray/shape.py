@@ -19,7 +19,7 @@ import numpy as np
 from ..errors import InvalidType, SparsegenError
 from ..ops.shape import PAD_MODES
 from ..ops.strided import View, broadcast, contiguous_strides, transposed
-from ..params import integer
+from ..params import integer, items
 from .dispatch import check_out, invoke
 from .ndarray import NDArray, reshaped
 
@@ -47,7 +47,7 @@ def _axis(axis: Any, ndim: int, op: str, name: str = "axis", extra: int = 0) -> 
 
 def _axes(axes: Any, ndim: int, op: str, name: str = "axis") -> tuple[int, ...]:
     """An int or a sequence of ints as distinct normalised axes."""
-    listed = axes if isinstance(axes, (tuple, list)) else (axes,)
+    listed = items(axes)
     result = tuple(_axis(a, ndim, op, name) for a in listed)
     if len(set(result)) != len(result):
         raise SparsegenError(f"{op}: {name} {tuple(listed)} repeats an axis")
@@ -148,7 +148,7 @@ def reshape(data: NDArray, shape: Any = None, reverse: bool = False,
     data = _data(data, "reshape")
     if shape is None:
         raise SparsegenError("reshape: shape is required")
-    spec = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    spec = items(shape)
     return _contiguous("reshape", data, reshaped(data.shape, spec, bool(reverse)), out)
 
 
@@ -156,7 +156,7 @@ def tile(data: NDArray, reps: Any, out: NDArray | None = None) -> NDArray:
     """``data`` repeated ``reps[k]`` times along each dimension (numpy's alignment of ``reps``
     and the shape on the right; every rep at least 1, as MXNet)."""
     data = _data(data, "tile")
-    listed = tuple(reps) if isinstance(reps, (tuple, list)) else (reps,)
+    listed = items(reps)
     counts = [integer(r, "tile: reps", low=1) for r in listed]
     rank = max(len(counts), data.ndim)
     shape = (1,) * (rank - data.ndim) + data.shape
@@ -195,7 +195,7 @@ def broadcast_to(data: NDArray, shape: Any, out: NDArray | None = None) -> NDArr
     """``data`` broadcast to ``shape`` (of the same rank; a 0 in ``shape`` keeps that dimension,
     as MXNet)."""
     data = _data(data, "broadcast_to")
-    wanted = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    wanted = items(shape)
     if len(wanted) != data.ndim:
         raise SparsegenError(f"broadcast_to: an array of shape {data.shape} cannot be broadcast "
                              f"to {wanted}: the ranks differ")
@@ -231,7 +231,7 @@ def broadcast_axis(data: NDArray, axis: Any = (), size: Any = (),
     """``data`` with each size-1 dimension of ``axis`` broadcast to the matching ``size``."""
     data = _data(data, "broadcast_axis")
     axes = _axes(axis, data.ndim, "broadcast_axis")
-    sizes = tuple(size) if isinstance(size, (tuple, list)) else (size,)
+    sizes = items(size)
     if len(sizes) != len(axes):
         raise SparsegenError(f"broadcast_axis: axis {axes} and size {sizes} differ in length")
     shape = list(data.shape)

@@ -14,7 +14,7 @@ from numpy.lib.stride_tricks import as_strided
 from ..device import DeviceArray
 from ..errors import SparsegenError
 from ..ops.strided import View, contiguous_strides
-from ..params import flag, integer
+from ..params import flag, integer, items
 from .ndarray import NDArray
 from .dispatch import check_out, invoke
 from .shape import _axes, _axis, _data, _int
@@ -36,7 +36,7 @@ def _ranges(shape: Sequence[int], ranges: Sequence[tuple[int, int, int]]) -> tup
 def _optional(values: Any, name: str, count: int) -> list[Any]:
     if values is None:
         return [None] * count
-    listed = list(values) if isinstance(values, (tuple, list)) else [values]
+    listed = list(items(values))
     return [None if v is None else _int(v, f"slice: {name}") for v in listed]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import sys
 from typing import Any
 
@@ -20,7 +21,6 @@ from . import elemwise
 from .elemwise import *  # noqa: F403 - elemwise.__all__, which includes abs and round
 from .ndarray import NDArray, _shape_text, is_full_slice
 from .storage import cast_storage, convert, register, with_dtype
-from .reduce import mean, norm, sum  # noqa: A004 - mx.nd.sparse.{sum,mean,norm} (-- reduce --)
 
 DEFAULT_DTYPE = np.dtype("float32")
 
@@ -152,8 +152,8 @@ class CSRNDArray(BaseSparseNDArray):
         if isinstance(key, (int, np.integer)):
             if not -rows <= key < rows:
                 raise SparsegenError(f"row index {key} out of range for {rows} rows")
-            key = slice(int(key) % rows, int(key) % rows + 1)
-        if not isinstance(key, slice) or key.step not in (None, 1):
+            key = builtins.slice(int(key) % rows, int(key) % rows + 1)  # slice: mx.nd.sparse.slice
+        if not isinstance(key, builtins.slice) or key.step not in (None, 1):
             raise InvalidValue(f"CSRNDArray supports int and contiguous slice keys, got {key!r}")
         start, stop, _ = key.indices(rows)
         stop = max(start, stop)
@@ -426,26 +426,3 @@ __all__ = [
 ]
 __all__ += elemwise.__all__
 
-
-# -- shape, slicing and creation --
-def zeros_like(data: NDArray, out: NDArray | None = None) -> NDArray:
-    """Zeros with the shape, dtype, context and storage type of ``data``, as
-    ``mxnet.nd.sparse.zeros_like`` (or written into ``out``)."""
-    if not isinstance(data, NDArray):
-        raise SparsegenError(f"zeros_like: data must be an NDArray, got {type(data).__name__}")
-    return zeros(data.stype, data.shape, ctx=data.context, dtype=data.dtype, out=out)
-
-
-__all__ += ["zeros_like"]
-__all__ += ["mean", "norm", "sum"]  # -- reduce --
-# -- arith --
-from .arith import BROADCAST_FUNCTIONS, ElementWiseSum, add_n, where  # noqa: E402
-
-broadcast_add = BROADCAST_FUNCTIONS["broadcast_add"]
-broadcast_plus = BROADCAST_FUNCTIONS["broadcast_plus"]
-broadcast_sub = BROADCAST_FUNCTIONS["broadcast_sub"]
-broadcast_minus = BROADCAST_FUNCTIONS["broadcast_minus"]
-broadcast_mul = BROADCAST_FUNCTIONS["broadcast_mul"]
-broadcast_div = BROADCAST_FUNCTIONS["broadcast_div"]
-__all__ += ["ElementWiseSum", "add_n", "where", "broadcast_add", "broadcast_plus",
-            "broadcast_sub", "broadcast_minus", "broadcast_mul", "broadcast_div"]

@@ -1,5 +1,5 @@
 """``mx.optimizer``: SGD, NAG, Signum, Adam, Adamax, Nadam, LAMB, AdaGrad, AdaDelta, RMSProp and
-Ftrl on generated in-place update kernels.
+Ftrl on generated in-place update kernels, and SGLD (a step of elementwise ops plus noise).
 
 The update rules, the lazy / standard choice and the state storage types follow MXNet 1.9.1
 (``python/mxnet/optimizer/optimizer.py`` and ``src/operator/optimizer_op-inl.h``);
@@ -9,7 +9,7 @@ scheduler's output, multipliers, bias correction). Every update validates all it
 values before it writes anything and counts only once the kernel has run, so a failed update
 leaves weight, states (values and storage) and update counts unchanged.
 
-Every update is an op of the registry (``<family>_update``, kernel ``optim_<family>``) run by
+Every update but SGLD's is an op of the registry (``<family>_update``, kernel ``optim_<family>``) run by
 ``ndarray.optim_run.run`` (MXNet's storage fallbacks, the checks of ``ndarray.optim_arrays``)
 through ``ndarray.dispatch.invoke``, as the operator-level updates (``ndarray.optim_ops``) are.
 ``base`` holds the ``Optimizer`` class and its registry, ``hyper`` and ``inputs`` the checks of
@@ -27,6 +27,7 @@ from .nadam import Nadam
 from .nag import NAG
 from .rmsprop import RMSProp
 from .sgd import SGD
+from .sgld import SGLD
 from .signum import Signum
 from .updater import Updater, get_updater
 
@@ -35,5 +36,5 @@ create = Optimizer.create_optimizer
 
 __all__ = [
     "AdaDelta", "AdaGrad", "Adam", "Adamax", "Ftrl", "LAMB", "NAG", "Nadam", "Optimizer", "RMSProp",
-    "SGD", "Signum", "Updater", "create", "get_updater", "register",
+    "SGD", "SGLD", "Signum", "Updater", "create", "get_updater", "register",
 ]
