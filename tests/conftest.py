@@ -1,6 +1,8 @@
 """Shared test setup: one kernel cache per test run, two kernel threads."""
 
 import os
+import subprocess
+import sys
 import tempfile
 
 # Set before sparsegen is imported anywhere, so that every test (and every subprocess a test
@@ -16,6 +18,29 @@ settings.register_profile(
     "sparsegen", deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile("sparsegen")
+
+_PREBUILD = ("from sparsegen.build import build_library; "
+             "build_library(dtypes=('float32',), progress=False)")
+_builder: list[subprocess.Popen] = []
+
+
+def pytest_collection_finish(session) -> None:
+    """On a whole-suite run, compile every kernel's float32 builds into the run's cache in a
+    second process, so that on a cold cache the compiler keeps both cores busy while the tests
+    run (a test that needs a kernel the builder is compiling waits for its lock, then loads it;
+    no test asserts on this shared cache's counters: those use ``fresh_cache``).
+    ``SPARSEGEN_TEST_PREBUILD=0`` turns it off."""
+    if len(session.items) >= 1000 and os.environ.get("SPARSEGEN_TEST_PREBUILD", "1") != "0":
+        _builder.append(subprocess.Popen([sys.executable, "-c", _PREBUILD],
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+
+
+def pytest_unconfigure(config) -> None:
+    """Stop the builder if the tests finished first."""
+    for process in _builder:
+        process.terminate()
+        process.wait()
+
 
 DTYPES = ("float16", "float32", "float64", "uint8", "int8", "int32", "int64")
 
