@@ -91,6 +91,14 @@ def _row_index(rows_per_block: int, axis: str) -> str:
     return f"((int64_t)blockIdx.x) * (int64_t){rows_per_block}) + ((int64_t){axis})"
 
 
+def _check_launches(kernels: dict[str, str], row_threads: int) -> None:
+    """Rows on ``threadIdx.y`` only beside shared column loops, and every threaded kernel
+    declares its block size."""
+    for name, code in kernels.items():
+        assert ("threadIdx.y" in code) <= bool(_column_index(row_threads).search(code)), name
+        assert f"__launch_bounds__({THREADS})" in code or "threadIdx" not in code, name
+
+
 def test_every_kernel_compiles_to_cubin(fresh_cache):
     summary = build_library(dtypes=("float32",), target=cuda("sm_90"), progress=False)
     assert summary.failed == ()
@@ -100,21 +108,28 @@ def test_every_kernel_compiles_to_cubin(fresh_cache):
     for cubin in cubins:
         assert cubin.read_bytes()[:4] == b"\x7fELF"  # a device ELF image from nvcc
         assert cubin.with_suffix(".so").exists()
+        _check_launches(_kernels(cubin.with_suffix(".cu").read_text()), 32)  # the default: a warp
     again = build_library(dtypes=("float32",), target=cuda("sm_90"), progress=False)
     assert again.built == 0 and again.cached == summary.built
 
 
+MAPPED = sorted({kernel for kernel, *_ in (*SHARED_ROWS, *THREAD_PER_ROW, *BLOCKED_SCANS)})
+"""The kernels built for each row mapping: between them every kind of loop the mapping changes
+(shared column loops, a thread per row, blocked scans, radix passes); every kernel is built and
+checked with the default mapping above."""
+
+
 @pytest.mark.parametrize("row_threads", [1, 32, THREADS])  # thread, warp, block per row
-def test_every_kernel_compiles_for_each_row_mapping(row_threads):
+def test_kernels_compile_for_each_row_mapping(row_threads):
     target = cuda("sm_90")
-    parts = [(k, ("float32",) * len(k.dtype_params),
-              k.space("cuda").config({"row_threads": row_threads, "threads": THREADS}))
-             for k in KERNELS.values()]
+    parts = [(KERNELS[k], ("float32",) * len(KERNELS[k].dtype_params),
+              KERNELS[k].space("cuda").config({"row_threads": row_threads, "threads": THREADS}))
+             for k in MAPPED]
     source = cuda_source(build_many(parts, target)[1])
     assert cuda_runtime.compile_cubin(source, "sm_90")[:4] == b"\x7fELF"
 
     kernels = _kernels(source)
-    assert len(kernels) >= len(KERNELS)
+    assert len(kernels) >= len(MAPPED)
     rows = THREADS // row_threads
 
     def body(kernel: str, function: str) -> str:
@@ -140,9 +155,7 @@ def test_every_kernel_compiles_for_each_row_mapping(row_threads):
             serial_code = next(code for code in codes if "threadIdx" not in code)
             buffers = set(re.findall(r"(\w+)_ptr", serial_code.splitlines()[0]))
             assert buffers <= SCAN_BUFFERS, (kernel, function, buffers)
-    for name, code in kernels.items():  # rows on threadIdx.y only beside shared column loops
-        assert ("threadIdx.y" in code) <= bool(_column_index(row_threads).search(code)), name
-        assert f"__launch_bounds__({THREADS})" in code or "threadIdx" not in code, name
+    _check_launches(kernels, row_threads)
 
 
 def test_cuda_kernels_are_keyed_by_arch_and_default_to_a_warp_per_row(fresh_cache):
