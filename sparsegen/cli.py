@@ -267,7 +267,7 @@ def parser() -> argparse.ArgumentParser:
                                          "(--target gpu: on a GPU)")
     bench.add_argument("--workloads", help="comma-separated ids such as W1,W4 (default: all)")
     bench.add_argument("--target", choices=("cpu", "gpu"), default="cpu",
-                       help="cpu (default: W1-W8 against numpy/scipy and PyTorch CPU) or gpu "
+                       help="cpu (default: W1-W12 against numpy/scipy and PyTorch CPU) or gpu "
                             "(W1-W7 on gpu(0) against PyTorch CUDA; SPARSEGEN_GPU=host emulates)")
     bench.add_argument("--out", help="output directory (default: benchmarks/results, "
                                      "or benchmarks/results/gpu for --target gpu)")

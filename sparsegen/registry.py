@@ -581,7 +581,7 @@ _IO_KERNELS = (
         _ROWS,
         ("dtype",),
         (
-            ("count", "(buf[nb] uint8, begin[m] int64, end[m] int64, "
+            ("count", "(buf[nb] uint8, begin[m] int64 internal, end[m] int64, "
                       "indptr[m+1] int64 WRITTEN)"),
             ("fill", "(buf[nb] uint8, begin[m] int64, end[m] int64, cols int64, "
                      "indptr[m+1] int64 internal, labels[m] dtype WRITTEN, "
