@@ -369,3 +369,13 @@ def check_nn_on_gpu(ctx) -> None:
 def test_nn_ops_on_emulated_gpu(monkeypatch):
     monkeypatch.setenv("SPARSEGEN_GPU", "host")
     check_nn_on_gpu(mx.gpu(0))
+
+
+def test_fully_connected_takes_a_bias_column_as_mxnet():
+    rng = np.random.default_rng(3)
+    d, w, b = (rng.random(s, dtype=np.float32) for s in ((5, 10), (8, 10), (8, 1)))
+    got = mx.nd.sparse.FullyConnected(mx.nd.array(d).tostype("csr"), mx.nd.array(w),
+                                      num_hidden=8, bias=mx.nd.array(b))
+    np.testing.assert_allclose(got.asnumpy(), d @ w.T + b[:, 0], rtol=1e-5)
+    with pytest.raises(mx.MXNetError):
+        mx.nd.FullyConnected(mx.nd.array(d), mx.nd.array(w), mx.nd.ones((1, 8)), num_hidden=8)

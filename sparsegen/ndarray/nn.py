@@ -65,8 +65,11 @@ def FullyConnected(data: NDArray, weight: NDArray, bias: NDArray | None = None, 
         raise SparsegenError(f"FullyConnected: no_bias={no_bias} takes "
                              f"{'no bias' if no_bias else 'a bias'}, got "
                              f"{'one' if bias is not None else 'none'}")
-    inputs = (data, weight) if bias is None else (data, weight,
-                                                  array_arg(bias, "bias", "FullyConnected"))
+    if bias is not None:
+        bias = array_arg(bias, "bias", "FullyConnected")
+        if bias.shape == (num_hidden, 1):  # MXNet takes a column too
+            bias = bias.reshape((num_hidden,))
+    inputs = (data, weight) if bias is None else (data, weight, bias)
     _float_data(data, "FullyConnected")
     for array in inputs[1:]:
         if array.dtype != data.dtype:
