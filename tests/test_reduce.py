@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import sparsegen as mx
@@ -193,6 +193,8 @@ def sparse_matrices(draw):
 @given(sparse_matrices(), st.sampled_from(("csr", "row_sparse")),
        st.sampled_from(("sum", "mean", "norm2")), st.sampled_from((None, 0, 1, -1, (0, 1))),
        st.booleans())
+@example(np.zeros((2, 0), np.float32), "row_sparse", "mean", 1, False)  # 0 / 0 per row: NaN
+@example(np.zeros((0, 3), np.float32), "row_sparse", "mean", 0, True)
 def test_sparse_sum_mean_norm_on_sparse_kernels(x, stype, op, axis, keepdims):
     a = mx.nd.array(x).tostype(stype)
     axes = _axes(axis, False, 2)

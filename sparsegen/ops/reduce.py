@@ -158,6 +158,9 @@ def row_sparse(x: RowSparse, reduction: str, axis: int | None, keepdims: bool) -
                            plan.root)
     elif axis == 0:
         out = _pass(x.data, function, 1, k, m, n if plan.mean else 1, plan.root).reshape(m)
+    elif m == 0:  # every row is empty: 0 for sum and norm, 0 / 0 for mean
+        empty = empty_like(x.data, (n, 0), x.dtype)
+        out = _pass(empty, function, n, 0, 1, m if plan.mean else 1, plan.root).reshape(n)
     else:
         out = _scatter_rows(x, _pass(x.data, function, k, m, 1, m if plan.mean else 1, plan.root))
     return out.reshape(reduced_shape(x.shape, (0, 1) if axis is None else (axis,), keepdims))
