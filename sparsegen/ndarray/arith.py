@@ -24,7 +24,7 @@ from ..params import real
 from ..registry import ARITH_BINARY_OPS, COMPARE_OPS
 from . import broadcast
 from .dispatch import check_out, invoke
-from .elemwise import _cast_scalar, _check_int_divisor, _is_scalar, _operand_error
+from .elemwise import _cast_scalar, _check_int_divisor, ufunc
 from .ndarray import NDArray
 
 # kernel function of ``array <op> scalar`` and of ``scalar <op> array``
@@ -50,22 +50,12 @@ def _scalar_op(fn: str, array: NDArray, value: Any, reflected: bool, out: NDArra
 
 
 def _ufunc(fn: str, lhs: Any, rhs: Any, out: NDArray | None = None) -> Any:
-    """MXNet's ``_ufunc_helper``: two arrays broadcast, an array and a scalar run the scalar op,
-    two scalars the Python operator."""
+    """Two arrays broadcast, an array and a scalar run the scalar op, two scalars the Python
+    operator (MXNet's ``_ufunc_helper``)."""
     op = _FUNCTION_NAMES[fn]
-    if isinstance(lhs, NDArray):
-        if isinstance(rhs, NDArray):
-            return broadcast.binary(fn, lhs, rhs, out, op)
-        if _is_scalar(rhs):
-            return _scalar_op(fn, lhs, rhs, False, out, op)
-        raise _operand_error(op, rhs)
-    if not _is_scalar(lhs):
-        raise _operand_error(op, lhs)
-    if isinstance(rhs, NDArray):
-        return _scalar_op(fn, rhs, lhs, True, out, op)
-    if _is_scalar(rhs):
-        return _PYTHON[fn](lhs, rhs)
-    raise _operand_error(op, rhs)
+    return ufunc(lhs, rhs, op, lambda a, b: broadcast.binary(fn, a, b, out, op),
+                 lambda a, value, reflected: _scalar_op(fn, a, value, reflected, out, op),
+                 _PYTHON[fn])
 
 
 def power(base: Any, exp: Any) -> Any:

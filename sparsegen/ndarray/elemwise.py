@@ -135,22 +135,32 @@ def _scalar_op(fn: str, array: NDArray, value: Any, reflected: bool, out: NDArra
     return invoke(f"_{function}", (array,), out=out, fn=function, scalar=s)
 
 
-def _arithmetic(fn: str, lhs: Any, rhs: Any, out: NDArray | None = None,
-                broadcast: bool = True, op: str | None = None) -> Any:
-    op = op or _FUNCTION_NAMES[fn]
+def ufunc(lhs: Any, rhs: Any, op: str, arrays: Callable[[NDArray, NDArray], Any],
+          scalar: Callable[[NDArray, Any, bool], Any], python: Callable[[Any, Any], Any]) -> Any:
+    """MXNet's ``_ufunc_helper``: ``arrays(lhs, rhs)`` for two arrays, ``scalar(array, value,
+    reflected)`` for an array and a scalar (``reflected`` when the scalar is ``lhs``),
+    ``python(lhs, rhs)`` for two scalars; any other operand is an error naming ``op``."""
     if isinstance(lhs, NDArray):
         if isinstance(rhs, NDArray):
-            return _binary_arrays(fn, lhs, rhs, out, broadcast, op)
+            return arrays(lhs, rhs)
         if _is_scalar(rhs):
-            return _scalar_op(fn, lhs, rhs, False, out, op)
+            return scalar(lhs, rhs, False)
         raise _operand_error(op, rhs)
     if not _is_scalar(lhs):
         raise _operand_error(op, lhs)
     if isinstance(rhs, NDArray):
-        return _scalar_op(fn, rhs, lhs, True, out, op)
+        return scalar(rhs, lhs, True)
     if _is_scalar(rhs):
-        return _PYTHON_OPS[fn](lhs, rhs)
+        return python(lhs, rhs)
     raise _operand_error(op, rhs)
+
+
+def _arithmetic(fn: str, lhs: Any, rhs: Any, out: NDArray | None = None,
+                broadcast: bool = True, op: str | None = None) -> Any:
+    op = op or _FUNCTION_NAMES[fn]
+    return ufunc(lhs, rhs, op, lambda a, b: _binary_arrays(fn, a, b, out, broadcast, op),
+                 lambda a, value, reflected: _scalar_op(fn, a, value, reflected, out, op),
+                 _PYTHON_OPS[fn])
 
 
 def add(lhs: Any, rhs: Any) -> Any:
