@@ -7,6 +7,7 @@ TVM compiler: cached kernels load through the TVM runtime alone.
 import importlib as _importlib
 
 from . import base, context, interop, io, kernels, lr_scheduler, name, ndarray, optimizer, random
+from . import autograd
 from ._version import __version__
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
 from .errors import MXNetError, SparsegenError, StorageFallbackWarning
@@ -16,7 +17,8 @@ nd = ndarray
 _check_keywords(ndarray)  # once every module has added its functions to mx.nd
 
 __all__ = [
-    "Context", "MXNetError", "SparsegenError", "StorageFallbackWarning", "__version__", "base",
+    "Context", "MXNetError", "SparsegenError", "StorageFallbackWarning", "__version__", "autograd",
+    "base",
     "context", "cpu", "cpu_pinned", "current_context", "gpu", "interop", "io", "kernels",
     "lr_scheduler", "name", "nd", "ndarray", "num_gpus", "optimizer", "random", "test_utils",
 ]

@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from ..autograd import state as autograd_state
+from ..autograd import tape
 from ..context import shared_memory
 from ..errors import SparsegenError, StorageFallbackWarning
 from ..rules import op_rule
@@ -125,12 +127,15 @@ def _run(rule: Any, storages: Sequence[Any], params: dict[str, Any]) -> Any:
         return rule.run(*copies, **params)
 
 
-def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None, **params: Any) -> Any:
+def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None,
+           attrs: dict[str, Any] | None = None, **params: Any) -> Any:
     """Run ``op`` on ``inputs`` (NDArrays) with keyword ``params``; write into ``out`` if given.
 
     An op's result is an array, its ``out`` checked and written by ``deliver``; an op whose rule
     has no output storage type (an in-place update, a check) returns what its implementation
-    returns, and has no dense fallback.
+    returns, and has no dense fallback. Inside ``autograd.record()`` the result is recorded
+    with ``params`` and ``attrs`` (arguments only the gradient needs, as Embedding's
+    ``sparse_grad``).
     """
     storages: list[Any] = []
     input_stypes: list[str] = []
@@ -140,6 +145,7 @@ def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None, **p
         storages.append(array._storage)
         input_stypes.append(array.stype)
     ctx = _context(op, inputs)
+    tape.check_write(op, inputs, out)
     stypes = tuple(input_stypes)
     rule = op_rule(op, stypes)
     if rule is not None:
@@ -156,4 +162,7 @@ def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None, **p
                         else a._storage for a in inputs]
         result = _run(dense_rule, dense_inputs, params)
         result_stype = dense_rule.output_stype
-    return deliver(op, result, result_stype, ctx, inputs, out)
+    array = deliver(op, result, result_stype, ctx, inputs, out)
+    if autograd_state.is_recording():
+        tape.record(op, inputs, array, {**params, **(attrs or {})})
+    return array

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..autograd import tape
 from ..device import copy_into, to_host
 from ..errors import SparsegenError
 from ..params import real
@@ -238,6 +239,7 @@ def inplace(fn: str, lhs: NDArray, rhs: Any) -> NDArray:
     result is complete. A dense array updated by a sparse one (``+=``, ``-=``) is written in
     place at the stored positions only."""
     op = _FUNCTION_NAMES[fn]
+    tape.check_inplace(op, (lhs, rhs))
     if isinstance(rhs, NDArray) and op_rule(f"_inplace_{fn}", (lhs.stype, rhs.stype)):
         if lhs.shape != rhs.shape or lhs.dtype != rhs.dtype:
             raise SparsegenError(

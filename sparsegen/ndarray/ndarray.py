@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ..autograd import tape
 from ..context import Context
 from ..device import DeviceArray, device_of, host_copy, place, to_host
 from ..errors import InvalidIndex, InvalidType, InvalidValue, SparsegenError
@@ -181,6 +182,9 @@ class NDArray:
 
     __array_priority__ = 1000.0
     stype = "default"
+    _entry: Any = None  # (autograd node, output position) of a recorded result
+    _grad: Any = None  # the gradient buffer attach_grad made
+    _grad_req = "null"
 
     def __init__(self, storage: Any, ctx: Context) -> None:
         self._storage = place(storage, device_of(ctx))  # moved into the context's memory
@@ -304,6 +308,7 @@ class NDArray:
         return self if context == self._ctx else self.copyto(context)
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        tape.check_inplace("__setitem__", (self, value))
         if not isinstance(value, NDArray):
             try:
                 value = _late("values").user_values(value, self._storage.dtype, "value")
@@ -337,7 +342,9 @@ class NDArray:
         result = values[index]
         if not (result.flags.c_contiguous and np.may_share_memory(result, values)):
             result = np.array(result, order="C")
-        return NDArray(result, self._ctx)  # on a GPU, a copy
+        array = NDArray(result, self._ctx)  # on a GPU, a copy
+        tape.record("_getitem_advanced", (self,), array)  # no gradient rule: backward raises
+        return array
 
     def reshape(self, *shape: Any, **kwargs: Any) -> "NDArray":
         """A dense view with a new shape, with MXNet's special values (``-1`` infers one
@@ -352,7 +359,40 @@ class NDArray:
             raise InvalidType(f"reshape got unexpected keyword arguments {sorted(kwargs)}")
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
-        return NDArray(self._storage.reshape(reshaped(self.shape, shape, reverse)), self._ctx)
+        result = NDArray(self._storage.reshape(reshaped(self.shape, shape, reverse)), self._ctx)
+        tape.record("reshape", (self,), result, gradient=_reshaped_back)
+        return result
+
+    # -- autograd --------------------------------------------------------------------------
+    def attach_grad(self, grad_req: str = "write", stype: str | None = None) -> None:
+        """Make the array a variable of ``mx.autograd``: a zero gradient buffer (of storage
+        ``stype``, by default the array's own) that ``backward`` writes (``grad_req='write'``)
+        or adds to (``'add'``); ``'null'`` takes no gradient."""
+        from ..autograd import GRAD_REQS
+
+        if grad_req not in GRAD_REQS:
+            raise InvalidValue(f"attach_grad: grad_req must be one of {GRAD_REQS}, got "
+                               f"{grad_req!r}")
+        zeros = importlib.import_module(__package__).zeros
+        self._grad = zeros(self.shape, ctx=self._ctx, dtype=self.dtype, stype=stype or self.stype)
+        self._grad_req = grad_req
+        self._entry = None  # a recorded result becomes a variable: its history is cut
+
+    @property
+    def grad(self) -> "NDArray | None":
+        """The gradient buffer of a variable (``attach_grad``), or None."""
+        return self._grad
+
+    def backward(self, out_grad: "NDArray | None" = None, retain_graph: bool = False,
+                 train_mode: bool = True) -> None:
+        """The gradients of this array (weighted by ``out_grad``) into its variables' ``grad``,
+        as ``mxnet.autograd.backward([self], [out_grad])``."""
+        importlib.import_module("sparsegen.autograd").backward(
+            [self], None if out_grad is None else [out_grad], retain_graph, train_mode)
+
+    def detach(self) -> "NDArray":
+        """The same values outside the recorded graph (no gradient flows through it)."""
+        return _late("storage").wrap(self._storage, self._ctx)
 
     # -- synchronisation (CPU kernels are synchronous, GPU kernels run in stream order) --------
     def wait_to_read(self) -> None:
@@ -631,6 +671,11 @@ class NDArray:
 
     def __rmod__(self, other: Any) -> "NDArray":
         return _late("arith").modulo(other, self)
+
+
+def _reshaped_back(node: Any, out_grads: list[Any]) -> tuple[Any]:
+    """The gradient of a reshape: the output gradient in the input's shape."""
+    return (out_grads[0].tostype("default").reshape(node.inputs[0].shape),)
 
 
 def _fluent(name: str) -> Any:

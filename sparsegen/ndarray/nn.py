@@ -41,12 +41,12 @@ def Embedding(data: NDArray, weight: NDArray, input_dim: int, output_dim: int,  
     input_dim = integer(input_dim, "Embedding: input_dim", low=1)
     output_dim = integer(output_dim, "Embedding: output_dim", low=1)
     check_dtype(dtype, "Embedding: dtype")
-    flag(sparse_grad, "Embedding: sparse_grad")
+    sparse_grad = flag(sparse_grad, "Embedding: sparse_grad")
     if weight.shape != (input_dim, output_dim):
         raise InvalidValue(f"Embedding: weight has shape {weight.shape}, input_dim and "
                            f"output_dim say {(input_dim, output_dim)}")
     check_out("Embedding", out, (*data.shape, output_dim), weight.dtype, weight.context)
-    return invoke("Embedding", (data, weight), out=out)
+    return invoke("Embedding", (data, weight), out=out, attrs={"sparse_grad": sparse_grad})
 
 
 def FullyConnected(data: NDArray, weight: NDArray, bias: NDArray | None = None,  # noqa: N802

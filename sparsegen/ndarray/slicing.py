@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from ..autograd import tape
 from ..device import DeviceArray
 from ..errors import SparsegenError
 from ..ops.strided import View, contiguous_strides
@@ -158,11 +159,13 @@ def getitem(data: NDArray, index: tuple[Any, ...]) -> NDArray:
     picked = probe[index]  # numpy's bounds checks and IndexError
     offset = picked.__array_interface__["data"][0] - probe.__array_interface__["data"][0]
     storage = data._storage
+    view = View(tuple(int(s) for s in picked.strides), int(offset))
     if (picked.flags.c_contiguous and not isinstance(storage, DeviceArray)
             and storage.flags.c_contiguous):
         block = storage.reshape(-1)[offset : offset + picked.size]
-        return NDArray(block.reshape(picked.shape), data._ctx)
-    view = View(tuple(int(s) for s in picked.strides), int(offset))
+        result = NDArray(block.reshape(picked.shape), data._ctx)
+        tape.record("_getitem", (data,), result, {"shape": picked.shape, "view": view})
+        return result
     return invoke("_getitem", (data,), shape=picked.shape, view=view, into=None)
 
 

@@ -1,0 +1,98 @@
+"""``mx.autograd``: record ops, then compute gradients of their results, as MXNet 1.9.1.
+
+``with autograd.record():`` links every op's outputs to a node of the graph (``tape.py``);
+``backward`` runs the gradient rule of each node (``gradients/``, on the generated kernels) in
+reverse order and writes the sums into the variables' gradient buffers (``attach_grad``),
+keeping their storage type: a row_sparse gradient buffer receives the row_sparse gradient of
+``dot(csr, w)`` or of ``Embedding(sparse_grad=True)``. First order only. See docs/gluon.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import InvalidValue
+from . import engine
+from .function import Function
+from .state import (is_recording, is_training, pause, predict_mode, record, set_recording,
+                    set_training, train_mode)
+
+GRAD_REQS = ("write", "add", "null")
+"""MXNet's ``grad_req`` values."""
+
+
+def _in_stype(value: Any, stype: str) -> Any:
+    """``value`` in storage type ``stype`` (csr and row_sparse convert through dense)."""
+    if value.stype == stype:
+        return value
+    if "default" not in (value.stype, stype):
+        value = value.tostype("default")
+    return value.tostype(stype)
+
+
+def _store(variable: Any, grad: Any) -> None:
+    """Write (``grad_req='write'``) or add (``'add'``) ``grad`` into ``variable.grad``, in the
+    buffer's storage type."""
+    from ..ndarray import elemwise
+    from ..ndarray.storage import assign
+
+    buffer = variable._grad
+    if variable._grad_req == "add":
+        grad = elemwise.add(buffer, grad)
+    assign(buffer, _in_stype(grad, buffer.stype))
+
+
+def backward(heads: Any, head_grads: Any = None, retain_graph: bool = False,
+             train_mode: bool = True) -> None:  # noqa: F811 - MXNet's argument name
+    """Gradients of ``heads`` (weighted by ``head_grads``, default ones) into the ``grad`` of
+    every variable they depend on (``attach_grad``), as ``mxnet.autograd.backward``."""
+    for variable, grad in engine.run(heads, head_grads, retain_graph, train_mode).values():
+        _store(variable, grad)
+
+
+def grad(heads: Any, variables: Any, head_grads: Any = None, retain_graph: bool | None = None,
+         create_graph: bool = False, train_mode: bool = True) -> list[Any]:  # noqa: F811
+    """The gradients of ``heads`` with respect to ``variables`` (new arrays; the variables'
+    ``grad`` buffers are untouched), as ``mxnet.autograd.grad``; ``create_graph`` (higher
+    order) is not supported."""
+    from ..ndarray import zeros
+
+    if create_graph:
+        raise NotImplementedError("autograd.grad: create_graph=True (higher-order gradients) is "
+                                  "not supported by sparsegen")
+    listed = engine._arrays(variables, "variables")
+    for position, variable in enumerate(listed):
+        if variable._grad is None or variable._grad_req == "null":
+            raise InvalidValue(f"autograd.grad: variables[{position}] has no gradient buffer: "
+                               "call attach_grad() on it before recording")
+    found = engine.run(heads, head_grads, bool(retain_graph), train_mode)
+    out = []
+    for variable in listed:
+        value = found.get(id(variable), (None, None))[1]
+        stype = variable._grad.stype
+        out.append(zeros(variable.shape, ctx=variable.context, dtype=variable.dtype, stype=stype)
+                   if value is None else _in_stype(value, stype))
+    return out if isinstance(variables, (list, tuple)) else out[0]
+
+
+def mark_variables(variables: Any, gradients: Any, grad_reqs: Any = "write") -> None:
+    """Make ``variables`` variables whose gradients go into ``gradients``, as
+    ``mxnet.autograd.mark_variables``."""
+    variables = engine._arrays(variables, "variables")
+    gradients = engine._arrays(gradients, "gradients")
+    reqs = [grad_reqs] * len(variables) if isinstance(grad_reqs, str) else list(grad_reqs)
+    if not len(variables) == len(gradients) == len(reqs):
+        raise InvalidValue(f"mark_variables: {len(variables)} variables, {len(gradients)} "
+                           f"gradients and {len(reqs)} grad_reqs")
+    for position, (variable, buffer, req) in enumerate(zip(variables, gradients, reqs)):
+        if req not in GRAD_REQS:
+            raise InvalidValue(f"mark_variables: grad_reqs[{position}] must be one of "
+                               f"{GRAD_REQS}, got {req!r}")
+        if buffer.shape != variable.shape:
+            raise InvalidValue(f"mark_variables: gradients[{position}] has shape {buffer.shape}, "
+                               f"its variable {variable.shape}")
+        variable._grad, variable._grad_req, variable._entry = buffer, req, None
+
+
+__all__ = ["Function", "backward", "grad", "is_recording", "is_training", "mark_variables",
+           "pause", "predict_mode", "record", "set_recording", "set_training", "train_mode"]

@@ -1,0 +1,129 @@
+"""The backward pass: gradients of heads with respect to variables, through the recorded graph.
+
+Nodes run in reverse topological order; each receives the sum of the gradients of its outputs
+(zeros for an output nothing reached) and returns one per input. Sums keep sparse storage
+(row_sparse + row_sparse is row_sparse, on the elementwise kernels), so an embedding's
+gradient stays row_sparse up to its variable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import InvalidValue, SparsegenError
+from . import state
+from .tape import Node, tracked
+
+
+def _arrays(values: Any, name: str) -> list[Any]:
+    from ..ndarray.ndarray import NDArray
+
+    listed = list(values) if isinstance(values, (list, tuple)) else [values]
+    for position, array in enumerate(listed):
+        if not isinstance(array, NDArray):
+            raise InvalidValue(f"autograd: {name}[{position}] must be an NDArray, got "
+                               f"{type(array).__name__}")
+    return listed
+
+
+def _sum(existing: Any, new: Any) -> Any:
+    from ..ndarray import elemwise
+
+    return new if existing is None else elemwise.add(existing, new)
+
+
+def _zeros(shape: tuple[int, ...], dtype: Any, ctx: Any) -> Any:
+    from ..ndarray import zeros
+
+    return zeros(shape, ctx=ctx, dtype=dtype)
+
+
+def _order(heads: Sequence[Any]) -> list[Node]:
+    """The nodes the heads depend on, each after every node that consumes its outputs."""
+    seen: set[int] = set()
+    order: list[Node] = []
+    stack: list[tuple[Node, bool]] = [(h._entry[0], False) for h in heads if h._entry is not None]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        stack.extend((a._entry[0], False) for a in node.inputs
+                     if a._entry is not None and id(a._entry[0]) not in seen)
+    order.reverse()
+    return order
+
+
+def _check_gradient(node: Node, position: int, grad: Any) -> None:
+    shape = node.inputs[position].shape
+    if tuple(grad.shape) != tuple(shape):
+        raise SparsegenError(f"autograd: the gradient of {node.op} for input {position} has shape "
+                             f"{grad.shape}, the input {shape} (a bug in its gradient rule)")
+
+
+def run(heads: Any, head_grads: Any, retain_graph: bool, train_mode: bool) -> dict[int, Any]:
+    """The gradient of ``sum(head * head_grad)`` for every variable reached, keyed by ``id``."""
+    from ..ndarray import ones
+
+    heads = _arrays(heads, "heads")
+    if head_grads is None:
+        head_grads = [None] * len(heads)
+    head_grads = list(head_grads) if isinstance(head_grads, (list, tuple)) else [head_grads]
+    if len(head_grads) != len(heads):
+        raise InvalidValue(f"autograd: {len(heads)} heads and {len(head_grads)} head_grads")
+    pending: dict[tuple[int, int], Any] = {}
+    found: dict[int, tuple[Any, Any]] = {}
+    for position, (head, grad) in enumerate(zip(heads, head_grads)):
+        if not tracked(head):
+            raise SparsegenError(
+                f"autograd: heads[{position}] is not in a recorded graph: compute it inside "
+                "autograd.record() from arrays that have attach_grad()")
+        if grad is None:
+            grad = ones(head.shape, ctx=head.context, dtype=head.dtype)
+        elif tuple(grad.shape) != tuple(head.shape):
+            raise InvalidValue(f"autograd: head_grads[{position}] has shape {grad.shape}, its "
+                               f"head {head.shape}")
+        _deposit(head, grad, pending, found)
+    order = _order(heads)
+    with state.pause(train_mode):
+        for node in order:
+            _step(node, pending, found)
+    if not retain_graph:
+        for node in order:
+            node.freed = True
+            node.inputs = ()
+    return found
+
+
+def _deposit(array: Any, grad: Any, pending: dict, found: dict) -> None:
+    if array._entry is not None:
+        node, position = array._entry
+        key = (id(node), position)
+        pending[key] = _sum(pending.get(key), grad)
+    elif array._grad is not None and array._grad_req != "null":
+        previous = found.get(id(array), (array, None))[1]
+        found[id(array)] = (array, _sum(previous, grad))
+
+
+def _step(node: Node, pending: dict, found: dict) -> None:
+    out_grads = [pending.pop((id(node), k), None) for k in range(len(node.shapes))]
+    if all(g is None for g in out_grads):
+        return
+    if node.freed:
+        raise SparsegenError(
+            f"autograd: the graph through {node.op} was freed by an earlier backward; pass "
+            "retain_graph=True to run backward through it more than once")
+    if node.gradient is None:
+        raise SparsegenError(f"autograd: {node.op} has no gradient (it is not differentiable "
+                             "in sparsegen); compute it outside autograd.record()")
+    out_grads = [g if g is not None else _zeros(*node.shapes[k]) for k, g in enumerate(out_grads)]
+    grads = node.gradient(node, out_grads)
+    for position, (array, grad) in enumerate(zip(node.inputs, grads)):
+        if grad is not None and tracked(array):
+            _check_gradient(node, position, grad)
+            _deposit(array, grad, pending, found)

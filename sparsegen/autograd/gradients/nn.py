@@ -1,0 +1,95 @@
+"""Gradients of the neural-network ops: Embedding and take (row_sparse for a row_sparse
+gradient buffer or ``sparse_grad=True``), pick, Activation, softmax / log_softmax."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import ndarray as nd
+from ...errors import SparsegenError
+from ..tape import Node
+from . import gradient
+from .linalg import wants_row_sparse
+
+
+def _row_ids(ids: Any, rows: int, mode: str) -> Any:
+    """The int64 rows a lookup of ``ids`` (any float or int dtype) read: clipped or wrapped."""
+    flat = ids.reshape((ids.size,))
+    if mode == "wrap":
+        return nd.modulo(flat.astype("int64"), rows)
+    return nd.clip(flat, 0, rows - 1).astype("int64")
+
+
+def scatter_rows(ids: Any, g: Any, weight: Any, mode: str, sparse: bool) -> Any:
+    """The gradient of ``weight[ids]``: each row of ``g`` added into row ``ids[i]``, computed
+    as ``onehot(ids)ᵀ · g`` by the csrᵀ·dense kernel (row_sparse when ``sparse``)."""
+    rows = weight.shape[0]
+    n = ids.size
+    g = g.tostype("default").reshape((n, weight.size // max(rows, 1)))
+    onehot = nd.sparse.csr_matrix(
+        (nd.ones((n,), ctx=g.context, dtype=g.dtype), _row_ids(ids, rows, mode),
+         nd.arange(0, n + 1, ctx=g.context, dtype="int64")), shape=(n, rows))
+    grad = nd.dot(onehot, g, transpose_a=True,
+                  forward_stype="row_sparse" if sparse else "default")
+    return grad.reshape(weight.shape) if grad.stype == "default" else grad
+
+
+@gradient("Embedding")
+def _embedding(node: Node, out_grads: list[Any]) -> tuple[None, Any]:
+    ids, weight = node.inputs
+    sparse = node.params.get("sparse_grad", False) or wants_row_sparse(weight)
+    return None, scatter_rows(ids, out_grads[0], weight, "clip", sparse)
+
+
+@gradient("take")
+def _take(node: Node, out_grads: list[Any]) -> tuple[Any, None]:
+    a, ids = node.inputs
+    if node.params["axis"] != 0:
+        raise SparsegenError(f"autograd: take along axis {node.params['axis']} has no gradient "
+                             "in sparsegen yet (axis 0 has)")
+    mode = "wrap" if node.params["mode"] == "wrap" else "clip"  # 'raise': every id was in range
+    return scatter_rows(ids, out_grads[0], a, mode, wants_row_sparse(a)), None
+
+
+@gradient("pick")
+def _pick(node: Node, out_grads: list[Any]) -> tuple[Any, None]:
+    data, index = node.inputs
+    axis, n = node.params["axis"], data.shape[node.params["axis"]]
+    ids = index.reshape(tuple(d for k, d in enumerate(index.shape)
+                              if not (k == axis and index.ndim == data.ndim)))
+    ids = nd.modulo(ids, n) if node.params["mode"] == "wrap" else nd.clip(ids, 0, n - 1)
+    mask = nd.one_hot(ids, n, dtype=data.dtype)  # the picked axis last
+    if axis != data.ndim - 1:
+        order = list(range(data.ndim - 1))
+        order.insert(axis, data.ndim - 1)
+        mask = nd.transpose(mask, axes=order)
+    g = out_grads[0].tostype("default")
+    if not node.params["keepdims"]:
+        g = nd.expand_dims(g, axis=axis)
+    return nd.broadcast_mul(mask, g), None
+
+
+_ACTIVATION = {
+    "relu": lambda x, y, g: g * (x > 0),
+    "sigmoid": lambda x, y, g: g * y * (1 - y),
+    "tanh": lambda x, y, g: g * (1 - y * y),
+    "softrelu": lambda x, y, g: g * (1 - nd.exp(-y)),
+    "softsign": lambda x, y, g: g / nd.square(nd.abs(x) + 1),
+}
+
+
+@gradient("Activation")
+def _activation(node: Node, out_grads: list[Any]) -> tuple[Any]:
+    x = node.inputs[0]
+    return (_ACTIVATION[node.params["act_type"]](x, node.output(), out_grads[0]),)
+
+
+@gradient("softmax")
+def _softmax(node: Node, out_grads: list[Any]) -> tuple[Any]:
+    y, g = node.output(), out_grads[0].tostype("default")
+    axis, t = node.params["axis"], node.params["temperature"]
+    if node.params["log"]:
+        grad = g - nd.broadcast_mul(nd.exp(y), nd.sum(g, axis=axis, keepdims=True))
+    else:
+        grad = y * nd.broadcast_sub(g, nd.sum(g * y, axis=axis, keepdims=True))
+    return (grad if t == 1.0 else grad / t,)

@@ -1,0 +1,58 @@
+"""Gradients of the reductions: each input element receives the gradient of the result it
+was reduced into (spread back over the reduced axes)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ... import ndarray as nd
+from ..tape import Node
+from . import gradient
+
+
+def _axes(node: Node) -> tuple[int, ...]:
+    if node.op == "_sparse_reduce":
+        axis = node.params["axis"]
+        return (0, 1) if axis is None else (axis,)
+    return tuple(node.params["axes"])
+
+
+def _spread(value: Any, shape: tuple[int, ...], axes: tuple[int, ...]) -> Any:
+    """A reduction's result (or its gradient) broadcast back over the reduced ``axes``."""
+    kept = tuple(1 if k in axes else n for k, n in enumerate(shape))
+    if 0 in shape:  # broadcast_to reads a 0 as "keep this dimension"
+        return nd.zeros(shape, ctx=value.context, dtype=value.dtype)
+    return nd.broadcast_to(value.tostype("default").reshape(kept), shape)
+
+
+@gradient("sum", "mean", "nansum", "norm", "max", "min", "prod", "nanprod", "_sparse_reduce")
+def _reduction(node: Node, out_grads: list[Any]) -> tuple[Any]:
+    x = node.inputs[0]
+    axes = _axes(node)
+    g = _spread(out_grads[0], x.shape, axes)
+    reduction = node.params["reduction"]
+    if reduction == "mean":
+        return (g / max(math.prod(x.shape[a] for a in axes), 1),)
+    if reduction == "sum":
+        return (g,)
+    y = _spread(node.output(), x.shape, axes)
+    dense = x.tostype("default")
+    local = {
+        "nansum": lambda: dense == dense,  # 1 where x is not NaN
+        "norm": lambda: dense / y,  # ord 2 (the sparse kernels' norm)
+        "norm2": lambda: dense / y,
+        "norm1": lambda: nd.sign(dense),
+        "max": lambda: dense == y,
+        "min": lambda: dense == y,
+        "prod": lambda: y / dense,
+        "nanprod": lambda: nd.where(dense == dense, y / dense, nd.zeros_like(dense)),
+    }[reduction]()
+    return (g * local,)
+
+
+@gradient("_square_sum")
+def _square_sum(node: Node, out_grads: list[Any]) -> tuple[Any]:
+    x = node.inputs[0]
+    axes = (node.params.get("axis", 1),)  # the row_sparse result: axis 1, keepdims
+    return (x * _spread(out_grads[0], x.shape, axes) * 2,)

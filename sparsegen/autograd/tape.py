@@ -1,0 +1,83 @@
+"""The recorded graph: one ``Node`` per op run while recording, linked from its outputs.
+
+An array takes part in the graph when it is a *variable* (``attach_grad`` gave it a gradient
+buffer and a ``grad_req`` other than ``'null'``) or the output of a recorded node
+(``array._entry`` is ``(node, output position)``). Nodes hold their inputs (the backward pass
+needs their values) and weak references to their outputs, so dropping the last result frees
+the graph behind it.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import SparsegenError
+from . import state
+
+Gradient = Callable[["Node", list[Any]], Sequence[Any]]
+"""``gradient(node, out_grads) -> one gradient (or None: none) per input``."""
+
+
+@dataclass(eq=False)
+class Node:
+    """One recorded op: its name, inputs, parameters, outputs and gradient function."""
+
+    op: str
+    inputs: tuple[Any, ...]
+    params: dict[str, Any]
+    gradient: Gradient | None
+    outputs: list[weakref.ref] = field(default_factory=list)
+    shapes: list[tuple[tuple[int, ...], Any, Any]] = field(default_factory=list)
+    freed: bool = False
+
+    def output(self, position: int = 0) -> Any:
+        """The ``position``-th output (alive whenever the backward pass reaches this node)."""
+        array = self.outputs[position]()
+        if array is None:
+            raise SparsegenError(f"autograd: the output {position} of {self.op} was freed")
+        return array
+
+
+def tracked(array: Any) -> bool:
+    """Whether ``array`` takes part in the graph (a variable or a recorded output)."""
+    return array._entry is not None or (array._grad is not None and array._grad_req != "null")
+
+
+def check_write(op: str, inputs: Sequence[Any], out: Any) -> None:
+    """Refuse, before ``op`` runs, to write a recorded result into one of its inputs or into a
+    variable: the graph would lose the value its gradient needs."""
+    if out is None or not state.is_recording() or not any(tracked(a) for a in inputs):
+        return
+    if (out._grad is not None and out._grad_req != "null") or any(out is a for a in inputs):
+        raise SparsegenError(f"autograd: {op} would write into one of its inputs or into a "
+                             "variable (an array with attach_grad) while recording; write into "
+                             "a new array")
+
+
+def check_inplace(op: str, arrays: Sequence[Any]) -> None:
+    """Refuse an in-place update (``+=``, ``x[:] =``) of recorded arrays while recording, as
+    MXNet does."""
+    if state.is_recording() and any(tracked(a) for a in arrays if hasattr(a, "_entry")):
+        raise SparsegenError(f"autograd: in-place operations ({op}: +=, -=, x[:] = ...) are not "
+                             "supported on recorded arrays while recording; write x = x + y")
+
+
+def record(op: str, inputs: Sequence[Any], outputs: Any, params: dict[str, Any] | None = None,
+           gradient: Gradient | None = None) -> None:
+    """Link ``outputs`` (an array or a list of arrays) to a new node of ``op`` when recording and
+    an input is tracked; ``gradient`` defaults to the one registered for ``op``."""
+    if not state.is_recording() or not any(tracked(a) for a in inputs):
+        return
+    if gradient is None:
+        from .gradients import gradient_of
+
+        gradient = gradient_of(op)
+    listed = outputs if isinstance(outputs, (list, tuple)) else [outputs]
+    node = Node(op, tuple(inputs), dict(params or {}), gradient)
+    for position, array in enumerate(listed):
+        node.outputs.append(weakref.ref(array))
+        node.shapes.append((array.shape, array.dtype, array.context))
+        array._entry = (node, position)
