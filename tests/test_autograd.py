@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import sparsegen as mx
 from sparsegen import autograd
-from sparsegen.autograd.gradients import _RULES
+from sparsegen.autograd.gradients import RULES
 from sparsegen.autograd.gradients.elemwise import _UNARY
 
 RTOL, ATOL = 2e-3, 2e-4
@@ -521,4 +521,4 @@ def test_every_differentiable_rule_is_an_op_the_registry_knows():
     from sparsegen.rules import OP_RULES
 
     ops = {key[0].split("->")[0] for key in OP_RULES}
-    assert set(_RULES) <= ops, sorted(set(_RULES) - ops)
+    assert set(RULES) <= ops, sorted(set(RULES) - ops)

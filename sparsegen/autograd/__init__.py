@@ -1,6 +1,6 @@
 """``mx.autograd``: record ops, then compute gradients of their results, as MXNet 1.9.1.
 
-``with autograd.record():`` links every op's outputs to a node of the graph (``tape.py``);
+``with autograd.record():`` links every op's outputs to a node of the graph (``sparsegen/tape.py``);
 ``backward`` runs the gradient rule of each node (``gradients/``, on the generated kernels) in
 reverse order and writes the sums into the variables' gradient buffers (``attach_grad``),
 keeping their storage type: a row_sparse gradient buffer receives the row_sparse gradient of
@@ -12,13 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InvalidValue
+from ..tape import GRAD_REQS, is_recording, is_training, set_recording, set_training
 from . import engine
 from .function import Function
-from .state import (is_recording, is_training, pause, predict_mode, record, set_recording,
-                    set_training, train_mode)
-
-GRAD_REQS = ("write", "add", "null")
-"""MXNet's ``grad_req`` values."""
+from .state import pause, predict_mode, record, train_mode
 
 
 def _in_stype(value: Any, stype: str) -> Any:

@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import InvalidValue, SparsegenError
+from ..tape import Node, tracked
+from .gradients import gradient_of
 from . import state
-from .tape import Node, tracked
 
 
 def _arrays(values: Any, name: str) -> list[Any]:
@@ -118,11 +119,12 @@ def _step(node: Node, pending: dict, found: dict) -> None:
         raise SparsegenError(
             f"autograd: the graph through {node.op} was freed by an earlier backward; pass "
             "retain_graph=True to run backward through it more than once")
-    if node.gradient is None:
+    gradient = node.gradient or gradient_of(node.op)
+    if gradient is None:
         raise SparsegenError(f"autograd: {node.op} has no gradient (it is not differentiable "
                              "in sparsegen); compute it outside autograd.record()")
     out_grads = [g if g is not None else _zeros(*node.shapes[k]) for k, g in enumerate(out_grads)]
-    grads = node.gradient(node, out_grads)
+    grads = gradient(node, out_grads)
     for position, (array, grad) in enumerate(zip(node.inputs, grads)):
         if grad is not None and tracked(array):
             _check_gradient(node, position, grad)

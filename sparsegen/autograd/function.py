@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import tape
 from ..errors import SparsegenError
-from . import state, tape
+from . import state
 
 
 class Function:

@@ -1,36 +1,10 @@
-"""The recording and training flags of ``mx.autograd``, one pair per thread (as MXNet's)."""
+"""The ``with`` scopes of ``mx.autograd`` over the recording and training flags (``tape``)."""
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
-_flags = threading.local()
-
-
-def is_recording() -> bool:
-    """Whether ops are being recorded for a backward pass (inside ``autograd.record()``)."""
-    return getattr(_flags, "recording", False)
-
-
-def is_training() -> bool:
-    """Whether ops run in training mode (Dropout drops; ``record()`` turns it on by default)."""
-    return getattr(_flags, "training", False)
-
-
-def set_recording(is_record: bool) -> bool:
-    """Turn recording on or off; returns the previous state."""
-    previous = is_recording()
-    _flags.recording = bool(is_record)
-    return previous
-
-
-def set_training(train_mode: bool) -> bool:
-    """Turn training mode on or off; returns the previous state."""
-    previous = is_training()
-    _flags.training = bool(train_mode)
-    return previous
-
+from ..tape import is_recording, is_training, set_recording, set_training
 
 class _Scope:
     """A ``with`` block that sets the flags it is given and restores them on exit."""

@@ -18,8 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd import state as autograd_state
-from ..autograd import tape
+from .. import tape
 from ..context import shared_memory
 from ..errors import SparsegenError, StorageFallbackWarning
 from ..rules import op_rule
@@ -163,6 +162,6 @@ def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None,
         result = _run(dense_rule, dense_inputs, params)
         result_stype = dense_rule.output_stype
     array = deliver(op, result, result_stype, ctx, inputs, out)
-    if autograd_state.is_recording():
+    if tape.is_recording():
         tape.record(op, inputs, array, {**params, **(attrs or {})})
     return array

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd import tape
+from .. import tape
 from ..device import copy_into, to_host
 from ..errors import SparsegenError
 from ..params import real

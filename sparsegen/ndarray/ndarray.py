@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd import tape
+from .. import tape
 from ..context import Context
 from ..device import DeviceArray, device_of, host_copy, place, to_host
 from ..errors import InvalidIndex, InvalidType, InvalidValue, SparsegenError
@@ -368,10 +368,8 @@ class NDArray:
         """Make the array a variable of ``mx.autograd``: a zero gradient buffer (of storage
         ``stype``, by default the array's own) that ``backward`` writes (``grad_req='write'``)
         or adds to (``'add'``); ``'null'`` takes no gradient."""
-        from ..autograd import GRAD_REQS
-
-        if grad_req not in GRAD_REQS:
-            raise InvalidValue(f"attach_grad: grad_req must be one of {GRAD_REQS}, got "
+        if grad_req not in tape.GRAD_REQS:
+            raise InvalidValue(f"attach_grad: grad_req must be one of {tape.GRAD_REQS}, got "
                                f"{grad_req!r}")
         zeros = importlib.import_module(__package__).zeros
         self._grad = zeros(self.shape, ctx=self._ctx, dtype=self.dtype, stype=stype or self.stype)
@@ -387,6 +385,7 @@ class NDArray:
                  train_mode: bool = True) -> None:
         """The gradients of this array (weighted by ``out_grad``) into its variables' ``grad``,
         as ``mxnet.autograd.backward([self], [out_grad])``."""
+        # mx.autograd builds on the front end: imported at call time, as MXNet's C API call
         importlib.import_module("sparsegen.autograd").backward(
             [self], None if out_grad is None else [out_grad], retain_graph, train_mode)
 

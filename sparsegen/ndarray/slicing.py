@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..autograd import tape
+from .. import tape
 from ..device import DeviceArray
 from ..errors import SparsegenError
 from ..ops.strided import View, contiguous_strides

@@ -9,8 +9,8 @@ from typing import Any
 
 from ... import ndarray as nd
 from ...registry import ELEMWISE_UNARY_DENSE, ELEMWISE_UNARY_SPARSE
-from ..tape import Node
-from . import gradient
+from ...tape import Node
+from .registry import gradient
 
 
 def unbroadcast(grad: Any, shape: tuple[int, ...]) -> Any:

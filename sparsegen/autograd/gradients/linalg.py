@@ -10,8 +10,8 @@ import math
 from typing import Any
 
 from ... import ndarray as nd
-from ..tape import Node
-from . import gradient
+from ...tape import Node
+from .registry import gradient
 
 
 def wants_row_sparse(array: Any) -> bool:

@@ -7,8 +7,8 @@ from typing import Any
 
 from ... import ndarray as nd
 from ...errors import SparsegenError
-from ..tape import Node
-from . import gradient
+from ...tape import Node
+from .registry import gradient
 from .linalg import wants_row_sparse
 
 

@@ -7,8 +7,8 @@ import math
 from typing import Any
 
 from ... import ndarray as nd
-from ..tape import Node
-from . import gradient
+from ...tape import Node
+from .registry import gradient
 
 
 def _axes(node: Node) -> tuple[int, ...]:

@@ -12,8 +12,8 @@ from typing import Any
 
 from ... import ndarray as nd
 from ...ops.strided import contiguous_strides
-from ..tape import Node
-from . import gradient
+from ...tape import Node
+from .registry import gradient
 
 VIEW_OPS = ("transpose", "swapaxes", "flip", "expand_dims", "squeeze", "flatten", "reshape",
             "tile", "repeat", "broadcast_to", "broadcast_like", "broadcast_axis", "slice",

@@ -1,4 +1,9 @@
-"""The recorded graph: one ``Node`` per op run while recording, linked from its outputs.
+"""The recorded graph of ``mx.autograd``: the recording and training flags (one pair per
+thread), and one ``Node`` per op run while recording, linked from its outputs.
+
+This module sits below the front end (it imports only ``errors``): ``dispatch.invoke`` and the
+views made without a kernel record their results here; ``sparsegen.autograd`` runs the
+backward pass over the nodes.
 
 An array takes part in the graph when it is a *variable* (``attach_grad`` gave it a gradient
 buffer and a ``grad_req`` other than ``'null'``) or the output of a recorded node
@@ -9,16 +14,46 @@ the graph behind it.
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import SparsegenError
-from . import state
+from .errors import SparsegenError
 
 Gradient = Callable[["Node", list[Any]], Sequence[Any]]
 """``gradient(node, out_grads) -> one gradient (or None: none) per input``."""
+
+GRAD_REQS = ("write", "add", "null")
+"""MXNet's ``grad_req`` values."""
+
+_flags = threading.local()
+
+
+def is_recording() -> bool:
+    """Whether ops are being recorded for a backward pass (inside ``autograd.record()``)."""
+    return getattr(_flags, "recording", False)
+
+
+def is_training() -> bool:
+    """Whether ops run in training mode (Dropout drops; ``record()`` turns it on by default)."""
+    return getattr(_flags, "training", False)
+
+
+def set_recording(is_record: bool) -> bool:
+    """Turn recording on or off; returns the previous state."""
+    previous = is_recording()
+    _flags.recording = bool(is_record)
+    return previous
+
+
+def set_training(train_mode: bool) -> bool:
+    """Turn training mode on or off; returns the previous state."""
+    previous = is_training()
+    _flags.training = bool(train_mode)
+    return previous
+
 
 
 @dataclass(eq=False)
@@ -49,7 +84,7 @@ def tracked(array: Any) -> bool:
 def check_write(op: str, inputs: Sequence[Any], out: Any) -> None:
     """Refuse, before ``op`` runs, to write a recorded result into one of its inputs or into a
     variable: the graph would lose the value its gradient needs."""
-    if out is None or not state.is_recording() or not any(tracked(a) for a in inputs):
+    if out is None or not is_recording() or not any(tracked(a) for a in inputs):
         return
     if (out._grad is not None and out._grad_req != "null") or any(out is a for a in inputs):
         raise SparsegenError(f"autograd: {op} would write into one of its inputs or into a "
@@ -60,7 +95,7 @@ def check_write(op: str, inputs: Sequence[Any], out: Any) -> None:
 def check_inplace(op: str, arrays: Sequence[Any]) -> None:
     """Refuse an in-place update (``+=``, ``x[:] =``) of recorded arrays while recording, as
     MXNet does."""
-    if state.is_recording() and any(tracked(a) for a in arrays if hasattr(a, "_entry")):
+    if is_recording() and any(tracked(a) for a in arrays if hasattr(a, "_entry")):
         raise SparsegenError(f"autograd: in-place operations ({op}: +=, -=, x[:] = ...) are not "
                              "supported on recorded arrays while recording; write x = x + y")
 
@@ -68,13 +103,10 @@ def check_inplace(op: str, arrays: Sequence[Any]) -> None:
 def record(op: str, inputs: Sequence[Any], outputs: Any, params: dict[str, Any] | None = None,
            gradient: Gradient | None = None) -> None:
     """Link ``outputs`` (an array or a list of arrays) to a new node of ``op`` when recording and
-    an input is tracked; ``gradient`` defaults to the one registered for ``op``."""
-    if not state.is_recording() or not any(tracked(a) for a in inputs):
+    an input is tracked; without ``gradient``, the backward pass uses the rule registered for
+    ``op`` (``autograd/gradients``)."""
+    if not is_recording() or not any(tracked(a) for a in inputs):
         return
-    if gradient is None:
-        from .gradients import gradient_of
-
-        gradient = gradient_of(op)
     listed = outputs if isinstance(outputs, (list, tuple)) else [outputs]
     node = Node(op, tuple(inputs), dict(params or {}), gradient)
     for position, array in enumerate(listed):
