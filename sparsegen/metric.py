@@ -42,10 +42,12 @@ def check_label_shapes(labels: Any, preds: Any, wrap: bool = False,
     if label_shape != pred_shape:
         raise InvalidValue(f"Shape of labels {label_shape} does not match shape of predictions "
                            f"{pred_shape}")
-    if wrap:
-        labels = [labels] if isinstance(labels, ARRAYS) else labels
-        preds = [preds] if isinstance(preds, ARRAYS) else preds
-    return labels, preds
+    return (_listed(labels), _listed(preds)) if wrap else (labels, preds)
+
+
+def _listed(arrays: Any) -> Any:
+    """A single array as a list of it; anything else as it is."""
+    return [arrays] if isinstance(arrays, ARRAYS) else arrays
 
 
 def _pairs(labels: Any, preds: Any) -> list[tuple[numpy.ndarray, numpy.ndarray]]:
@@ -668,7 +670,7 @@ class Loss(EvalMetric):
 
     def update(self, _: Any, preds: Any) -> None:
         """Add the sum and the number of a batch's losses."""
-        for pred in [preds] if isinstance(preds, ARRAYS) else preds:
+        for pred in _listed(preds):
             values = _host(pred, "pred")
             self._add(float(values.sum(dtype=numpy.float64)), values.size)
 
@@ -696,8 +698,7 @@ class CustomMetric(EvalMetric):
         if not self._allow_extra_outputs:
             labels, preds = check_label_shapes(labels, preds, True)
         else:
-            labels = [labels] if isinstance(labels, ARRAYS) else labels
-            preds = [preds] if isinstance(preds, ARRAYS) else preds
+            labels, preds = _listed(labels), _listed(preds)
         for pred, label in zip(preds, labels):
             result = self._feval(_host(label, "label"), _host(pred, "pred"))
             if isinstance(result, tuple):

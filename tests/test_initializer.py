@@ -53,7 +53,6 @@ def test_normal_moments_and_dtype():
     x = _init(mx.init.Normal(2.0), "fc_weight", (100, 200), "float64")
     _moments_match(x, 0.0, 2.0)
     assert x.dtype == np.float64
-    assert _init(mx.init.Normal(), "fc_weight", (4, 5), "float16").dtype == np.float16
 
 
 def _fans(shape: tuple[int, ...]) -> tuple[float, float]:
@@ -120,6 +119,13 @@ def test_name_dispatch_as_mxnet():
             assert len(values) == 6 and max(abs(v) for v in values) <= 0.07
         else:
             assert str(values) == outcome
+
+
+def test_quantized_names():
+    mx.random.seed(2)
+    ints = _init(mx.init.Zero(), "fc_weight_quantize", (40, 10), "int32")
+    assert ints.min() >= -127 and ints.max() < 127 and len(np.unique(ints)) > 100
+    assert np.all(_init(mx.init.One(), "fc_bias_quantize", (3,), "int32") == 0)
 
 
 def test_legacy_string_names_with_deprecation():
