@@ -150,8 +150,7 @@ class Initializer:
         _fill(arr, 0)
 
     def _init_quantized_weight(self, _: str, arr: NDArray) -> None:
-        ints = _random.randint(-127, 127, arr.shape, dtype="int32", ctx=arr.context)
-        arr[:] = ints.astype(arr.dtype)
+        arr[:] = _random.randint(-127, 127, arr.shape, dtype="int32", ctx=arr.context)
 
     def _init_weight(self, name: str, arr: NDArray) -> None:
         """Initialize a weight (each initializer defines it)."""
