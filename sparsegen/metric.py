@@ -291,7 +291,8 @@ class TopKAccuracy(EvalMetric):
             if pred.ndim == 2:
                 classes = pred.shape[1]
                 top = min(classes, self.top_k)
-                ranked = numpy.argpartition(pred.astype(numpy.float32), -top, axis=1)[:, classes - top:]
+                ranked = numpy.argpartition(pred.astype(numpy.float32), -top, axis=1)
+                ranked = ranked[:, classes - top:]
                 correct = (ranked == expected.reshape(-1, 1)).sum()
             else:  # MXNet compares the positions of a 1-D "prediction" with the labels
                 ranked = numpy.argpartition(pred.astype(numpy.float32), -min(self.top_k, len(pred)))
@@ -680,8 +681,8 @@ class CustomMetric(EvalMetric):
     """A metric of ``feval(label, pred)`` on numpy arrays, returning a value (one instance) or
     ``(sum_metric, num_inst)``; named ``feval``'s name (``custom(<lambda>)`` for a lambda)."""
 
-    def __init__(self, feval: Callable[[numpy.ndarray, numpy.ndarray], Any], name: str | None = None,
-                 allow_extra_outputs: bool = False, output_names: list[str] | None = None,
+    def __init__(self, feval: Callable[[numpy.ndarray, numpy.ndarray], Any],
+                 name: str | None = None, allow_extra_outputs: bool = False, output_names: list[str] | None = None,
                  label_names: list[str] | None = None) -> None:
         if name is None:
             name = feval.__name__

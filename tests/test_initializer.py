@@ -189,6 +189,7 @@ def test_constant_with_arrays_and_dumps():
 
 
 def test_dumps_and_create_as_mxnet():
+    assert mx.initializer is mx.init and mx.init.InitDesc is InitDesc
     for text, dumped in FIXTURE["dumps"].items():
         init = eval(f"mx.init.{text}")  # noqa: S307 - fixture keys are constructors
         assert init.dumps() == dumped

@@ -340,3 +340,13 @@ def test_register_custom_metric():
         assert metric.get() == ("always-one", 1.0) and metric.get_global() == metric.get()
     with pytest.raises(TypeError, match="NDArray or a numpy array"):
         mx.metric.MAE().update([[1.0]], [[1.0]])
+
+
+def test_metrics_of_emulated_gpu_arrays(monkeypatch):
+    """Labels and predictions on a GPU (SPARSEGEN_GPU=host) are read through the host."""
+    monkeypatch.setenv("SPARSEGEN_GPU", "host")
+    gpu = mx.gpu(0)
+    metric = mx.metric.create(["acc", "ce"])
+    metric.update([mx.nd.array([1, 0], ctx=gpu)], [mx.nd.array([[0.2, 0.8], [0.4, 0.6]], ctx=gpu)])
+    assert metric.get() == (["accuracy", "cross-entropy"],
+                            [0.5, pytest.approx(-(math.log(0.8) + math.log(0.4)) / 2)])
