@@ -29,3 +29,9 @@ def __getattr__(attribute: str) -> object:
     if attribute == "test_utils":
         return _importlib.import_module(f"{__name__}.test_utils")
     raise AttributeError(f"module {__name__!r} has no attribute {attribute!r}")
+
+# -- mx.init, mx.metric (issue 14) --
+from . import initializer, metric  # noqa: E402
+
+init = initializer
+__all__ += ["init", "initializer", "metric"]
