@@ -34,6 +34,9 @@ def split_data(data: NDArray, num_slice: int, batch_axis: int = 0,
     bounds = [i * each + min(i, extra) for i in range(num_slice + 1)]
     if axis == 0:
         return [data[bounds[i]:bounds[i + 1]] for i in range(num_slice)]
+    if data.stype == "default":  # a key slicing one axis (also empty slices, which MXNet refuses)
+        return [data[(slice(None),) * axis + (slice(bounds[i], bounds[i + 1]),)]
+                for i in range(num_slice)]
     return [nd.slice_axis(data, axis=axis, begin=bounds[i], end=bounds[i + 1])
             for i in range(num_slice)]
 
@@ -66,7 +69,7 @@ def _squared_norm(array: NDArray) -> NDArray:
 def clip_global_norm(arrays: Sequence[NDArray], max_norm: float,
                      check_isfinite: bool = True) -> Any:
     """Scale every array of ``arrays`` in place by ``min(1, max_norm / (total + 1e-8))``, where
-    ``total`` is the 2-norm of all their elements together; return ``total`` (a float, or with
+    ``total`` is the 2-norm of all their elements together; return ``total`` (a numpy scalar, or with
     ``check_isfinite=False`` a (1,) NDArray without waiting for it). A nan or inf total warns."""
     arrays = list(arrays)
     if not arrays or not all(isinstance(a, NDArray) for a in arrays):
@@ -80,7 +83,10 @@ def clip_global_norm(arrays: Sequence[NDArray], max_norm: float,
                                   "arrays are undefined"), stacklevel=2)
     scale = nd.min(nd.concat(max_norm / (total + 1e-8), nd.ones(1, ctx=ctx), dim=0))
     for array in arrays:
-        array *= scale.as_in_context(array.context)
+        # row_sparse arrays scale by the number (a kernel on the stored rows; broadcast_mul
+        # with a (1,) array has no row_sparse kernel and would go dense)
+        array *= scale.asscalar() if array.stype == "row_sparse" else \
+            scale.as_in_context(array.context)
     return total.asscalar() if check_isfinite else total
 
 
