@@ -69,8 +69,8 @@ def _squared_norm(array: NDArray) -> NDArray:
 def clip_global_norm(arrays: Sequence[NDArray], max_norm: float,
                      check_isfinite: bool = True) -> Any:
     """Scale every array of ``arrays`` in place by ``min(1, max_norm / (total + 1e-8))``, where
-    ``total`` is the 2-norm of all their elements together; return ``total`` (a numpy scalar, or with
-    ``check_isfinite=False`` a (1,) NDArray without waiting for it). A nan or inf total warns."""
+    ``total`` is the 2-norm of all their elements together; return ``total`` (a numpy scalar,
+    or with ``check_isfinite=False`` a (1,) NDArray, not waited for). A nan or inf total warns."""
     arrays = list(arrays)
     if not arrays or not all(isinstance(a, NDArray) for a in arrays):
         raise InvalidValue("clip_global_norm: arrays must be a non-empty list of NDArrays")

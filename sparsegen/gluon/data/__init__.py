@@ -1,4 +1,4 @@
-"""``mx.gluon.data``: datasets, samplers and the ``DataLoader`` that batches dense and csr samples."""
+"""``mx.gluon.data``: datasets, samplers and the ``DataLoader`` batching dense and csr samples."""
 
 from .dataloader import DataLoader, default_batchify_fn
 from .dataset import ArrayDataset, Dataset, SimpleDataset

@@ -20,7 +20,7 @@ from .sampler import LAST_BATCH, BatchSampler, RandomSampler, SequentialSampler
 
 
 def _pinned(batch: Any, device_id: int) -> Any:
-    """``batch`` (an NDArray or nested lists / tuples of them) copied to ``cpu_pinned(device_id)``."""
+    """``batch`` (an NDArray or lists / tuples of them) copied to ``cpu_pinned(device_id)``."""
     if isinstance(batch, NDArray):
         return batch.as_in_context(cpu_pinned(device_id))
     if isinstance(batch, (list, tuple)):

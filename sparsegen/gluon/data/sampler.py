@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator
 
+import numpy as np
+
 from ... import ndarray as nd
 from ...io.batching import check_batch_size
 from ...ndarray.indexing import choice_arg
@@ -37,8 +39,9 @@ class SequentialSampler(Sampler):
 
 
 class RandomSampler(Sampler):
-    """The ids ``0 .. length - 1`` in a new random order each pass, drawn by ``mx.nd.random.shuffle``
-    on the CPU context's generator: ``mx.random.seed(s)`` makes the orders repeat."""
+    """The ids ``0 .. length - 1`` in a new random order each pass, drawn by
+    ``mx.nd.random.shuffle`` on the CPU context's generator: ``mx.random.seed(s)`` makes the
+    orders repeat."""
 
     def __init__(self, length: int) -> None:
         self._length = integer(length, "length")
@@ -46,7 +49,7 @@ class RandomSampler(Sampler):
     def __iter__(self) -> Iterator[int]:
         if not self._length:
             return iter(())
-        order = nd.random.shuffle(nd.arange(self._length, dtype="int64"))
+        order = nd.random.shuffle(nd.array(np.arange(self._length), dtype="int64"))
         return iter(order.asnumpy().tolist())
 
     def __len__(self) -> int:
