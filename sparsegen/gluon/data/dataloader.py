@@ -63,7 +63,7 @@ class DataLoader:
         if not isinstance(num_workers, numbers.Integral):  # a negative count reads as 0, as MXNet
             raise InvalidValue(f"num_workers must be an integer, got {num_workers!r}")
         if prefetch is not None:
-            integer(prefetch, "prefetch")
+            integer(prefetch, "prefetch", low=-(2**63))  # MXNet reads a negative one as 0
         self._dataset = dataset
         self._batch_sampler = batch_sampler
         self._batchify_fn = batchify_fn
