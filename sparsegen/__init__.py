@@ -12,6 +12,7 @@ from ._version import __version__
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
 from .errors import MXNetError, SparsegenError, StorageFallbackWarning
 from .ndarray.keywords import check_keywords as _check_keywords
+from . import gluon  # noqa: E402 - mx.gluon (issue 14)
 
 nd = ndarray
 _check_keywords(ndarray)  # once every module has added its functions to mx.nd
@@ -22,6 +23,7 @@ __all__ = [
     "context", "cpu", "cpu_pinned", "current_context", "gpu", "interop", "io", "kernels",
     "lr_scheduler", "name", "nd", "ndarray", "num_gpus", "optimizer", "random", "test_utils",
 ]
+__all__ += ["gluon"]
 
 
 def __getattr__(attribute: str) -> object:
