@@ -6,24 +6,23 @@ TVM compiler: cached kernels load through the TVM runtime alone.
 
 import importlib as _importlib
 
-from . import base, context, interop, io, kernels, lr_scheduler, name, ndarray, optimizer, random
-from . import autograd
+from . import (autograd, base, context, gluon, initializer, interop, io, kernels, lr_scheduler,
+               metric, name, ndarray, optimizer, random)
 from ._version import __version__
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
 from .errors import MXNetError, SparsegenError, StorageFallbackWarning
 from .ndarray.keywords import check_keywords as _check_keywords
-from . import gluon  # noqa: E402 - mx.gluon (issue 14)
 
 nd = ndarray
+init = initializer
 _check_keywords(ndarray)  # once every module has added its functions to mx.nd
 
 __all__ = [
     "Context", "MXNetError", "SparsegenError", "StorageFallbackWarning", "__version__", "autograd",
-    "base",
-    "context", "cpu", "cpu_pinned", "current_context", "gpu", "interop", "io", "kernels",
-    "lr_scheduler", "name", "nd", "ndarray", "num_gpus", "optimizer", "random", "test_utils",
+    "base", "context", "cpu", "cpu_pinned", "current_context", "gluon", "gpu", "init",
+    "initializer", "interop", "io", "kernels", "lr_scheduler", "metric", "name", "nd", "ndarray",
+    "num_gpus", "optimizer", "random", "test_utils",
 ]
-__all__ += ["gluon"]
 
 
 def __getattr__(attribute: str) -> object:
@@ -31,9 +30,3 @@ def __getattr__(attribute: str) -> object:
     if attribute == "test_utils":
         return _importlib.import_module(f"{__name__}.test_utils")
     raise AttributeError(f"module {__name__!r} has no attribute {attribute!r}")
-
-# -- mx.init, mx.metric (issue 14) --
-from . import initializer, metric  # noqa: E402
-
-init = initializer
-__all__ += ["init", "initializer", "metric"]
