@@ -563,13 +563,17 @@ _REDUCE_KERNELS = (
             ("fold", f"(part[c,m] {_ACC} WRITTEN, out[m] dtype WRITTEN, div int64, root int64)"),
             ("csr_row_counts", "(data[nnz] dtype, indptr[n+1] int64 ptr(nnz), "
                                "out[n] int64 WRITTEN)"),
-            ("place", "(values[k] dtype, indices[k] int64 <n sorted, out[n] dtype WRITTEN)"),
+            *((f"rsp_rows_{fn}", f"(data[k,m] dtype, indices[k] int64 <n sorted, "
+                                 f"acc[k,8] {_ACC} WRITTEN, out[n] dtype WRITTEN, div int64, "
+                                 "root int64)")
+              for fn in ("sum", "sumsq")),
         ),
         "reductions of a (pre, n, post) view along n (_last: post == 1, 8 partials per row; _mid: "
         "columns in blocks, n outer), accumulated in float32 / float64 / int64 scratch (acc) and "
         "finished as acc / div or its "
         "square root; csr rows, csr columns (partial rows per chunk of rows, then fold), "
-        "stored entries per csr row, place: per-stored-row values as a dense vector",
+        "stored entries per csr row, row_sparse rows as a dense vector (rsp_rows: zero gaps and "
+        "stored rows' reductions in one pass)",
     ),
 )
 """Reductions (sparsegen/ops/reduce.py runs them)."""

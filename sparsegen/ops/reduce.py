@@ -12,13 +12,17 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..device import colocate, contiguous, empty_like
+from ..config import num_threads
+from ..device import colocate, contiguous, empty_like, target_of
 from ..formats import ACCUMULATOR, CSR, INDEX_DTYPE, RowSparse
 from .layout import dtype_name, kernel
 
 PARTIALS = 8
 """Partial accumulators per row of a ``_last`` pass (templates/reduce.py ``PARTIALS``; the
 registry's signature names the same width)."""
+
+CHUNK_ENTRIES = 32768
+"""Fewest csr entries per chunk of a column reduction (``csr_cols_*``): one thread's task."""
 
 
 class Plan(NamedTuple):
@@ -133,9 +137,11 @@ def csr(x: CSR, reduction: str, axis: int | None, keepdims: bool) -> Any:
 def _csr_columns(x: CSR, function: str, div: int, root: bool) -> Any:
     """Per column of ``x``: partial rows over chunks of csr rows, then their fold."""
     n, m = x.shape
-    # enough chunks of rows to run in parallel, with partial rows of at most a quarter of the
-    # entries' count (zeroing and folding them costs that much)
-    chunks = max(1, min(64, n, x.data.size // 32768, x.data.size // (4 * max(m, 1))))
+    # a chunk of rows per CPU thread (a parallel task each; 64 on a GPU), each of at least
+    # CHUNK_ENTRIES entries, with partial rows of at most a quarter of the entries' count
+    # (zeroing and folding them costs that much)
+    tasks = num_threads() if target_of(x.data) is None else 64
+    chunks = max(1, min(tasks, n, x.data.size // CHUNK_ENTRIES, x.data.size // (4 * max(m, 1))))
     rows = -(-n // chunks) if n else 1
     chunks = max(1, -(-n // rows))
     name = dtype_name(x.dtype)
@@ -162,15 +168,18 @@ def row_sparse(x: RowSparse, reduction: str, axis: int | None, keepdims: bool) -
         empty = empty_like(x.data, (n, 0), x.dtype)
         out = _pass(empty, function, n, 0, 1, m if plan.mean else 1, plan.root).reshape(n)
     else:
-        out = _scatter_rows(x, _pass(x.data, function, k, m, 1, m if plan.mean else 1, plan.root))
+        out = _rows(x, function, m if plan.mean else 1, plan.root)
     return out.reshape(reduced_shape(x.shape, (0, 1) if axis is None else (axis,), keepdims))
 
 
-def _scatter_rows(x: RowSparse, values: Any) -> Any:
-    """The ``(n,)`` dense vector holding ``values[s]`` at stored row ``x.indices[s]``, else 0."""
-    out = empty_like(values, (x.shape[0],), x.dtype)
-    kernel("reduce", (dtype_name(x.dtype),), out, out.size).place(
-        values.reshape(values.size), x.indices, out)
+def _rows(x: RowSparse, function: str, div: int, root: bool) -> Any:
+    """The ``(n,)`` dense vector of ``function`` (sum or sumsq) over each row of 2-D ``x``, 0 at
+    rows not stored: one ``rsp_rows_*`` pass."""
+    name = dtype_name(x.dtype)
+    out = empty_like(x.data, (x.shape[0],), x.dtype)
+    acc = empty_like(x.data, (x.data.shape[0], PARTIALS), np.dtype(ACCUMULATOR[name]))
+    reduce = kernel("reduce", (name,), x.data, x.data.size + out.size)
+    getattr(reduce, f"rsp_rows_{function}")(x.data, x.indices, acc, out, div, int(root))
     return out
 
 
@@ -180,8 +189,7 @@ def square_sum(x: RowSparse, axis: int, keepdims: bool) -> Any:
     if axis == 0:
         out = _pass(x.data, "sumsq", 1, x.data.shape[0], m, 1, False)
         return out.reshape((1, m) if keepdims else (m,))
-    return _scatter_rows(x, square_sum_rows(x).data).reshape((n, 1) if keepdims else (n,))
-
+    return _rows(x, "sumsq", 1, False).reshape((n, 1) if keepdims else (n,))
 
 
 def square_sum_rows(x: RowSparse) -> RowSparse:

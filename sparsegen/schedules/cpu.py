@@ -7,7 +7,9 @@ lanes`` steps of ``lanes`` vector lanes plus a scalar tail. LLVM's own loop vect
 by the functions' ``tirx.noalias``) still handles the loops a template leaves plain; the
 explicit form makes the width a tunable knob instead of LLVM's guess. Gather hints
 (``hints.AHEAD``) become LLVM prefetches of the rows ``prefetch`` entries ahead, one per cache
-line: they sit at random ids, where the hardware prefetcher cannot guess them.
+line: they sit at random ids, where the hardware prefetcher cannot guess them. A ``rows_task*``
+block's rows are a task's worth each (a reduction's chunk of csr rows): one parallel task per
+row, whatever ``chunk`` says.
 
 TVM is imported when a schedule is applied, not when its knobs are read (the kernel cache reads
 them in processes that never import the compiler).
@@ -86,7 +88,7 @@ def _realise(mod: Any, config: Mapping[str, Any]) -> Any:
 
 def _apply_rows(mod: Any, config: Mapping[str, Any]) -> Any:
     """Marks realised; each ``rows*`` block's loop split into chunks of ``chunk`` rows, run in
-    parallel."""
+    parallel (a ``rows_task*`` block's rows, each already a task's worth, one per task)."""
     from tvm import s_tir
 
     sch = s_tir.Schedule(_realise(mod, config), enable_check=False)
@@ -98,7 +100,7 @@ def _apply_rows(mod: Any, config: Mapping[str, Any]) -> Any:
             if not sch.get(block).name_hint.startswith("rows"):
                 continue
             (loop,) = sch.get_loops(block)
-            if config["chunk"] > 1:
+            if config["chunk"] > 1 and not sch.get(block).name_hint.startswith("rows_task"):
                 loop, _ = sch.split(loop, factors=[None, config["chunk"]])
             sch.parallel(loop)
     return sch.mod

@@ -18,7 +18,8 @@ row (~70 ns, measured), more than reducing a short row.
   both, written in the element dtype as MXNet does (nothing is written when ``n == 0``).
 - ``csr_rows_<op>`` / ``csr_cols_<op>`` + ``fold``: per csr row; per column, as one partial row
   per chunk of csr rows (``part``, a ``rows`` block each) that ``fold`` sums and finishes.
-- ``place``: a dense vector from per-stored-row values of a row_sparse matrix.
+- ``rsp_rows_<op>``: per row of a row_sparse matrix, as a dense vector (0 at rows not stored),
+  each element written once.
 """
 
 from __future__ import annotations
@@ -117,12 +118,33 @@ def _first_wins(acc_t: str, larger: bool, best: Expr, x: Expr) -> Expr:
     return beyond | (tirx.isnan(x) & tirx.bitwise_not(tirx.isnan(best)))
 
 
+def _row_reduction(dtype: str, reducer: Reducer) -> Callable[..., None]:
+    """A macro ``(x, acc, i, n)``: ``acc[i, 0]`` = the reduction of ``x[i, 0:n]`` through the
+    ``PARTIALS`` interleaved accumulators of row ``i`` of ``acc``."""
+    acc_t = ACCUMULATOR[dtype]
+    init = reducer.identity
+
+    @T.macro
+    def reduce_row(x, acc, i, n):
+        for lane in T.serial(PARTIALS):
+            acc[i, lane] = init
+        for k in T.serial(n // PARTIALS):
+            for lane in T.serial(PARTIALS):
+                acc[i, lane] = reducer.step(acc[i, lane], T.Cast(acc_t, x[i, k * PARTIALS + lane]))
+        for t in T.serial(n % PARTIALS):
+            acc[i, 0] = reducer.step(acc[i, 0], T.Cast(acc_t, x[i, n - n % PARTIALS + t]))
+        for lane in T.serial(PARTIALS - 1):
+            acc[i, 0] = reducer.merge(acc[i, 0], acc[i, lane + 1])
+
+    return reduce_row
+
+
 def _value_last(dtype: str, reducer: Reducer) -> tvm.tirx.PrimFunc:
     """``(x, acc, out, div, root)``: ``out[i] = finish(reduce(x[i, :]))``, row ``i`` of ``acc``
     holding its partial accumulators."""
     acc_t = ACCUMULATOR[dtype]
     align = element_bytes(dtype)
-    init = reducer.identity
+    reduce_row = _row_reduction(dtype, reducer)
 
     @T.prim_func(s_tir=True)
     def func(x: T.handle, acc: T.handle, out: T.handle, div: T.int64, root: T.int64):
@@ -137,20 +159,25 @@ def _value_last(dtype: str, reducer: Reducer) -> tvm.tirx.PrimFunc:
                 vi = T.axis.spatial(m, i)
                 T.reads(X[vi, 0:n], Acc[vi, 0:PARTIALS])
                 T.writes(Acc[vi, 0:PARTIALS], Out[vi])
-                for lane in T.serial(PARTIALS):
-                    Acc[vi, lane] = init
-                for k in T.serial(n // PARTIALS):
-                    for lane in T.serial(PARTIALS):
-                        Acc[vi, lane] = reducer.step(
-                            Acc[vi, lane], T.Cast(acc_t, X[vi, k * PARTIALS + lane]))
-                for t in T.serial(n % PARTIALS):
-                    Acc[vi, 0] = reducer.step(Acc[vi, 0],
-                                              T.Cast(acc_t, X[vi, n - n % PARTIALS + t]))
-                for lane in T.serial(PARTIALS - 1):
-                    Acc[vi, 0] = reducer.merge(Acc[vi, 0], Acc[vi, lane + 1])
+                reduce_row(X, Acc, vi, n)
                 Out[vi] = _finish(dtype, Acc[vi, 0], div, root)
 
     return func
+
+
+@T.macro
+def _column_blocks(pre, n, post, x, acc, out, block, *args):
+    """``block(x, acc, out, n, p, j0, width, *args)`` in a ``rows`` block per (``pre`` row ``p``,
+    block of ``COLUMN_BLOCK`` columns from ``j0``, ``width`` of them) of a ``_mid`` reduction."""
+    for r in T.serial(pre * ((post + COLUMN_BLOCK - 1) // COLUMN_BLOCK)):
+        with T.sblock("rows"):
+            vr = T.axis.spatial(pre * ((post + COLUMN_BLOCK - 1) // COLUMN_BLOCK), r)
+            T.reads(x[0:pre, 0:n, 0:post], acc[0:pre, 0:post])
+            T.writes(acc[0:pre, 0:post], out[0:pre, 0:post])
+            blocks = (post + COLUMN_BLOCK - 1) // COLUMN_BLOCK
+            p = vr // blocks
+            j0 = vr % blocks * COLUMN_BLOCK
+            block(x, acc, out, n, p, j0, T.min(post - j0, COLUMN_BLOCK), *args)
 
 
 def _value_mid(dtype: str, reducer: Reducer) -> tvm.tirx.PrimFunc:
@@ -171,6 +198,13 @@ def _value_mid(dtype: str, reducer: Reducer) -> tvm.tirx.PrimFunc:
     def finish(out, acc, p, j0, div, root, j):
         out[p, j0 + j] = _finish(dtype, acc[p, j0 + j], div, root)
 
+    @T.macro
+    def block(x, acc, out, n, p, j0, width, div, root):
+        cols.each(width, start, acc, p, j0)
+        for k in T.serial(n):
+            cols.each(width, step, acc, x, p, k, j0)
+        cols.each(width, finish, out, acc, p, j0, div, root)
+
     @T.prim_func(s_tir=True)
     def func(x: T.handle, acc: T.handle, out: T.handle, div: T.int64, root: T.int64):
         T.func_attr({"tirx.noalias": True})
@@ -180,19 +214,7 @@ def _value_mid(dtype: str, reducer: Reducer) -> tvm.tirx.PrimFunc:
         X = T.match_buffer(x, (pre, n, post), dtype, align=align)
         Acc = T.match_buffer(acc, (pre, post), acc_t, align=element_bytes(acc_t))
         Out = T.match_buffer(out, (pre, post), dtype, align=align)
-        for r in T.serial(pre * ((post + COLUMN_BLOCK - 1) // COLUMN_BLOCK)):
-            with T.sblock("rows"):
-                vr = T.axis.spatial(pre * ((post + COLUMN_BLOCK - 1) // COLUMN_BLOCK), r)
-                T.reads(X[0:pre, 0:n, 0:post], Acc[0:pre, 0:post])
-                T.writes(Acc[0:pre, 0:post], Out[0:pre, 0:post])
-                blocks = (post + COLUMN_BLOCK - 1) // COLUMN_BLOCK
-                p = vr // blocks
-                j0 = vr % blocks * COLUMN_BLOCK
-                width = T.min(post - j0, COLUMN_BLOCK)
-                cols.each(width, start, Acc, p, j0)
-                for k in T.serial(n):
-                    cols.each(width, step, Acc, X, p, k, j0)
-                cols.each(width, finish, Out, Acc, p, j0, div, root)
+        _column_blocks(pre, n, post, X, Acc, Out, block, div, root)
 
     return func
 
@@ -243,6 +265,13 @@ def _arg_mid(dtype: str, larger: bool) -> tvm.tirx.PrimFunc:
             best[p, j0 + j] = T.Cast(acc_t, x[p, k, j0 + j])
             out[p, j0 + j] = T.Cast(dtype, k)
 
+    @T.macro
+    def block(x, best, out, n, p, j0, width):
+        if n > T.int64(0):
+            cols.each(width, start, best, out, x, p, j0)
+            for k in T.serial(n - 1):
+                cols.each(width, step, best, out, x, p, k + 1, j0)
+
     @T.prim_func(s_tir=True)
     def func(x: T.handle, acc: T.handle, out: T.handle):
         T.func_attr({"tirx.noalias": True})
@@ -252,19 +281,7 @@ def _arg_mid(dtype: str, larger: bool) -> tvm.tirx.PrimFunc:
         X = T.match_buffer(x, (pre, n, post), dtype, align=align)
         Best = T.match_buffer(acc, (pre, post), acc_t, align=element_bytes(acc_t))
         Out = T.match_buffer(out, (pre, post), dtype, align=align)
-        for r in T.serial(pre * ((post + COLUMN_BLOCK - 1) // COLUMN_BLOCK)):
-            with T.sblock("rows"):
-                vr = T.axis.spatial(pre * ((post + COLUMN_BLOCK - 1) // COLUMN_BLOCK), r)
-                T.reads(X[0:pre, 0:n, 0:post], Best[0:pre, 0:post])
-                T.writes(Best[0:pre, 0:post], Out[0:pre, 0:post])
-                blocks = (post + COLUMN_BLOCK - 1) // COLUMN_BLOCK
-                p = vr // blocks
-                j0 = vr % blocks * COLUMN_BLOCK
-                width = T.min(post - j0, COLUMN_BLOCK)
-                if n > T.int64(0):
-                    cols.each(width, start, Best, Out, X, p, j0)
-                    for k in T.serial(n - 1):
-                        cols.each(width, step, Best, Out, X, p, k + 1, j0)
+        _column_blocks(pre, n, post, X, Best, Out, block)
 
     return func
 
@@ -301,7 +318,8 @@ def _csr_rows(dtype: str, reducer: Reducer) -> tvm.tirx.PrimFunc:
 
 def _csr_cols(dtype: str, reducer: Reducer) -> tvm.tirx.PrimFunc:
     """``(data, indices, indptr, part, rows)``: ``part[c, j]`` = the reduction of column ``j`` over
-    csr rows ``[c * rows, (c + 1) * rows)`` (one ``rows`` block per chunk ``c``)."""
+    csr rows ``[c * rows, (c + 1) * rows)`` (one ``rows_task`` block, a parallel task on the CPU,
+    per chunk ``c``)."""
     acc_t = ACCUMULATOR[dtype]
     align = element_bytes(dtype)
     init = reducer.identity
@@ -327,7 +345,7 @@ def _csr_cols(dtype: str, reducer: Reducer) -> tvm.tirx.PrimFunc:
         P = T.match_buffer(indptr, (ends,), "int64", align=8)
         Part = T.match_buffer(part, (c, m), acc_t, align=element_bytes(acc_t))
         for q in T.serial(c):
-            with T.sblock("rows"):
+            with T.sblock("rows_task"):
                 vq = T.axis.spatial(c, q)
                 T.reads(Data[0:nnz], Idx[0:nnz], P[0:ends])
                 T.writes(Part[vq, 0:m])
@@ -394,30 +412,46 @@ def _row_counts(dtype: str) -> tvm.tirx.PrimFunc:
     return func
 
 
-def _place(dtype: str) -> tvm.tirx.PrimFunc:
-    """``(values, indices, out)``: ``out`` zero but ``out[indices[s]] = values[s]`` (a row_sparse
-    column made dense; ``indices`` sorted and unique, so the writes are independent)."""
+def _rsp_rows(dtype: str, reducer: Reducer) -> tvm.tirx.PrimFunc:
+    """``(data, indices, acc, out, div, root)``: ``out`` (dense, ``n``) holds ``finish(reduce(
+    data[s, :]))`` at stored row ``indices[s]`` (sorted, unique), else 0. Block ``g`` of ``k + 1``
+    zeroes the gap before stored row ``g`` (after the last one for ``g == k``) and writes row
+    ``g``'s: every element of ``out`` is written once, in one pass."""
+    acc_t = ACCUMULATOR[dtype]
     align = element_bytes(dtype)
     zero = tvm.tirx.const(0, dtype)
+    reduce_row = _row_reduction(dtype, reducer)
+
+    @T.macro
+    def clear(out, start, j):
+        out[start + j] = zero
+
+    @T.macro
+    def put(data, indices, acc, out, g, m, div, root):
+        reduce_row(data, acc, g, m)
+        out[indices[g]] = _finish(dtype, acc[g, 0], div, root)
 
     @T.prim_func(s_tir=True)
-    def func(values: T.handle, indices: T.handle, out: T.handle):
+    def func(data: T.handle, indices: T.handle, acc: T.handle, out: T.handle, div: T.int64,
+             root: T.int64):
         T.func_attr({"tirx.noalias": True})
         k = T.int64()
+        m = T.int64()
         n = T.int64()
-        V = T.match_buffer(values, (k,), dtype, align=align)
+        Data = T.match_buffer(data, (k, m), dtype, align=align)
         Idx = T.match_buffer(indices, (k,), "int64", align=8)
+        Acc = T.match_buffer(acc, (k, PARTIALS), acc_t, align=element_bytes(acc_t))
         Out = T.match_buffer(out, (n,), dtype, align=align)
-        for i in T.serial(n):
-            with T.sblock("rows_zero"):
-                vi = T.axis.spatial(n, i)
-                Out[vi] = zero
-        for s in T.serial(k):
-            with T.sblock("rows_put"):
-                vs = T.axis.spatial(k, s)
-                T.reads(V[vs], Idx[vs])
-                T.writes(Out[0:n])
-                Out[Idx[vs]] = V[vs]
+        for g in T.serial(k + 1):
+            with T.sblock("rows"):
+                vg = T.axis.spatial(k + 1, g)
+                T.reads(Data[0:k, 0:m], Idx[0:k], Acc[0:k, 0:PARTIALS])
+                T.writes(Acc[0:k, 0:PARTIALS], Out[0:n])
+                start = T.if_then_else(vg > T.int64(0), Idx[vg - 1] + 1, T.int64(0))
+                end = T.if_then_else(vg < k, Idx[vg], n)
+                cols.each(T.max(end - start, T.int64(0)), clear, Out, start)
+                if vg < k:  # one GPU thread of the row's: it writes Acc[vg] and Out[Idx[vg]]
+                    cols.owned(Idx[vg], put, Data, Idx, Acc, Out, vg, m, div, root)
 
     return func
 
@@ -434,7 +468,7 @@ def reduce(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     for name in CSR_REDUCERS:
         funcs[f"csr_rows_{name}"] = _csr_rows(dtype, reducers(ACCUMULATOR[dtype])[name])
         funcs[f"csr_cols_{name}"] = _csr_cols(dtype, reducers(ACCUMULATOR[dtype])[name])
+        funcs[f"rsp_rows_{name}"] = _rsp_rows(dtype, reducers(ACCUMULATOR[dtype])[name])
     funcs["fold"] = _fold(dtype)
     funcs["csr_row_counts"] = _row_counts(dtype)
-    funcs["place"] = _place(dtype)
     return funcs
