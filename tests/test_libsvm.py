@@ -201,3 +201,36 @@ def test_parts_as_mxnet(tmp_path):
                 mx.io.LibSVMIter(data_libsvm=path, data_shape=(4,), batch_size=1,
                                  num_parts=parts, part_index=k)] for k in range(parts)]
         assert got == oracle_parts(text.encode(), parts)
+
+
+def test_lines_with_fewer_features_than_colons(tmp_path):
+    # label:weight and qid: hold colons, so those lines fill fewer slots than count bounds
+    path = _write(tmp_path, "w.t", "1:2 qid:3 0:1 2:5\n0 1:7\n3:0.5\n2 qid:1\n")
+    batch = mx.io.LibSVMIter(data_libsvm=path, data_shape=(3,), batch_size=4).next()
+    data = batch.data[0]
+    np.testing.assert_array_equal(data.indptr.asnumpy(), [0, 2, 3, 3, 3])
+    np.testing.assert_array_equal(data.indices.asnumpy(), [0, 2, 1])
+    np.testing.assert_array_equal(data.data.asnumpy(), np.float32([1, 5, 7]))
+    np.testing.assert_array_equal(batch.label[0].asnumpy(), np.float32([1, 0, 3, 2]))
+
+
+def test_parser_state_on_the_stack():
+    # TVM serves "local" scratch buffers on the CPU from its workspace pool (heap), where
+    # LLVM cannot keep the parser's state in registers: the CPU schedule makes them stack arrays
+    import tvm_ffi
+    from tvm import tirx
+
+    from sparsegen.compiler import lower
+    from sparsegen.registry import KERNELS
+    from sparsegen.target import host_cpu
+
+    scopes = []
+
+    def visit(var):
+        if tirx.buffer.is_buffer_var(var):
+            scopes.append(var.ty.storage_scope)
+
+    mod = lower(KERNELS["libsvm"], ("float32",), host_cpu(), {"chunk": 8, "lanes": 16,
+                                                             "parallel": True})
+    tvm_ffi.structural_walk(mod, [(tirx.Var, visit)])
+    assert scopes and "local" not in scopes
