@@ -216,21 +216,43 @@ def test_lines_with_fewer_features_than_colons(tmp_path):
 
 def test_parser_state_on_the_stack():
     # TVM serves "local" scratch buffers on the CPU from its workspace pool (heap), where
-    # LLVM cannot keep the parser's state in registers: the CPU schedule makes them stack arrays
+    # LLVM cannot keep a parser's state in registers: the CPU schedule makes them stack arrays
+    import tvm
     import tvm_ffi
     from tvm import tirx
+    from tvm.script import tirx as T
 
-    from sparsegen.compiler import lower
-    from sparsegen.registry import KERNELS
+    from sparsegen.schedules.cpu import ROWS
     from sparsegen.target import host_cpu
 
+    @T.prim_func(s_tir=True)
+    def runs(a: T.handle, b: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        m = T.int64()
+        A = T.match_buffer(a, (m,), "int64")
+        B = T.match_buffer(b, (m,), "int64")
+        for r in T.serial(m):
+            with T.sblock("rows"):
+                vr = T.axis.spatial(m, r)
+                T.reads(A[vr])
+                T.writes(B[vr])
+                st = T.alloc_buffer((2,), "int64", scope="local")
+                st[0] = T.int64(0)
+                st[1] = T.int64(1)
+                for _ in T.serial(A[vr]):
+                    st[0] = st[0] + st[1]
+                    st[1] = st[1] * T.int64(2)
+                B[vr] = st[0]
+
+    mod = ROWS.apply(tvm.IRModule({"runs": runs}), {"parallel": True, "chunk": 8, "lanes": 16})
     scopes = []
-
-    def visit(var):
-        if tirx.buffer.is_buffer_var(var):
-            scopes.append(var.ty.storage_scope)
-
-    mod = lower(KERNELS["libsvm"], ("float32",), host_cpu(), {"chunk": 8, "lanes": 16,
-                                                             "parallel": True})
-    tvm_ffi.structural_walk(mod, [(tirx.Var, visit)])
-    assert scopes and "local" not in scopes
+    tvm_ffi.structural_walk(mod, [(tirx.Var, lambda v: scopes.append(v.ty.storage_scope)
+                                   if tirx.buffer.is_buffer_var(v) else None)])
+    assert "global" in scopes and "local" not in scopes
+    target = host_cpu().to_tvm()
+    with target:
+        executable = tvm.compile(mod, target=target)
+    a = np.arange(40, dtype=np.int64) % 7
+    b = np.empty_like(a)
+    executable["runs"](a, b)
+    np.testing.assert_array_equal(b, 2**a - 1)
