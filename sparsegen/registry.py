@@ -590,10 +590,14 @@ _IO_KERNELS = (
             ("fill", "(buf[nb] uint8, begin[m] int64, end[m] int64, cols int64, "
                      "indptr[m+1] int64 internal, labels[m] dtype WRITTEN, "
                      "data[nnz] dtype WRITTEN, indices[nnz] int64 WRITTEN, "
-                     "err[m] int64 WRITTEN)"),
+                     "used[m] int64 WRITTEN, err[m] int64 WRITTEN)"),
+            ("pack", "(indptr[m+1] int64, used[m] int64 internal, data[nnz] dtype, "
+                     "indices[nnz] int64, packed[m+1] int64 WRITTEN, "
+                     "packed_data[k] dtype WRITTEN, packed_indices[k] int64 WRITTEN)"),
         ),
-        "libsvm text -> csr: count each line's features (offsets), then parse and validate "
-        "labels, values and column ids (an error code per line)",
+        "libsvm text -> csr: bound each line's features by its colons (offsets), parse and "
+        "validate labels, values and column ids (an error code per line), then move the "
+        "features together where lines hold fewer than their bound",
         ("float32",),
     ),
 )

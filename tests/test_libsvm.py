@@ -201,3 +201,58 @@ def test_parts_as_mxnet(tmp_path):
                 mx.io.LibSVMIter(data_libsvm=path, data_shape=(4,), batch_size=1,
                                  num_parts=parts, part_index=k)] for k in range(parts)]
         assert got == oracle_parts(text.encode(), parts)
+
+
+def test_lines_with_fewer_features_than_colons(tmp_path):
+    # label:weight and qid: hold colons, so those lines fill fewer slots than count bounds
+    path = _write(tmp_path, "w.t", "1:2 qid:3 0:1 2:5\n0 1:7\n3:0.5\n2 qid:1\n")
+    batch = mx.io.LibSVMIter(data_libsvm=path, data_shape=(3,), batch_size=4).next()
+    data = batch.data[0]
+    np.testing.assert_array_equal(data.indptr.asnumpy(), [0, 2, 3, 3, 3])
+    np.testing.assert_array_equal(data.indices.asnumpy(), [0, 2, 1])
+    np.testing.assert_array_equal(data.data.asnumpy(), np.float32([1, 5, 7]))
+    np.testing.assert_array_equal(batch.label[0].asnumpy(), np.float32([1, 0, 3, 2]))
+
+
+def test_parser_state_on_the_stack():
+    # TVM serves "local" scratch buffers on the CPU from its workspace pool (heap), where
+    # LLVM cannot keep a parser's state in registers: the CPU schedule makes them stack arrays
+    import tvm
+    import tvm_ffi
+    from tvm import tirx
+    from tvm.script import tirx as T
+
+    from sparsegen.schedules.cpu import ROWS
+    from sparsegen.target import host_cpu
+
+    @T.prim_func(s_tir=True)
+    def runs(a: T.handle, b: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        m = T.int64()
+        A = T.match_buffer(a, (m,), "int64")
+        B = T.match_buffer(b, (m,), "int64")
+        for r in T.serial(m):
+            with T.sblock("rows"):
+                vr = T.axis.spatial(m, r)
+                T.reads(A[vr])
+                T.writes(B[vr])
+                st = T.alloc_buffer((2,), "int64", scope="local")
+                st[0] = T.int64(0)
+                st[1] = T.int64(1)
+                for _ in T.serial(A[vr]):
+                    st[0] = st[0] + st[1]
+                    st[1] = st[1] * T.int64(2)
+                B[vr] = st[0]
+
+    mod = ROWS.apply(tvm.IRModule({"runs": runs}), {"parallel": True, "chunk": 8, "lanes": 16})
+    scopes = []
+    tvm_ffi.structural_walk(mod, [(tirx.Var, lambda v: scopes.append(v.ty.storage_scope)
+                                   if tirx.buffer.is_buffer_var(v) else None)])
+    assert "global" in scopes and "local" not in scopes
+    target = host_cpu().to_tvm()
+    with target:
+        executable = tvm.compile(mod, target=target)
+    a = np.arange(40, dtype=np.int64) % 7
+    b = np.empty_like(a)
+    executable["runs"](a, b)
+    np.testing.assert_array_equal(b, 2**a - 1)

@@ -81,6 +81,7 @@ def _realise(mod: Any, config: Mapping[str, Any]) -> Any:
     from .. import hints
     from . import marks
 
+    mod = marks.on_stack(mod)
     mod = marks.attributes(mod, hints.AHEAD, _prefetches(config.get("prefetch", 0)))
     mod = marks.owned(mod, lambda _j, body: body)
     return marks.columns(mod, _vector_steps(config["lanes"]))

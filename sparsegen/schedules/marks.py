@@ -125,6 +125,26 @@ def left(mod: Any) -> list[str]:
     return found
 
 
+def on_stack(mod: Any) -> Any:
+    """``mod`` with its ``local`` scratch buffers of constant shape in ``global`` scope: on the
+    CPU TVM serves a ``local`` allocation from its workspace pool (a heap pointer, so LLVM keeps
+    every write of a parser's state in memory) and a small ``global`` one from the stack (kept
+    in registers)."""
+    swaps: list[tuple[Any, Any]] = []
+
+    def visit(var: Any) -> Any:
+        if not tirx.buffer.is_buffer_var(var) or var.ty.storage_scope != "local" \
+                or not all(isinstance(d, tirx.IntImm) for d in var.shape):
+            return var
+        for old, new in swaps:
+            if old.same_as(var):
+                return new
+        swaps.append((var, tirx.decl_buffer(var.shape, var.dtype, var.name)))
+        return swaps[-1][1]
+
+    return tvm_ffi.structural_map(mod, [(tirx.Var, visit)])
+
+
 def element_bytes(buffer: Any) -> int:
     """Bytes per element of ``buffer``."""
     return tvm.DataType(str(buffer.dtype)).bits // 8

@@ -1,13 +1,13 @@
 """libsvm text -> csr: each line of a uint8 buffer parsed in its own ``rows`` block.
 
 A line is ``label[:weight] [qid:q] index:value ...``, tokens separated by spaces, tabs or
-``\\r``. ``count`` writes each line's number of colons in feature tokens (tokens after the
-first that do not start with ``q``: a valid line has one a feature), then their prefix sum;
-``fill`` parses and validates the lines, writes labels, values and column ids, and an error code
-per line (a line with more features than ``count`` found is an error, never a write outside
-its row). Numbers are parsed as a decimal mantissa of up to 18 significant digits times a power of
-ten (divided by it for negative exponents, so values of up to 15 digits are exact in float64).
-"""
+``\\r``. ``count`` writes each line's number of colons (a bound on its features: each feature
+holds one) as a prefix sum; ``fill`` parses and validates the lines, writes labels, values and
+column ids from the line's offset, and per line the features written and an error code (a line
+never writes past its bound); ``pack`` moves the features together when a line wrote fewer than
+its bound (a ``label:weight`` or a ``qid``). Numbers are parsed as a decimal mantissa of up to 18
+significant digits times a power of ten (divided by it for negative exponents, so values of up
+to 15 digits are exact in float64)."""
 
 from __future__ import annotations
 
@@ -33,6 +33,15 @@ def _ws(c):
 
 def _digit(c):
     return T.And(c >= 48, c <= 57)
+
+
+def _pow10(e):
+    """``10 ** e`` for an int64 ``e >= 0``: exact constants up to ``10 ** 22`` (branches on
+    ``e``, which LLVM turns into a table), ``pow`` beyond."""
+    power = T.pow(T.float64(10), T.Cast("float64", e))
+    for k in range(22, -1, -1):
+        power = T.if_then_else(e == T.int64(k), T.float64(10.0**k), power)
+    return power
 
 
 def _skipping(spaces: bool):
@@ -142,14 +151,9 @@ def _number(B, st, fv, code):
         _fail(st, code)
     _exponent(B, st, code)
     st[_EXP] = st[_EXP] + T.if_then_else(st[_ENEG] == T.int64(1), -st[_EV], st[_EV])
-    # fv[2] = 10 ** |exponent|: multiplied out (exact) up to 10 ** 22, else pow
+    # fv[2] = 10 ** |exponent|: a table of the exact powers up to 10 ** 22, else pow
     st[_EV] = T.if_then_else(st[_EXP] >= T.int64(0), st[_EXP], -st[_EXP])
-    fv[2] = T.float64(1)
-    if st[_EV] <= T.int64(22):
-        for _ in T.serial(st[_EV]):
-            fv[2] = fv[2] * T.float64(10)
-    else:
-        fv[2] = T.pow(T.float64(10), T.Cast("float64", st[_EV]))
+    fv[2] = _pow10(st[_EV])
     if st[_MANT] == T.int64(0):
         fv[0] = T.float64(0)
     elif st[_EXP] >= T.int64(0):
@@ -255,8 +259,9 @@ def _line(dtype: str):
 
 
 def libsvm(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
-    """``count``: each line's colons in feature tokens (then offsets in ``indptr``).
-    ``fill``: labels, values and column ids, and each line's error code."""
+    """``count``: each line's colons, a bound on its features (then offsets in ``indptr``).
+    ``fill``: labels, values and column ids, each line's features and error code. ``pack``:
+    the features moved together where lines have fewer than their bound."""
     itemsize = element_bytes(dtype)
     line = _line(dtype)
 
@@ -274,29 +279,17 @@ def libsvm(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 vr = T.axis.spatial(m, r)
                 T.reads(B[0:nb], Begin[vr], End[vr])
                 T.writes(P[vr + 1])
-                # st: colons, tokens begun, inside a token, the token is the label or a qid
-                st = T.alloc_buffer((4,), "int64", scope="local")
-                st[0] = T.int64(0)
-                st[1] = T.int64(0)
-                st[2] = T.int64(0)
-                st[3] = T.int64(1)
+                colons = T.alloc_buffer((1,), "int64", scope="local")
+                colons[0] = T.int64(0)
                 for p in T.serial(End[vr] - Begin[vr]):
-                    if _ws(B[Begin[vr] + p]):
-                        st[2] = T.int64(0)
-                    else:
-                        if st[2] == T.int64(0):
-                            st[2] = T.int64(1)
-                            st[1] = st[1] + T.int64(1)
-                            st[3] = T.Cast("int64", T.Or(st[1] == T.int64(1),
-                                                         B[Begin[vr] + p] == 113))
-                        if B[Begin[vr] + p] == 58 and st[3] == T.int64(0):
-                            st[0] = st[0] + T.int64(1)
-                P[vr + 1] = st[0]
+                    colons[0] = colons[0] + T.Cast("int64", B[Begin[vr] + p] == 58)
+                P[vr + 1] = colons[0]
         offsets(P, m)
 
     @T.prim_func(s_tir=True)
     def fill(buf: T.handle, begin: T.handle, end: T.handle, cols: T.int64, indptr: T.handle,
-             labels: T.handle, data: T.handle, indices: T.handle, err: T.handle):
+             labels: T.handle, data: T.handle, indices: T.handle, used: T.handle,
+             err: T.handle):
         T.func_attr({"tirx.noalias": True})
         nb = T.int64()
         m = T.int64()
@@ -308,18 +301,50 @@ def libsvm(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
         L = T.match_buffer(labels, (m,), dtype, align=itemsize)
         Data = T.match_buffer(data, (nnz,), dtype, align=itemsize)
         Idx = T.match_buffer(indices, (nnz,), "int64", align=8)
+        Used = T.match_buffer(used, (m,), "int64", align=8)
         Err = T.match_buffer(err, (m,), "int64", align=8)
         for r in T.serial(m):
             with T.sblock("rows"):
                 vr = T.axis.spatial(m, r)
                 T.reads(B[0:nb], Begin[vr], End[vr], P[vr : vr + 2])
-                T.writes(L[vr], Data[P[vr] : P[vr + 1]], Idx[P[vr] : P[vr + 1]], Err[vr])
+                T.writes(L[vr], Data[P[vr] : P[vr + 1]], Idx[P[vr] : P[vr + 1]], Used[vr],
+                         Err[vr])
                 st = T.alloc_buffer((16,), "int64", scope="local")
                 fv = T.alloc_buffer((3,), "float64", scope="local")
                 st[_POS] = P[vr]
                 line(B, Begin[vr], End[vr], P[vr + 1], st, fv, cols, L, vr, Data, Idx)
-                if st[_ERR] == T.int64(0) and st[_POS] != P[vr + 1]:
-                    st[_ERR] = T.int64(BAD_FEATURE)
+                Used[vr] = st[_POS] - P[vr]
                 Err[vr] = st[_ERR]
 
-    return {"count": count, "fill": fill}
+    @T.prim_func(s_tir=True)
+    def pack(indptr: T.handle, used: T.handle, data: T.handle, indices: T.handle,
+             packed: T.handle, packed_data: T.handle, packed_indices: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        m = T.int64()
+        nnz = T.int64()
+        k = T.int64()
+        P = T.match_buffer(indptr, (m + 1,), "int64", align=8)
+        Used = T.match_buffer(used, (m,), "int64", align=8)
+        Data = T.match_buffer(data, (nnz,), dtype, align=itemsize)
+        Idx = T.match_buffer(indices, (nnz,), "int64", align=8)
+        Q = T.match_buffer(packed, (m + 1,), "int64", align=8)
+        QData = T.match_buffer(packed_data, (k,), dtype, align=itemsize)
+        QIdx = T.match_buffer(packed_indices, (k,), "int64", align=8)
+        for r in T.serial(m):
+            with T.sblock("rows_used"):
+                vr = T.axis.spatial(m, r)
+                T.reads(Used[vr])
+                T.writes(Q[vr + 1])
+                Q[vr + 1] = Used[vr]
+        offsets(Q, m)
+        for r in T.serial(m):
+            with T.sblock("rows_move"):
+                vr = T.axis.spatial(m, r)
+                T.reads(P[vr], Q[vr : vr + 2], Data[P[vr] : P[vr] + Q[vr + 1] - Q[vr]],
+                        Idx[P[vr] : P[vr] + Q[vr + 1] - Q[vr]])
+                T.writes(QData[Q[vr] : Q[vr + 1]], QIdx[Q[vr] : Q[vr + 1]])
+                for j in T.serial(Q[vr + 1] - Q[vr]):
+                    QData[Q[vr] + j] = Data[P[vr] + j]
+                    QIdx[Q[vr] + j] = Idx[P[vr] + j]
+
+    return {"count": count, "fill": fill, "pack": pack}
