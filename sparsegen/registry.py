@@ -439,8 +439,9 @@ _CONV_KERNELS = (
         (("forward", f"({_CONV_ARGS.format(bias='')})"),
          ("forward_bias", f"({_CONV_ARGS.format(bias=', bias[f] dtype')})")),
         "direct convolution of (batch, channels, depth, height, width) data by a grouped "
-        "filter bank, optionally plus a bias per filter (Convolution; 1-D and 2-D lifted to 3-D)",
-        _FLOAT_DTYPES,
+        "filter bank, optionally plus a bias per filter (Convolution; 1-D and 2-D lifted to "
+        "3-D, float16 computed in float32)",
+        ("float32", "float64"),
     ),
 )
 """Convolution (sparsegen/ops/conv.py runs it)."""

@@ -1,12 +1,16 @@
 """Convolution forward on dense buffers (kernel ``nn_conv``): 1-D, 2-D and 3-D convolutions run as
-one 3-D form, the missing leading spatial axes added as unit dimensions. Operands arrive
-validated by the front end (shapes, geometry, dtypes)."""
+one 3-D form, the missing leading spatial axes added as unit dimensions; float16 operands are
+cast to float32, convolved, and the result cast back (one rounding). Operands arrive validated
+by the front end (shapes, geometry, dtypes)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..device import contiguous, empty_like
+from .astype import cast
 from .layout import dtype_name, kernel
 
 SPATIAL = 3
@@ -26,6 +30,11 @@ def convolution(data: Any, weight: Any, bias: Any = None, *, stride: tuple[int, 
                 dilate: tuple[int, ...], pad: tuple[int, ...], num_group: int) -> Any:
     """MXNet's Convolution of ``data`` (batch, channels, *spatial) by ``weight`` (filters,
     channels / num_group, *kernel), plus ``bias`` (filters,) when given."""
+    if data.dtype == np.float16:
+        wide = convolution(cast(data, np.float32), cast(weight, np.float32),
+                           None if bias is None else cast(bias, np.float32), stride=stride,
+                           dilate=dilate, pad=pad, num_group=num_group)
+        return cast(wide, np.float16)
     batch, channels, *spatial = data.shape
     filters, per_group, *window = weight.shape
     sizes = tuple(output_size(*axis) for axis in zip(spatial, window, stride, dilate, pad))

@@ -1,13 +1,15 @@
 """Direct convolution (kernel ``nn_conv``): MXNet's Convolution forward in one 3-D form.
 
-The host lifts 1-D and 2-D convolutions to 3-D by adding unit dimensions, so each dtype has one
-function per bias choice: ``forward (x, w, geometry, out)`` and ``forward_bias (x, w, b, geometry,
-out)``. ``x`` is (batch, channels, depth, height, width), ``w`` (filters, channels per group,
-kd, kh, kw), ``out`` (batch, filters, od, oh, ow). A ``rows`` block per output line (batch,
-filter, od, oh) runs the columns ``ow``; each column sums its window over the group's channels
-in the compute dtype (float32 for float16). Window positions outside the input read as zero
-(padding); the channel and every input coordinate are checked against the input's bounds, so no
-geometry reads out of bounds.
+The host lifts 1-D and 2-D convolutions to 3-D by adding unit dimensions, so each dtype has two
+functions: ``forward (x, w, geometry..., out)`` and ``forward_bias (x, w, b, geometry..., out)``.
+``x`` is (batch, channels, depth, height, width), ``w`` (filters, channels per group, kd, kh, kw),
+``out`` (batch, filters, od, oh, ow). A ``rows`` block per output line (batch, filter, od, oh)
+starts the line at the bias (or 0), then for each channel of the filter's group and each tap
+inside the input adds ``w * x`` to the line's columns whose input position is inside: the
+innermost loop runs over output columns (contiguous in ``out``, and in ``x`` at stride 1).
+Padding is the columns and taps left out; every index is also kept within its axis, so no
+geometry reads or writes out of bounds. Sums are in the element dtype (float16 runs as float32
+on the host side, ops/conv.py).
 """
 
 from __future__ import annotations
@@ -19,39 +21,47 @@ from tvm.script import tirx as T
 from .. import element_bytes
 from ..columns import cols
 
-GEOMETRY = ("stride_d", "stride_h", "stride_w", "dilate_d", "dilate_h", "dilate_w",
-            "pad_d", "pad_h", "pad_w", "groups")
-"""The int64 scalars after the operands, in order: stride, dilation and padding per axis (depth,
-height, width), and the number of groups."""
+def _clamp(value, high):
+    """``value`` within ``[0, high]``: an index or column count stays in bounds whatever the
+    geometry (even one whose arithmetic overflows) a direct kernel call passes."""
+    return T.max(T.min(value, high), T.int64(0))
 
 
-def _compute_type(dtype: str) -> str:
-    return "float32" if dtype == "float16" else dtype
+def _first_column(ow, pw, kw, dw, sw):
+    """The first output column whose tap ``kw`` lies inside the input (at or right of 0)."""
+    return _clamp(tirx.floordiv(pw - kw * dw + sw - 1, sw), ow)
+
+
+def _column_end(ow, width, pw, kw, dw, sw):
+    """One past the last output column whose tap ``kw`` lies inside the input."""
+    return _clamp(tirx.floordiv(width - 1 + pw - kw * dw, sw) + 1, ow)
 
 
 def _conv(dtype: str, with_bias: bool) -> tvm.tirx.PrimFunc:
     """``out[n, f, od, oh, ow]`` = the window sum (plus ``b[f]`` when ``with_bias``)."""
     itemsize = element_bytes(dtype)
-    ct = _compute_type(dtype)
-
-    def widen(value):
-        return T.Cast(ct, value) if ct != dtype else value
 
     @T.macro
-    def at(out, x, w, b, acc, vn, vf, vd, vh, sd, sh, sw, dd, dh, dw, pd, ph, pw, groups, j):
+    def start(out, b, row, j):
         if with_bias:
-            acc[0] = widen(b[vf])
+            out[row[0], row[1], row[2], row[3], j] = b[row[1]]
         else:
-            acc[0] = tirx.const(0, ct)
-        for c, kd, kh, kw in T.grid(w.shape[1], w.shape[2], w.shape[3], w.shape[4]):
-            if (0 <= (vf * groups) // w.shape[0] * w.shape[1] + c < x.shape[1]
-                    and 0 <= vd * sd + kd * dd - pd < x.shape[2]
-                    and 0 <= vh * sh + kh * dh - ph < x.shape[3]
-                    and 0 <= j * sw + kw * dw - pw < x.shape[4]):
-                acc[0] = acc[0] + widen(
-                    x[vn, (vf * groups) // w.shape[0] * w.shape[1] + c, vd * sd + kd * dd - pd,
-                      vh * sh + kh * dh - ph, j * sw + kw * dw - pw]) * widen(w[vf, c, kd, kh, kw])
-        out[vn, vf, vd, vh, j] = T.Cast(dtype, acc[0]) if ct != dtype else acc[0]
+            out[row[0], row[1], row[2], row[3], j] = tirx.const(0, dtype)
+
+    @T.macro
+    def tap(out, x, w, row, c, kd, kh, kw, sw, dw, pw, j):
+        out[row[0], row[1], row[2], row[3], row[7] + j] = (
+            out[row[0], row[1], row[2], row[3], row[7] + j]
+            + w[row[1], c, kd, kh, kw] * x[row[0], row[4] + c, row[5], row[6], _clamp(
+                (row[7] + j) * sw + kw * dw - pw, x.shape[4] - 1)])
+
+    @T.macro
+    def taps(out, x, w, row, c, kd, kh, sw, dw, pw):
+        """Every column's product with each tap ``kw``, over the columns whose input is inside."""
+        for kw in T.serial(w.shape[4]):
+            row[7] = _first_column(out.shape[4], pw, kw, dw, sw)
+            cols.each(T.max(_column_end(out.shape[4], x.shape[4], pw, kw, dw, sw) - row[7],
+                            T.int64(0)), tap, out, x, w, row, c, kd, kh, kw, sw, dw, pw)
 
     @T.macro
     def lines(X, Wt, B, Out, sd, sh, sw, dd, dh, dw, pd, ph, pw, groups):
@@ -70,9 +80,23 @@ def _conv(dtype: str, with_bias: bool) -> tvm.tirx.PrimFunc:
                                                 0:Wt.shape[2], 0:Wt.shape[3], 0:Wt.shape[4]])
                 T.writes(Out[vr // (f * od * oh), vr // (od * oh) % f, vr // oh % od, vr % oh,
                              0:ow])
-                acc = T.alloc_buffer((1,), ct, scope="local")
-                cols.each(ow, at, Out, X, Wt, B, acc, vr // (f * od * oh), vr // (od * oh) % f,
-                          vr // oh % od, vr % oh, sd, sh, sw, dd, dh, dw, pd, ph, pw, groups)
+                row = T.alloc_buffer((8,), "int64", scope="local")  # n f od oh c0 id ih column0
+                row[0] = vr // (f * od * oh)
+                row[1] = vr // (od * oh) % f
+                row[2] = vr // oh % od
+                row[3] = vr % oh
+                cols.each(ow, start, Out, B, row)
+                row[4] = row[1] * groups // f * Wt.shape[1]
+                for c in T.serial(Wt.shape[1]):
+                    if 0 <= row[4] + c < X.shape[1]:
+                        for kd in T.serial(Wt.shape[2]):
+                            row[5] = row[2] * sd + kd * dd - pd
+                            if 0 <= row[5] < X.shape[2]:
+                                for kh in T.serial(Wt.shape[3]):
+                                    row[6] = row[3] * sh + kh * dh - ph
+                                    if 0 <= row[6] < X.shape[3]:
+                                        taps(Out, X, Wt, row, c, kd, kh, T.max(sw, 1), dw,
+                                             pw)
 
     if with_bias:
         @T.prim_func(s_tir=True)
