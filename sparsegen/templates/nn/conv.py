@@ -5,10 +5,10 @@ functions: ``forward (x, w, geometry..., out)`` and ``forward_bias (x, w, b, geo
 ``x`` is (batch, channels, depth, height, width), ``w`` (filters, channels per group, kd, kh, kw),
 ``out`` (batch, filters, od, oh, ow). A ``rows`` block per output line (batch, filter, od, oh)
 starts the line at the bias (or 0), then for each channel of the filter's group and each tap
-inside the input adds ``w * x`` to the line's columns whose input position is inside: the
-innermost loop runs over output columns (contiguous in ``out``, and in ``x`` at stride 1).
-Padding is the columns and taps left out; every index is also kept within its axis, so no
-geometry reads or writes out of bounds. Sums are in the element dtype (float16 runs as float32
+whose input row lies inside adds ``w * x`` to every column of the line (0 where the column's
+input is padding): the innermost loop runs over output columns (contiguous in ``out``, and in
+``x`` at stride 1), each column owned by one thread on a GPU. Every read index is kept within
+its axis, so no geometry reads or writes out of bounds. Sums are in the element dtype (float16 runs as float32
 on the host side, ops/conv.py).
 """
 
@@ -22,19 +22,9 @@ from .. import element_bytes
 from ..columns import cols
 
 def _clamp(value, high):
-    """``value`` within ``[0, high]``: an index or column count stays in bounds whatever the
-    geometry (even one whose arithmetic overflows) a direct kernel call passes."""
+    """``value`` within ``[0, high]``: an index stays in bounds whatever the geometry (even one
+    whose arithmetic overflows) a direct kernel call passes."""
     return T.max(T.min(value, high), T.int64(0))
-
-
-def _first_column(ow, pw, kw, dw, sw):
-    """The first output column whose tap ``kw`` lies inside the input (at or right of 0)."""
-    return _clamp(tirx.floordiv(pw - kw * dw + sw - 1, sw), ow)
-
-
-def _column_end(ow, width, pw, kw, dw, sw):
-    """One past the last output column whose tap ``kw`` lies inside the input."""
-    return _clamp(tirx.floordiv(width - 1 + pw - kw * dw, sw) + 1, ow)
 
 
 def _conv(dtype: str, with_bias: bool) -> tvm.tirx.PrimFunc:
@@ -50,18 +40,17 @@ def _conv(dtype: str, with_bias: bool) -> tvm.tirx.PrimFunc:
 
     @T.macro
     def tap(out, x, w, row, c, kd, kh, kw, sw, dw, pw, j):
-        out[row[0], row[1], row[2], row[3], row[7] + j] = (
-            out[row[0], row[1], row[2], row[3], row[7] + j]
-            + w[row[1], c, kd, kh, kw] * x[row[0], row[4] + c, row[5], row[6], _clamp(
-                (row[7] + j) * sw + kw * dw - pw, x.shape[4] - 1)])
+        out[row[0], row[1], row[2], row[3], j] = out[row[0], row[1], row[2], row[3], j] + T.Select(
+            0 <= j * sw + kw * dw - pw < x.shape[4],
+            w[row[1], c, kd, kh, kw] * x[row[0], row[4] + c, row[5], row[6],
+                                         _clamp(j * sw + kw * dw - pw, x.shape[4] - 1)],
+            tirx.const(0, dtype))
 
     @T.macro
     def taps(out, x, w, row, c, kd, kh, sw, dw, pw):
-        """Every column's product with each tap ``kw``, over the columns whose input is inside."""
+        """Each tap ``kw`` times the input under every column (0 where that is padding)."""
         for kw in T.serial(w.shape[4]):
-            row[7] = _first_column(out.shape[4], pw, kw, dw, sw)
-            cols.each(T.max(_column_end(out.shape[4], x.shape[4], pw, kw, dw, sw) - row[7],
-                            T.int64(0)), tap, out, x, w, row, c, kd, kh, kw, sw, dw, pw)
+            cols.each(out.shape[4], tap, out, x, w, row, c, kd, kh, kw, sw, dw, pw)
 
     @T.macro
     def lines(X, Wt, B, Out, sd, sh, sw, dd, dh, dw, pd, ph, pw, groups):
@@ -80,7 +69,7 @@ def _conv(dtype: str, with_bias: bool) -> tvm.tirx.PrimFunc:
                                                 0:Wt.shape[2], 0:Wt.shape[3], 0:Wt.shape[4]])
                 T.writes(Out[vr // (f * od * oh), vr // (od * oh) % f, vr // oh % od, vr % oh,
                              0:ow])
-                row = T.alloc_buffer((8,), "int64", scope="local")  # n f od oh c0 id ih column0
+                row = T.alloc_buffer((7,), "int64", scope="local")  # n, f, od, oh, c0, id, ih
                 row[0] = vr // (f * od * oh)
                 row[1] = vr // (od * oh) % f
                 row[2] = vr // oh % od
@@ -95,8 +84,7 @@ def _conv(dtype: str, with_bias: bool) -> tvm.tirx.PrimFunc:
                                 for kh in T.serial(Wt.shape[3]):
                                     row[6] = row[3] * sh + kh * dh - ph
                                     if 0 <= row[6] < X.shape[3]:
-                                        taps(Out, X, Wt, row, c, kd, kh, T.max(sw, 1), dw,
-                                             pw)
+                                        taps(Out, X, Wt, row, c, kd, kh, sw, dw, pw)
 
     if with_bias:
         @T.prim_func(s_tir=True)
