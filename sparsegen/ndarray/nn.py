@@ -15,6 +15,7 @@ import numpy as np
 
 from ..errors import InvalidType, InvalidValue, NotSupported, SparsegenError
 from ..formats import check_dtype
+from ..ops.conv import output_size
 from ..params import flag, integer, items, real
 from .dispatch import check_out, invoke
 from .indexing import array_arg, axis_arg, choice_arg
@@ -196,7 +197,7 @@ def _conv_window(data: NDArray, window: tuple[int, ...], stride: tuple[int, ...]
             raise InvalidValue(
                 f"Convolution: the dilated kernel ({d * (k - 1) + 1} = dilate {d} x (kernel "
                 f"{k} - 1) + 1) exceeds spatial axis {axis} of the data ({size} + 2 x pad {p})")
-        sizes.append((size + 2 * p - d * (k - 1) - 1) // s + 1)
+        sizes.append(output_size(size, k, s, d, p))
     return tuple(sizes)
 
 
