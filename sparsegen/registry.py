@@ -426,6 +426,25 @@ _NN_KERNELS = (
     ),
 )
 """Indexing, neural-network and sorting ops, dtype casts (sparsegen/ops/nn.py runs them)."""
+# -- conv --
+_CONV_ARGS = ("x[n,c,d,h,w] dtype, weight[f,cg,kd,kh,kw] dtype{bias}, stride_d, stride_h, "
+              "stride_w, dilate_d, dilate_h, dilate_w, pad_d, pad_h, pad_w, groups int64, "
+              "out[n,f,od,oh,ow] dtype WRITTEN")
+_CONV_KERNELS = (
+    KernelDef(
+        "nn_conv",
+        "sparsegen.templates.nn.conv:conv",
+        _ROWS,
+        ("dtype",),
+        (("forward", f"({_CONV_ARGS.format(bias='')})"),
+         ("forward_bias", f"({_CONV_ARGS.format(bias=', bias[f] dtype')})")),
+        "direct convolution of (batch, channels, depth, height, width) data by a grouped "
+        "filter bank, optionally plus a bias per filter (Convolution; 1-D and 2-D lifted to "
+        "3-D, float16 computed in float32)",
+        ("float32", "float64"),
+    ),
+)
+"""Convolution (sparsegen/ops/conv.py runs it)."""
 # -- arith (power, maximum, minimum, hypot, mod, logical ops, broadcasting, where, quadratic) --
 ARITH_BINARY_OPS = ("power", "maximum", "minimum", "hypot", "mod", "logical_and", "logical_or",
                     "logical_xor")
@@ -666,6 +685,7 @@ KERNELS: dict[str, KernelDef] = {
     + _REDUCE_KERNELS
     + _IO_KERNELS
     + _ARITH_KERNELS
+    + _CONV_KERNELS
 }
 """Every kernel sparsegen generates."""
 

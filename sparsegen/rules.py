@@ -218,6 +218,13 @@ name the front end uses for a csr operand the csr kernel cannot serve, so it fal
 row_sparse only when every input is; ``where`` by a dense or csr condition -> dense; quadratic
 keeps csr when ``c`` is 0 (the front end asks for ``quadratic->default`` otherwise)."""
 
+# -- conv --
+_CONV_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
+    ("Convolution", stypes): OpRule("default", "sparsegen.ops.conv:convolution")
+    for stypes in (("default",) * 2, ("default",) * 3)
+}
+"""Convolution of dense data, weight (and bias); sparse inputs fall back to dense, as MXNet."""
+
 OP_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
     **_ELEMWISE_RULES,
     **_COMPARE_RULES,
@@ -239,6 +246,7 @@ OP_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
     ("_retain_check", ("row_sparse", "default")): OpRule(None, "sparsegen.ops.retain:valid_ids"),
     **_RANDOM_RULES,
     **_SHAPE_RULES,
+    **_CONV_RULES,
 }
 """(op, input storage types) -> output storage type and implementation: storage inference as data."""
 

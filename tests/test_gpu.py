@@ -22,6 +22,7 @@ from sparsegen.device import DeviceArray
 from sparsegen.registry import KERNELS
 from sparsegen.target import host_cpu
 from test_nn_ops import check_nn_on_gpu
+from test_conv import check_conv_on_gpu  # -- conv --
 
 
 @pytest.fixture(params=["host", "cuda"])
@@ -242,6 +243,7 @@ def test_every_kernel_family_runs_on_the_gpu(gpu, monkeypatch):
                             ("nag", {"momentum": 0.9}), ("signum", {}), ("signum", {"momentum": 0}),
                             ("adadelta", {}), ("adamax", {}), ("nadam", {}), ("lamb", {})))
     check_nn_on_gpu(gpu)  # the nn kernels (tests/test_nn_ops.py)
+    check_conv_on_gpu(gpu)  # -- conv -- (tests/test_conv.py)
     _check_random(gpu)
     target = host_cpu() if device.emulated() else device.cuda_target(0)
     assert {key.kernel for key in loaded if key.target == target} == set(KERNELS) - HOST_ONLY

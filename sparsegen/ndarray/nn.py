@@ -13,9 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidType, InvalidValue, SparsegenError
+from ..errors import InvalidType, InvalidValue, NotSupported, SparsegenError
 from ..formats import check_dtype
-from ..params import flag, integer, real
+from ..ops.conv import output_size
+from ..params import flag, integer, items, real
 from .dispatch import check_out, invoke
 from .indexing import array_arg, axis_arg, choice_arg
 from .ndarray import NDArray
@@ -28,6 +29,14 @@ def _float_data(data: NDArray, op: str) -> None:
     if np.dtype(data.dtype).kind != "f":
         raise InvalidType(f"{op} takes floating point data (as MXNet), got "
                           f"{np.dtype(data.dtype).name}")
+
+
+def _check_no_bias(op: str, no_bias: Any, bias: NDArray | None) -> None:
+    """Raise unless ``bias`` is given exactly when ``no_bias`` is false (MXNet's input count)."""
+    no_bias = flag(no_bias, f"{op}: no_bias")
+    if no_bias != (bias is None):
+        raise SparsegenError(f"{op}: no_bias={no_bias} takes {'no bias' if no_bias else 'a bias'}"
+                             f", got {'one' if bias is not None else 'none'}")
 
 
 def Embedding(data: NDArray, weight: NDArray, input_dim: int, output_dim: int,  # noqa: N802
@@ -60,11 +69,8 @@ def FullyConnected(data: NDArray, weight: NDArray, bias: NDArray | None = None, 
     if num_hidden is None:
         raise InvalidValue("FullyConnected: num_hidden is required")
     num_hidden = integer(num_hidden, "FullyConnected: num_hidden", low=1)
-    no_bias, flatten = flag(no_bias, "FullyConnected: no_bias"), flag(flatten, "flatten")
-    if no_bias != (bias is None):
-        raise SparsegenError(f"FullyConnected: no_bias={no_bias} takes "
-                             f"{'no bias' if no_bias else 'a bias'}, got "
-                             f"{'one' if bias is not None else 'none'}")
+    flatten = flag(flatten, "flatten")
+    _check_no_bias("FullyConnected", no_bias, bias)
     if bias is not None:
         bias = array_arg(bias, "bias", "FullyConnected")
         if bias.shape == (num_hidden, 1):  # MXNet takes a column too
@@ -143,3 +149,120 @@ def cast(data: NDArray, dtype: Any, out: NDArray | None = None) -> NDArray:
 Cast = cast
 
 __all__ = ["Activation", "Cast", "Embedding", "FullyConnected", "cast", "log_softmax", "softmax"]
+
+
+# -- conv --
+CONV_LAYOUTS = {3: "NCW", 4: "NCHW", 5: "NCDHW"}
+"""The layout Convolution computes in, by data rank (MXNet's default layouts)."""
+CUDNN_TUNE = ("fastest", "limited_workspace", "off")
+"""MXNet's cudnn_tune values (accepted and ignored: there is no cuDNN here)."""
+_CHANNELS_LAST = ("NHWC", "NDHWC")
+_GEOMETRY_MAX = 2**31 - 1
+
+
+def _geometry(value: Any, name: str, rank: int, low: int, default: int) -> tuple[int, ...]:
+    """Convolution's ``name`` (stride, dilate, pad) as ``rank`` ints of at least ``low``."""
+    if value is None:
+        return (default,) * rank
+    values = tuple(integer(v, f"Convolution: {name}", low=low) for v in items(value))
+    if len(values) != rank:
+        raise InvalidValue(f"Convolution: {name} {value!r} must have one value per kernel "
+                           f"dimension ({rank}, as kernel)")
+    if max(values, default=0) > _GEOMETRY_MAX:
+        raise InvalidValue(f"Convolution: {name} {value!r} must be at most {_GEOMETRY_MAX}")
+    return values
+
+
+def _conv_layout(layout: Any, ndim: int) -> None:
+    """Raise unless ``layout`` is None or the channels-first layout of ``ndim``-D data."""
+    if layout is None or layout == CONV_LAYOUTS.get(ndim):
+        return
+    if layout in _CHANNELS_LAST:
+        raise NotSupported(f"Convolution: layout {layout!r} is not supported (MXNet's CPU "
+                           f"build cannot run it either); use channels-first data "
+                           f"({', '.join(CONV_LAYOUTS.values())})")
+    if layout in CONV_LAYOUTS.values():
+        raise InvalidValue(f"Convolution: layout {layout!r} does not fit {ndim}-D data")
+    raise InvalidValue(f"Convolution: layout must be None or one of "
+                       f"{', '.join(map(repr, (*CONV_LAYOUTS.values(), *_CHANNELS_LAST)))}, "
+                       f"got {layout!r}")
+
+
+def _conv_window(data: NDArray, window: tuple[int, ...], stride: tuple[int, ...],
+                 dilate: tuple[int, ...], pad: tuple[int, ...]) -> tuple[int, ...]:
+    """The output's spatial shape; raise where the dilated window exceeds the padded input."""
+    sizes = []
+    for axis, (size, k, s, d, p) in enumerate(zip(data.shape[2:], window, stride, dilate, pad)):
+        if d * (k - 1) + 1 > size + 2 * p:
+            raise InvalidValue(
+                f"Convolution: the dilated kernel ({d * (k - 1) + 1} = dilate {d} x (kernel "
+                f"{k} - 1) + 1) exceeds spatial axis {axis} of the data ({size} + 2 x pad {p})")
+        sizes.append(output_size(size, k, s, d, p))
+    return tuple(sizes)
+
+
+def _conv_operands(data: NDArray, weight: NDArray, bias: NDArray | None, window: tuple[int, ...],
+                   num_filter: int, num_group: int) -> tuple[NDArray, ...]:
+    """Check the operands' dtypes and shapes against the filter bank; the inputs in order."""
+    inputs = (data, weight) if bias is None else (data, weight, bias)
+    _float_data(data, "Convolution")
+    if any(array.dtype != data.dtype for array in inputs):
+        raise InvalidType(f"Convolution: data, weight and bias must have one dtype, got "
+                          f"{', '.join(np.dtype(a.dtype).name for a in inputs)}")
+    if data.ndim != len(window) + 2:
+        raise InvalidValue(f"Convolution: a {len(window)}-D kernel takes {len(window) + 2}-D data"
+                           f" (batch, channel, {len(window)} spatial axes), got shape {data.shape}")
+    channels = data.shape[1]
+    for count, what in ((channels, "input channels"), (num_filter, "num_filter")):
+        if count % num_group:
+            raise InvalidValue(f"Convolution: num_group={num_group} must divide the {what} "
+                               f"({count})")
+    want = (num_filter, channels // num_group, *window)
+    if weight.shape != want or (bias is not None and bias.shape != (num_filter,)):
+        raise InvalidValue(
+            f"Convolution: data of shape {data.shape}, kernel {window}, num_filter={num_filter} "
+            f"and num_group={num_group} need weight {want} and bias {(num_filter,)}; got weight "
+            f"{weight.shape}{'' if bias is None else f' and bias {bias.shape}'}")
+    return inputs
+
+
+def Convolution(data: NDArray | None = None, weight: NDArray | None = None,  # noqa: N802
+                bias: NDArray | None = None, kernel: Any = None, stride: Any = None,
+                dilate: Any = None, pad: Any = None, num_filter: int | None = None,
+                num_group: int = 1, workspace: int = 1024, no_bias: bool = False,
+                cudnn_tune: str | None = None, cudnn_off: bool = False, layout: str | None = None,
+                out: NDArray | None = None, name: str | None = None) -> NDArray:
+    """The 1-D, 2-D or 3-D convolution of ``data`` (batch, channel, *spatial) by ``weight``
+    (num_filter, channel / num_group, *kernel), plus ``bias``, as ``mxnet.nd.Convolution``
+    (forward); dense result, sparse inputs fall back. ``workspace``, ``cudnn_tune`` and
+    ``cudnn_off`` are checked and ignored."""
+    data = array_arg(data, "data", "Convolution")
+    weight = array_arg(weight, "weight", "Convolution")
+    _check_no_bias("Convolution", no_bias, bias)
+    if bias is not None:
+        bias = array_arg(bias, "bias", "Convolution")
+    if kernel is None or num_filter is None:
+        raise InvalidValue(f"Convolution: {'kernel' if kernel is None else 'num_filter'} is "
+                           "required")
+    window = _geometry(kernel, "kernel", len(items(kernel)), 1, 1)
+    if not 1 <= len(window) <= 3:
+        raise (NotSupported if len(window) > 3 else InvalidValue)(
+            f"Convolution: kernel {kernel!r} must have 1, 2 or 3 dimensions")
+    stride = _geometry(stride, "stride", len(window), 1, 1)
+    dilate = _geometry(dilate, "dilate", len(window), 1, 1)
+    pad = _geometry(pad, "pad", len(window), 0, 0)
+    num_filter = integer(num_filter, "Convolution: num_filter", low=1)
+    num_group = integer(num_group, "Convolution: num_group", low=1)
+    integer(workspace, "Convolution: workspace", low=0)
+    if cudnn_tune is not None:
+        choice_arg(cudnn_tune, "cudnn_tune", CUDNN_TUNE, "Convolution")
+    flag(cudnn_off, "Convolution: cudnn_off")
+    inputs = _conv_operands(data, weight, bias, window, num_filter, num_group)
+    _conv_layout(layout, data.ndim)
+    sizes = _conv_window(data, window, stride, dilate, pad)
+    check_out("Convolution", out, (data.shape[0], num_filter, *sizes), data.dtype, data.context)
+    return invoke("Convolution", inputs, out=out, stride=stride, dilate=dilate, pad=pad,
+                  num_group=num_group)
+
+
+__all__ += ["Convolution"]
