@@ -67,6 +67,7 @@ class Node:
     outputs: list[weakref.ref] = field(default_factory=list)
     shapes: list[tuple[tuple[int, ...], Any, Any]] = field(default_factory=list)
     freed: bool = False
+    wanted: tuple[bool, ...] = ()  # per input, whether the backward pass needs its gradient
 
     def output(self, position: int = 0) -> Any:
         """The ``position``-th output (alive whenever the backward pass reaches this node)."""

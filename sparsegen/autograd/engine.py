@@ -124,6 +124,7 @@ def _step(node: Node, pending: dict, found: dict) -> None:
         raise SparsegenError(f"autograd: {node.op} has no gradient (it is not differentiable "
                              "in sparsegen); compute it outside autograd.record()")
     out_grads = [g if g is not None else _zeros(*node.shapes[k]) for k, g in enumerate(out_grads)]
+    node.wanted = tuple(tracked(a) for a in node.inputs)
     grads = gradient(node, out_grads)
     for position, (array, grad) in enumerate(zip(node.inputs, grads)):
         if grad is not None and tracked(array):

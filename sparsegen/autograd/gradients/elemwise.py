@@ -10,7 +10,7 @@ from typing import Any
 from ... import ndarray as nd
 from ...registry import ELEMWISE_UNARY_DENSE, ELEMWISE_UNARY_SPARSE
 from ...tape import Node
-from .registry import gradient
+from .registry import dense, gradient
 
 
 def unbroadcast(grad: Any, shape: tuple[int, ...]) -> Any:
@@ -106,7 +106,7 @@ def _binary(node: Node, out_grads: list[Any]) -> tuple[Any, Any]:
     a, b = node.inputs
     g = out_grads[0]
     if g.stype != "default" and any(x.stype not in ("default", g.stype) for x in (a, b)):
-        g = g.tostype("default")  # products of two different sparse storages have no kernel
+        g = dense(g)  # products of two different sparse storages have no kernel
     grads = _BINARY[node.params["fn"]](a, b, node.output(), g)
     return tuple(unbroadcast(grad, x.shape) for grad, x in zip(grads, node.inputs))
 
@@ -118,8 +118,8 @@ def _add_n(node: Node, out_grads: list[Any]) -> tuple[Any, ...]:
 
 @gradient("where")
 def _where(node: Node, out_grads: list[Any]) -> tuple[Any, Any, Any]:
-    condition = node.inputs[0].tostype("default")
-    g = out_grads[0].tostype("default")
+    condition = dense(node.inputs[0])
+    g = dense(out_grads[0])
     zero = nd.zeros_like(g)
     return None, nd.where(condition, g, zero), nd.where(condition, zero, g)
 

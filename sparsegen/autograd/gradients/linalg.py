@@ -11,7 +11,7 @@ from typing import Any
 
 from ... import ndarray as nd
 from ...tape import Node
-from .registry import gradient
+from .registry import dense, gradient
 
 
 def wants_row_sparse(array: Any) -> bool:
@@ -24,19 +24,22 @@ def _dot(x: Any, y: Any, transpose_a: bool, transpose_b: bool) -> Any:
     left runs as the transpose of csrᵀ·dense)."""
     if x.stype == "default" and y.stype == "csr" and transpose_a:
         return nd.transpose(nd.dot(y, x, transpose_a=not transpose_b, forward_stype="default"))
-    return nd.dot(x, y, transpose_a=transpose_a, transpose_b=transpose_b).tostype("default")
+    return dense(nd.dot(x, y, transpose_a=transpose_a, transpose_b=transpose_b))
 
 
 @gradient("dot", "dot_transpose_a", "dot_transpose_b", "dot_transpose_a_transpose_b")
 def _dot_gradient(node: Node, out_grads: list[Any]) -> tuple[Any, Any]:
     a, b = node.inputs
     ta, tb = node.params["transpose_a"], node.params["transpose_b"]
-    g = out_grads[0].tostype("default")
-    grad_a = _dot(b, g, tb, True) if ta else _dot(g, b, False, not tb)
-    if a.stype == "csr" and not ta and not tb:  # csrᵀ · g: row_sparse for a row_sparse buffer
+    g = dense(out_grads[0])
+    grad_a = grad_b = None
+    if node.wanted[0]:
+        grad_a = _dot(b, g, tb, True) if ta else _dot(g, b, False, not tb)
+    if node.wanted[1] and a.stype == "csr" and not ta and not tb:
+        # csrᵀ · g: row_sparse for a row_sparse buffer
         grad_b = nd.dot(a, g, transpose_a=True,
                         forward_stype="row_sparse" if wants_row_sparse(b) else "default")
-    else:
+    elif node.wanted[1]:
         grad_b = _dot(g, a, True, ta) if tb else _dot(a, g, not ta, False)
     return grad_a, grad_b
 
@@ -46,10 +49,10 @@ def _fully_connected(node: Node, out_grads: list[Any]) -> tuple[Any, ...]:
     data, weight = node.inputs[:2]
     k = weight.shape[1]
     rows = data.shape[0] if node.params["flatten"] else math.prod(data.shape[:-1])
-    g = out_grads[0].tostype("default").reshape((rows, weight.shape[0]))
+    g = dense(out_grads[0]).reshape((rows, weight.shape[0]))
     flat = data if data.stype == "csr" else data.reshape((rows, k))
-    grad_data = nd.dot(g, weight).reshape(data.shape)
-    grad_weight = _dot(g, flat, True, False)
+    grad_data = nd.dot(g, weight).reshape(data.shape) if node.wanted[0] else None
+    grad_weight = _dot(g, flat, True, False) if node.wanted[1] else None
     if len(node.inputs) == 2:
         return grad_data, grad_weight
-    return grad_data, grad_weight, nd.sum(g, axis=0)
+    return grad_data, grad_weight, nd.sum(g, axis=0) if node.wanted[2] else None

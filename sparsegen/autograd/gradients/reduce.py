@@ -8,7 +8,7 @@ from typing import Any
 
 from ... import ndarray as nd
 from ...tape import Node
-from .registry import gradient
+from .registry import dense, gradient
 
 
 def _axes(node: Node) -> tuple[int, ...]:
@@ -23,7 +23,7 @@ def _spread(value: Any, shape: tuple[int, ...], axes: tuple[int, ...]) -> Any:
     kept = tuple(1 if k in axes else n for k, n in enumerate(shape))
     if 0 in shape:  # broadcast_to reads a 0 as "keep this dimension"
         return nd.zeros(shape, ctx=value.context, dtype=value.dtype)
-    return nd.broadcast_to(value.tostype("default").reshape(kept), shape)
+    return nd.broadcast_to(dense(value).reshape(kept), shape)
 
 
 @gradient("sum", "mean", "nansum", "norm", "max", "min", "prod", "nanprod", "_sparse_reduce")
@@ -37,16 +37,16 @@ def _reduction(node: Node, out_grads: list[Any]) -> tuple[Any]:
     if reduction == "sum":
         return (g,)
     y = _spread(node.output(), x.shape, axes)
-    dense = x.tostype("default")
+    values = dense(x)
     local = {
-        "nansum": lambda: dense == dense,  # 1 where x is not NaN
-        "norm": lambda: dense / y,  # ord 2 (the sparse kernels' norm)
-        "norm2": lambda: dense / y,
-        "norm1": lambda: nd.sign(dense),
-        "max": lambda: dense == y,
-        "min": lambda: dense == y,
-        "prod": lambda: y / dense,
-        "nanprod": lambda: nd.where(dense == dense, y / dense, nd.zeros_like(dense)),
+        "nansum": lambda: values == values,  # 1 where x is not NaN
+        "norm": lambda: values / y,  # ord 2 (the sparse kernels' norm)
+        "norm2": lambda: values / y,
+        "norm1": lambda: nd.sign(values),
+        "max": lambda: values == y,
+        "min": lambda: values == y,
+        "prod": lambda: y / values,
+        "nanprod": lambda: nd.where(values == values, y / values, nd.zeros_like(values)),
     }[reduction]()
     return (g * local,)
 
