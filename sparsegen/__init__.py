@@ -8,6 +8,7 @@ import importlib as _importlib
 
 from . import base, context, interop, io, kernels, lr_scheduler, name, ndarray, optimizer, random
 from . import autograd
+from . import gluon  # gluon core (issue 14)
 from ._version import __version__
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
 from .errors import MXNetError, SparsegenError, StorageFallbackWarning
@@ -22,6 +23,7 @@ __all__ = [
     "context", "cpu", "cpu_pinned", "current_context", "gpu", "interop", "io", "kernels",
     "lr_scheduler", "name", "nd", "ndarray", "num_gpus", "optimizer", "random", "test_utils",
 ]
+__all__ += ["gluon"]
 
 
 def __getattr__(attribute: str) -> object:
