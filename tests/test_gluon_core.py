@@ -3,7 +3,6 @@ save_parameters / load_parameters (a file written by MXNet too)."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 
 import numpy as np
@@ -12,33 +11,9 @@ import pytest
 import sparsegen as mx
 from sparsegen import autograd, gluon
 from sparsegen.errors import SparsegenError
+from gluon_init import HAVE_INIT, initialize, seeded
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
-HAVE_INIT = importlib.util.find_spec("sparsegen.initializer") is not None
-"""mx.init comes from another branch of issue 14; the real-initializer tests run once it is
-merged."""
-
-
-def initialize(params: gluon.ParameterDict, values: dict[str, np.ndarray]) -> None:
-    """Give each parameter its value from ``values`` (by full name): through
-    ``Parameter.initialize`` and ``set_data`` where mx.init exists, else by placing the data."""
-    for name, param in params.items():
-        value = mx.nd.array(values[name], dtype=param.dtype)
-        if HAVE_INIT:
-            param.shape = value.shape
-            param.initialize(init="zeros", force_reinit=True)
-            param.set_data(value)
-        else:
-            param.shape = value.shape
-            param._init_impl(value.tostype(param.stype), [mx.cpu()])
-
-
-def seeded(params: gluon.ParameterDict, seed: int = 0) -> dict[str, np.ndarray]:
-    """Random float32 values for ``params`` (complete shapes), set with ``initialize``."""
-    rng = np.random.default_rng(seed)
-    values = {n: rng.standard_normal(p.shape).astype(np.float32) for n, p in params.items()}
-    initialize(params, values)
-    return values
 
 
 # -- naming (recorded from MXNet 1.9.1) --------------------------------------------------------

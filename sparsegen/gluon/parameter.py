@@ -26,8 +26,9 @@ STYPES = ("default", "row_sparse", "csr")
 """The storage types of parameter data and gradients."""
 
 
-class UninitializedError(SparsegenError, RuntimeError):
-    """A parameter's data or gradient was asked for before it was initialized."""
+class ParameterError(SparsegenError, RuntimeError):
+    """A parameter used in a way its state does not allow (not initialized, not on that
+    context, its storage type, a second trainer); MXNet's RuntimeError."""
 
 
 class DeferredInitializationError(SparsegenError):
@@ -238,7 +239,7 @@ class Parameter:
                     "initialization was deferred. Actual initialization happens during the "
                     "first forward pass. Please pass one batch of data through the network "
                     "before accessing Parameters.")
-            raise UninitializedError(
+            raise ParameterError(
                 f"Parameter '{self.name}' has not been initialized. Note that you should "
                 "initialize parameters and create Trainer with Block.collect_params() instead "
                 "of Block.params because the later does not include Parameters of nested "
@@ -251,12 +252,12 @@ class Parameter:
             ctx = current_context()
         if ctx in self._ctx_list:
             return arrays[self._ctx_list.index(ctx)]
-        raise UninitializedError(f"Parameter '{self.name}' was not initialized on context "
+        raise ParameterError(f"Parameter '{self.name}' was not initialized on context "
                                  f"{ctx}. It was only initialized on {self._ctx_list}.")
 
     def _dense_only(self, what: str) -> None:
         if self._stype != "default":
-            raise UninitializedError(f"Cannot return a copy of Parameter '{self.name}' via "
+            raise ParameterError(f"Cannot return a copy of Parameter '{self.name}' via "
                                      f"{what} because its storage type is {self._stype}. "
                                      "Please use row_sparse_data() instead.")
 
@@ -283,13 +284,13 @@ class Parameter:
 
     def _row_sparse(self, out: Any, row_id: Any) -> Any:
         if self._stype != "row_sparse":
-            raise UninitializedError(f"Cannot return copies of Parameter '{self.name}' on all "
+            raise ParameterError(f"Cannot return copies of Parameter '{self.name}' on all "
                                      "contexts via row_sparse_data() because its storage type "
                                      f"is {self._stype}. Please use data() instead.")
         if not isinstance(row_id, NDArray):
             raise InvalidType(f"row_id must have NDArray type, but {type(row_id)} is given")
         if self._trainer is None:
-            raise UninitializedError(f"Cannot get row_sparse data for Parameter '{self.name}' "
+            raise ParameterError(f"Cannot get row_sparse data for Parameter '{self.name}' "
                                      "when no Trainer is created with it.")
         self._trainer._row_sparse_pull(self, out, row_id)
         return out
@@ -297,14 +298,14 @@ class Parameter:
     def grad(self, ctx: Context | None = None) -> NDArray:
         """The gradient buffer on ``ctx``."""
         if self._data is not None and self._grad_req == "null":
-            raise UninitializedError(f"Cannot get gradient array for Parameter '{self.name}' "
+            raise ParameterError(f"Cannot get gradient array for Parameter '{self.name}' "
                                      "because grad_req='null'")
         return self._check_and_get(self._data, ctx)._grad
 
     def list_grad(self) -> list[NDArray]:
         """The gradient buffers on every context."""
         if self._data is not None and self._grad_req == "null":
-            raise UninitializedError(f"Cannot get gradient array for Parameter '{self.name}' "
+            raise ParameterError(f"Cannot get gradient array for Parameter '{self.name}' "
                                      "because grad_req='null'")
         return [a._grad for a in self._check_and_get(self._data, list)]
 
@@ -313,7 +314,7 @@ class Parameter:
         if self._data is None:
             if self._deferred_init:
                 return list(self._deferred_init[1])
-            raise UninitializedError(f"Parameter '{self.name}' has not been initialized")
+            raise ParameterError(f"Parameter '{self.name}' has not been initialized")
         return list(self._ctx_list)
 
     def set_data(self, data: Any) -> None:
@@ -321,7 +322,7 @@ class Parameter:
         self.shape = data.shape
         if self._data is None:
             if not self._deferred_init:
-                raise UninitializedError(f"Parameter '{self.name}' has not been initialized")
+                raise ParameterError(f"Parameter '{self.name}' has not been initialized")
             self._deferred_init = self._deferred_init[:3] + (data,)
             return
         if self._trainer is not None:
@@ -379,7 +380,7 @@ class Parameter:
     def _set_trainer(self, trainer: Any) -> None:
         if (self._stype != "default" and self._trainer is not None and trainer is not None
                 and self._trainer is not trainer):
-            raise UninitializedError(f"Failed to set the trainer for Parameter '{self.name}' "
+            raise ParameterError(f"Failed to set the trainer for Parameter '{self.name}' "
                                      "because it was already set. More than one trainers for a "
                                      f"{self._stype} Parameter is not supported.")
         self._trainer = trainer

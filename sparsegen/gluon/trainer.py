@@ -61,12 +61,12 @@ class Trainer:
                                "distributed kvstore, which sparsegen does not have yet")
         self._params = _parameters(params)
         self._param2idx = {p.name: i for i, p in enumerate(self._params)}
-        for param in self._params:
-            param._set_trainer(self)
         sparse = any(p.stype != "default" for p in self._params)
         if sparse and update_on_kvstore is False:
             raise InvalidValue("Cannot set update_on_kvstore=False when sparse weights are "
                                "present.")
+        for param in self._params:
+            param._set_trainer(self)
         self._update_on_kvstore = bool(update_on_kvstore) or sparse
         self._kvstore = kvstore
         optimizer_params = dict(optimizer_params or {})
