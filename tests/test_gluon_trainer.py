@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import needs_cuda
 import sparsegen as mx
 from sparsegen import autograd, gluon
 from gluon_init import seeded
@@ -186,3 +187,31 @@ def test_save_load_states(tmp_path):
     assert type(other.optimizer).__name__ == "Adam"
     np.testing.assert_array_equal(other._updater.states[0][0].asnumpy(), mean)
     assert other.optimizer.param_dict[0] is layer.weight
+
+
+@pytest.fixture(params=["host", "cuda"])
+def gpu(request, monkeypatch):
+    """``mx.gpu(0)`` emulated in host memory, or a real CUDA GPU (skips without one)."""
+    monkeypatch.setenv("SPARSEGEN_GPU", request.param)
+    if request.param == "cuda":
+        needs_cuda.gpu()
+    return mx.gpu(0)
+
+
+def test_dense_dropout_and_step_on_gpu(gpu):
+    layer = _linear(2, 3)
+    w0, b0 = layer.weight.data().asnumpy(), layer.bias.data().asnumpy()
+    layer.collect_params().reset_ctx(gpu)
+    assert layer.weight.data().context == gpu and layer.weight.grad().context == gpu
+    trainer = gluon.Trainer(layer.collect_params(), "sgd", {"learning_rate": 0.1})
+    x = np.array([[1.0, 2.0, -1.0]], np.float32)
+    with autograd.record():
+        out = gluon.nn.Dropout(0.5)(layer(mx.nd.array(x, ctx=gpu)))
+        loss = out.sum()
+    loss.backward()
+    mask = out.asnumpy() / (x @ w0.T + b0)  # 0 or 2 per unit
+    assert set(np.round(mask, 4).ravel()) <= {0.0, 2.0}
+    trainer.step(1)
+    np.testing.assert_allclose(layer.weight.data().asnumpy(), w0 - 0.1 * mask.T @ x,
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(layer.bias.data().asnumpy(), b0 - 0.1 * mask[0], rtol=1e-5)
