@@ -213,6 +213,13 @@ def test_save_load_round_trip(tmp_path):
         other.load_parameters(path, allow_missing=True)
     other.load_parameters(path, allow_missing=True, cast_dtype=True)
     assert other[0].weight.data().dtype == np.float32
+    net.collect_params().save(path, strip_prefix=net.prefix)  # full names, MXNet's older format
+    assert sorted(mx.nd.load(path)) == ["dense0_bias", "dense0_weight", "dense1_bias",
+                                        "dense1_weight"]
+    other.load_parameters(path)
+    np.testing.assert_array_equal(other[1].bias.data().asnumpy(), values[net[1].bias.name])
+    with pytest.warns(UserWarning, match="already initialized"):
+        other[0].weight.initialize()
 
 
 def test_load_mxnet_params_file():

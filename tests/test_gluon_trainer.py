@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import needs_cuda
 import sparsegen as mx
 from sparsegen import autograd, gluon
 from gluon_init import seeded
+from test_gpu import gpu  # noqa: F401 - the fixture: emulated (host) and CUDA GPUs
 
 
 def _linear(units: int, in_units: int, use_bias: bool = True) -> gluon.nn.Dense:
@@ -187,15 +187,6 @@ def test_save_load_states(tmp_path):
     assert type(other.optimizer).__name__ == "Adam"
     np.testing.assert_array_equal(other._updater.states[0][0].asnumpy(), mean)
     assert other.optimizer.param_dict[0] is layer.weight
-
-
-@pytest.fixture(params=["host", "cuda"])
-def gpu(request, monkeypatch):
-    """``mx.gpu(0)`` emulated in host memory, or a real CUDA GPU (skips without one)."""
-    monkeypatch.setenv("SPARSEGEN_GPU", request.param)
-    if request.param == "cuda":
-        needs_cuda.gpu()
-    return mx.gpu(0)
 
 
 def test_dense_dropout_and_step_on_gpu(gpu):

@@ -10,6 +10,7 @@ gradient's storage type. A row_sparse parameter (``stype='row_sparse'``) is read
 from __future__ import annotations
 
 import re
+import warnings
 from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
@@ -149,6 +150,8 @@ class Parameter:
         ``init``, else ``default_init``: ``mx.init.Uniform()``, as MXNet); deferred until the
         shape is known when ``allow_deferred_init``."""
         if self._data is not None and not force_reinit:
+            warnings.warn(f"Parameter '{self.name}' is already initialized, ignoring. Set "
+                          "force_reinit=True to re-initialize.", stacklevel=2)
             return
         self._data = None
         ctx = _contexts(ctx)
@@ -579,7 +582,8 @@ class ParameterDict:
         if not isinstance(loaded, dict):
             raise InvalidValue(f"{filename} holds arrays without names; ParameterDict.load "
                                "needs a file saved with names")
-        self.load_dict({restore_prefix + k: v for k, v in loaded.items()}, ctx, allow_missing,
+        names = {k[4:] if k.startswith(("arg:", "aux:")) else k: v for k, v in loaded.items()}
+        self.load_dict({restore_prefix + k: v for k, v in names.items()}, ctx, allow_missing,
                        ignore_extra, filename, cast_dtype, dtype_source)
 
     def load_dict(self, param_dict: dict[str, NDArray], ctx: Any = None,
@@ -587,11 +591,10 @@ class ParameterDict:
                   filename: str = "<dict>", cast_dtype: bool = False,
                   dtype_source: str = "current") -> None:
         """Load ``param_dict`` (full name -> array) into the parameters."""
-        names = {k[4:] if k.startswith(("arg:", "aux:")) else k: v for k, v in param_dict.items()}
-        check_names(self.keys(), names, filename, allow_missing, ignore_extra)
+        check_names(self.keys(), param_dict, filename, allow_missing, ignore_extra)
         for name, param in self.items():
-            if name in names:
-                param._load_init(names[name], ctx, cast_dtype, dtype_source)
+            if name in param_dict:
+                param._load_init(param_dict[name], ctx, cast_dtype, dtype_source)
 
 
 def check_names(expected: Any, found: dict[str, Any], filename: str, allow_missing: bool,
