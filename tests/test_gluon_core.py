@@ -11,7 +11,7 @@ import pytest
 import sparsegen as mx
 from sparsegen import autograd, gluon
 from sparsegen.errors import SparsegenError
-from gluon_init import HAVE_INIT, initialize, seeded
+from gluon_init import HAVE_INIT, seeded
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 

@@ -9,7 +9,7 @@ import pytest
 import sparsegen as mx
 from sparsegen import autograd, gluon
 from gluon_init import seeded
-from test_gpu import gpu  # noqa: F401 - the fixture: emulated (host) and CUDA GPUs
+import test_gpu
 
 
 def _linear(units: int, in_units: int, use_bias: bool = True) -> gluon.nn.Dense:
@@ -187,6 +187,9 @@ def test_save_load_states(tmp_path):
     assert type(other.optimizer).__name__ == "Adam"
     np.testing.assert_array_equal(other._updater.states[0][0].asnumpy(), mean)
     assert other.optimizer.param_dict[0] is layer.weight
+
+
+gpu = test_gpu.gpu  # the fixture: GPUs emulated in host memory, and CUDA ones where present
 
 
 def test_dense_dropout_and_step_on_gpu(gpu):

@@ -6,3 +6,6 @@ from .parameter import (Constant, DeferredInitializationError, Parameter, Parame
 from .block import Block, HybridBlock
 from . import nn, contrib
 from .trainer import Trainer
+
+__all__ = ["Block", "Constant", "DeferredInitializationError", "HybridBlock", "Parameter",
+           "ParameterDict", "ParameterError", "Trainer", "contrib", "nn"]
