@@ -7,6 +7,8 @@ import os
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import sparsegen as mx
 from sparsegen import autograd, gluon
@@ -254,3 +256,33 @@ def test_parameter_dict_get_update_setattr():
     const = params.get_constant("c", [1.0, 2.0])
     const.initialize()
     np.testing.assert_array_equal(const.data().asnumpy(), [1.0, 2.0])
+
+
+@settings(max_examples=12, deadline=None)
+@given(batch=st.integers(0, 5), in_units=st.integers(1, 6), units=st.integers(1, 4),
+       density=st.sampled_from([0.0, 0.3, 1.0]), seed=st.integers(0, 2**16))
+def test_dense_values_over_shapes_and_csr_densities(batch, in_units, units, density, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((batch, in_units)).astype(np.float32)
+    x *= rng.random(x.shape) < density
+    layer = gluon.nn.Dense(units, in_units=in_units)
+    values = seeded(layer.collect_params(), seed=seed)
+    expect = x @ values[layer.weight.name].T + values[layer.bias.name]
+    for data in (mx.nd.array(x), mx.nd.array(x).tostype("csr")):
+        np.testing.assert_allclose(layer(data).asnumpy(), expect, rtol=1e-5, atol=1e-5)
+
+
+@settings(max_examples=10, deadline=None)
+@given(shape=st.lists(st.integers(1, 5), min_size=1, max_size=3),
+       p=st.sampled_from([0.0, 0.25, 0.5, 0.9]), data=st.data())
+def test_dropout_mask_shape_and_scale(shape, p, data):
+    axes = data.draw(st.lists(st.integers(0, len(shape) - 1), unique=True, max_size=len(shape)))
+    x = np.full(shape, -2.0, np.float32)
+    with autograd.train_mode():
+        out = mx.nd.Dropout(mx.nd.array(x), p=p, axes=tuple(axes)).asnumpy()
+    assert out.shape == tuple(shape)
+    assert set(np.unique(out)) <= {0.0, np.float32(-2.0 / (1 - p))}
+    for axis in axes:  # one mask value along each shared axis
+        assert (out == np.take(out, [0], axis=axis)).all()
+    if p == 0:
+        np.testing.assert_array_equal(out, x)
