@@ -37,6 +37,7 @@ def _store(variable: Any, grad: Any) -> None:
     if variable._grad_req == "add":
         grad = elemwise.add(buffer, grad)
     assign(buffer, _in_stype(grad, buffer.stype))
+    variable._fresh_grad = True  # gluon.Trainer's stale-gradient check reads it
 
 
 def backward(heads: Any, head_grads: Any = None, retain_graph: bool = False,

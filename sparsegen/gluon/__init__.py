@@ -1,6 +1,13 @@
-"""``mx.gluon``: MXNet 1.9.1's Gluon API; ``gluon.data`` (datasets, samplers, the DataLoader)
-and ``gluon.utils`` (splitting batches over contexts, clipping gradients by their global norm)."""
+"""``mx.gluon``: MXNet 1.9.1's Gluon API, run imperatively on sparsegen's kernels: parameters,
+blocks, layers (``nn``, ``contrib.nn``), losses, the trainer, ``data`` (datasets, samplers, the
+DataLoader) and ``utils`` (splitting batches over contexts, clipping gradients). See
+docs/gluon.md."""
 
-from . import data, utils
+from . import contrib, data, loss, nn, utils
+from .block import Block, HybridBlock
+from .parameter import (Constant, DeferredInitializationError, Parameter, ParameterDict,
+                        ParameterError)
+from .trainer import Trainer
 
-__all__ = ["data", "utils"]
+__all__ = ["Block", "Constant", "DeferredInitializationError", "HybridBlock", "Parameter",
+           "ParameterDict", "ParameterError", "Trainer", "contrib", "data", "loss", "nn", "utils"]

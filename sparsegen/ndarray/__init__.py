@@ -160,3 +160,8 @@ for _name in optim_ops.SPARSE_NAMES:  # adagrad_update is mx.nd.sparse's only
     setattr(sparse, _name, getattr(optim_ops, _name))
 sparse.current_context = current_context
 sparse.__all__ += [*_ALSO_SPARSE, *optim_ops.SPARSE_NAMES, "current_context"]
+
+# -- gluon core: Dropout --
+from .dropout import Dropout  # noqa: E402
+
+__all__ += ["Dropout"]

@@ -1,0 +1,201 @@
+"""The basic layers of ``gluon.nn`` on ``mx.nd`` ops: Dense (``FullyConnected``, csr input
+too), Embedding (``sparse_grad``: a row_sparse weight gradient), Dropout, Flatten, Lambda,
+HybridLambda, and the containers Sequential / HybridSequential."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ... import ndarray
+from ...errors import InvalidType, InvalidValue
+from ..block import Block, HybridBlock, _indent
+from .activations import Activation
+
+
+class _Chain:
+    """What Sequential and HybridSequential share: ``add``, indexing, ``len`` and the
+    forward pass through the children in order."""
+
+    _children: dict[str, Block]
+
+    def add(self, *blocks: Block) -> None:
+        """Append ``blocks``."""
+        for block in blocks:
+            self.register_child(block)  # type: ignore[attr-defined]
+
+    def forward(self, x: Any, *args: Any) -> Any:
+        """``x`` through every child in order."""
+        for block in self._children.values():
+            x = block(x, *args)
+            args = ()
+        return x
+
+    def __repr__(self) -> str:
+        body = "\n".join(f"  ({key}): {_indent(repr(block), 2)}"
+                         for key, block in self._children.items())
+        return f"{type(self).__name__}(\n{body}\n)"
+
+    def __getitem__(self, key: Any) -> Any:
+        layers = list(self._children.values())[key]
+        if not isinstance(layers, list):
+            return layers
+        net = type(self)(prefix=self.prefix)  # type: ignore[attr-defined]
+        with net.name_scope():
+            net.add(*layers)
+        return net
+
+    def __len__(self) -> int:
+        return len(self._children)
+
+
+class Sequential(_Chain, Block):
+    """Blocks run one after the other, as ``mxnet.gluon.nn.Sequential``."""
+
+
+class HybridSequential(_Chain, HybridBlock):
+    """Hybrid blocks run one after the other, as ``mxnet.gluon.nn.HybridSequential``."""
+
+    def add(self, *blocks: Block) -> None:
+        """Append ``blocks`` (HybridBlocks)."""
+        for block in blocks:
+            if not isinstance(block, HybridBlock):
+                raise InvalidType(f"HybridSequential takes HybridBlocks, got "
+                                  f"{type(block).__name__}")
+        super().add(*blocks)
+
+
+class Dense(HybridBlock):
+    """A fully connected layer, ``activation(dot(x, weightᵀ) + bias)``, as
+    ``mxnet.gluon.nn.Dense``; ``in_units=0`` is found at the first forward pass; csr ``x``
+    runs FullyConnected's csr kernel."""
+
+    def __init__(self, units: int, activation: str | None = None, use_bias: bool = True,
+                 flatten: bool = True, dtype: Any = "float32", weight_initializer: Any = None,
+                 bias_initializer: Any = "zeros", in_units: int = 0, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._flatten, self._units, self._in_units = flatten, units, in_units
+        with self.name_scope():
+            self.weight = self.params.get("weight", shape=(units, in_units),
+                                          init=weight_initializer, dtype=dtype,
+                                          allow_deferred_init=True)
+            self.bias = (self.params.get("bias", shape=(units,), init=bias_initializer,
+                                         dtype=dtype, allow_deferred_init=True)
+                         if use_bias else None)
+            self.act = Activation(activation, prefix=activation + "_") if activation else None
+
+    def infer_shape(self, x: Any, *args: Any) -> None:
+        """``in_units`` from ``x`` (everything but the first axis, or the last axis)."""
+        units = math.prod(x.shape[1:]) if self._flatten else x.shape[-1]
+        self.weight.shape = (self._units, units)
+
+    def hybrid_forward(self, F: Any, x: Any, weight: Any, bias: Any = None) -> Any:  # noqa: N803
+        """``FullyConnected(x, weight, bias)`` and the activation."""
+        out = F.FullyConnected(x, weight, bias, no_bias=bias is None, num_hidden=self._units,
+                               flatten=self._flatten)
+        return self.act(out) if self.act is not None else out
+
+    def __repr__(self) -> str:
+        shape = self.weight.shape
+        return (f"Dense({shape[1] if shape[1] else None} -> {shape[0]}, "
+                f"{self.act if self.act is not None else 'linear'})")
+
+
+class Embedding(HybridBlock):
+    """Rows of a weight (``input_dim`` x ``output_dim``) by index, as
+    ``mxnet.gluon.nn.Embedding``; ``sparse_grad`` gives the weight a row_sparse gradient."""
+
+    def __init__(self, input_dim: int, output_dim: int, dtype: Any = "float32",
+                 weight_initializer: Any = None, sparse_grad: bool = False,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._kwargs = {"input_dim": input_dim, "output_dim": output_dim, "dtype": dtype,
+                        "sparse_grad": sparse_grad}
+        self.weight = self.params.get("weight", shape=(input_dim, output_dim),
+                                      init=weight_initializer, dtype=dtype,
+                                      allow_deferred_init=True,
+                                      grad_stype="row_sparse" if sparse_grad else "default")
+
+    def hybrid_forward(self, F: Any, x: Any, weight: Any) -> Any:  # noqa: N803
+        """``Embedding(x, weight)``."""
+        return F.Embedding(x, weight, **self._kwargs)
+
+    def __repr__(self) -> str:
+        k = self._kwargs
+        return f"Embedding({k['input_dim']} -> {k['output_dim']}, {np.dtype(k['dtype']).name})"
+
+
+class Dropout(HybridBlock):
+    """``mx.nd.Dropout(x, p=rate, axes=axes)`` while training, ``x`` otherwise."""
+
+    def __init__(self, rate: float, axes: Any = (), **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._rate, self._axes = rate, axes
+
+    def hybrid_forward(self, F: Any, x: Any) -> Any:  # noqa: N803
+        """Dropout of ``x``."""
+        return F.Dropout(x, p=self._rate, axes=self._axes) if self._rate > 0 else x
+
+    def __repr__(self) -> str:
+        return f"Dropout(p = {self._rate}, axes={self._axes})"
+
+
+class Flatten(HybridBlock):
+    """``x`` reshaped to (batch, everything else)."""
+
+    def hybrid_forward(self, F: Any, x: Any) -> Any:  # noqa: N803
+        """``Flatten(x)``."""
+        return F.Flatten(x)
+
+    def __repr__(self) -> str:
+        return "Flatten"
+
+
+def _function(function: Any, owner: str) -> Any:
+    """``function``, or the ``mx.nd`` function it names."""
+    if isinstance(function, str):
+        if not hasattr(ndarray, function):
+            raise InvalidValue(f"{owner}: function name {function} is not found in ndarray")
+        return function
+    if not callable(function):
+        raise InvalidType(f"{owner}: unrecognized function {function!r} (a callable or the "
+                          "name of an mx.nd function)")
+    return function
+
+
+class Lambda(Block):
+    """A function (or the name of an ``mx.nd`` function) as a block."""
+
+    def __init__(self, function: Any, prefix: str | None = None) -> None:
+        super().__init__(prefix=prefix)
+        chosen = _function(function, "Lambda")
+        self._func = getattr(ndarray, chosen) if isinstance(chosen, str) else chosen
+        self._func_name = getattr(self._func, "__name__", repr(self._func))
+
+    def forward(self, *args: Any) -> Any:
+        """``function(*args)``."""
+        return self._func(*args)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._func_name})"
+
+
+class HybridLambda(HybridBlock):
+    """A function ``f(F, x, *args)`` (or the name of an ``mx.nd`` function) as a hybrid
+    block."""
+
+    def __init__(self, function: Any, prefix: str | None = None) -> None:
+        super().__init__(prefix=prefix)
+        chosen = _function(function, "HybridLambda")
+        self._func = ((lambda F, *args: getattr(F, chosen)(*args))  # noqa: N803
+                      if isinstance(chosen, str) else chosen)
+        self._func_name = chosen if isinstance(chosen, str) else chosen.__name__
+
+    def hybrid_forward(self, F: Any, x: Any, *args: Any) -> Any:  # noqa: N803
+        """``function(F, x, *args)``."""
+        return self._func(F, x, *args)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._func_name})"
