@@ -176,6 +176,15 @@ def test_kl_divergence_and_huber():
                         per_sample(huber(target - pred, 0.7)), RTOL, ATOL)
 
 
+def test_one_dimensional_prediction_and_out_of_range_class_ids():
+    assert_almost_equal(run(gloss.L1Loss(), [1, 2, 3], [0, 0, 5]), np.array([1.0, 2.0, 2.0]),
+                        RTOL, ATOL)
+    # class ids outside [0, classes) are clipped, as MXNet's pick(mode='clip')
+    pred = np.array([[1.0, 2.0, 3.0], [0.5, 0.0, -1.0]])
+    assert_almost_equal(run(gloss.SoftmaxCELoss(), pred, [7, -2]),
+                        -log_softmax(pred, 1)[[0, 1], [2, 0]], RTOL, ATOL)
+
+
 def test_bad_arguments():
     with pytest.raises(ValueError, match="label_format"):
         gloss.LogisticLoss(label_format="ternary")

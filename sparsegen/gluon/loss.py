@@ -207,31 +207,33 @@ class HuberLoss(Loss):
         return self._per_sample(F, loss, sample_weight, self._weight)
 
 
-class HingeLoss(Loss):
-    """``max(0, margin - pred * label)`` for labels -1 / 1, averaged per sample."""
+class _MarginLoss(Loss):
+    """A loss of ``max(0, margin - pred * label)`` for labels -1 / 1."""
 
     def __init__(self, margin: float = 1, weight: float | None = None, batch_axis: int = 0,
                  **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
         self._margin = margin
+
+    def _violation(self, F: Any, pred: Any, label: Any) -> Any:
+        """``max(0, margin - pred * label)``, elementwise."""
+        return F.relu(self._margin - pred * _reshape_like(F, label, pred))
+
+
+class HingeLoss(_MarginLoss):
+    """``max(0, margin - pred * label)`` for labels -1 / 1, averaged per sample."""
 
     def hybrid_forward(self, F: Any, pred: Any, label: Any, sample_weight: Any = None) -> Any:
         """``mean(relu(margin - pred * label))`` over the non-batch axes."""
-        loss = F.relu(self._margin - pred * _reshape_like(F, label, pred))
-        return self._per_sample(F, loss, sample_weight, self._weight)
+        return self._per_sample(F, self._violation(F, pred, label), sample_weight, self._weight)
 
 
-class SquaredHingeLoss(Loss):
+class SquaredHingeLoss(_MarginLoss):
     """``max(0, margin - pred * label)²`` for labels -1 / 1, averaged per sample."""
-
-    def __init__(self, margin: float = 1, weight: float | None = None, batch_axis: int = 0,
-                 **kwargs: Any) -> None:
-        super().__init__(weight, batch_axis, **kwargs)
-        self._margin = margin
 
     def hybrid_forward(self, F: Any, pred: Any, label: Any, sample_weight: Any = None) -> Any:
         """``mean(relu(margin - pred * label)²)`` over the non-batch axes."""
-        loss = F.square(F.relu(self._margin - pred * _reshape_like(F, label, pred)))
+        loss = F.square(self._violation(F, pred, label))
         return self._per_sample(F, loss, sample_weight, self._weight)
 
 
