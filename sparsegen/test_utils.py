@@ -24,6 +24,7 @@ import sparsegen as mx
 from .context import Context, current_context, set_default
 from .ndarray import array
 from .errors import InvalidValue
+from .errors import NotSupported
 
 _FLOATS = {np.dtype(np.float16): (1e-2, 1e-1), np.dtype(np.float32): (1e-4, 1e-3),
            np.dtype(np.float64): (1e-5, 1e-20)}
@@ -469,6 +470,181 @@ def compare_optimizer(opt1: Any, opt2: Any, shape: Any, dtype: Any, w_stype: str
     assert_almost_equal(w1, w2, rtol=rtol, atol=atol)
 
 
+# -- numeric gradients ----------------------------------------------------------------------------
+
+_GRAD_REQS = ("write", "add", "null")
+_NUMERIC_EPS = {np.dtype(np.float16): 2.0 ** -6, np.dtype(np.float32): 2.0 ** -9,
+                np.dtype(np.float64): 2.0 ** -14}
+"""MXNet's default finite-difference step per dtype (``numeric_eps=None``)."""
+
+
+def _host_value(value: Any, name: Any) -> tuple[np.ndarray, str]:
+    """``value`` (numpy, scalar, NDArray of any storage, scipy sparse) as float64 numpy and
+    the storage type it is passed to the function in."""
+    if isinstance(value, mx.nd.NDArray):
+        return value.asnumpy().astype(np.float64), value.stype
+    if hasattr(value, "toarray"):
+        return np.asarray(value.toarray(), np.float64), "csr"
+    try:
+        return np.array(value, np.float64), "default"
+    except (TypeError, ValueError) as error:
+        raise InvalidValue(f"check_numeric_gradient: location[{name!r}] must be an array, "
+                           f"got {type(value).__name__}") from error
+
+
+def _device_value(host: np.ndarray, stype: str, ctx: Context, dtype: Any) -> Any:
+    """The NDArray of ``host`` values in ``dtype`` on ``ctx``, of storage ``stype``."""
+    value = array(host, ctx=ctx, dtype=dtype)
+    return value if stype == "default" else value.tostype(stype)
+
+
+def _grad_reqs(keys: list[Any], grad_nodes: Any) -> dict[Any, str]:
+    """The ``grad_req`` of each checked input: all inputs (``None``), a list of keys, or a
+    dict key -> ``'write'`` / ``'add'`` / ``'null'``."""
+    if grad_nodes is None:
+        reqs = {key: "write" for key in keys}
+    elif isinstance(grad_nodes, dict):
+        reqs = dict(grad_nodes)
+    elif isinstance(grad_nodes, (list, tuple)):
+        reqs = {key: "write" for key in grad_nodes}
+    else:
+        raise InvalidValue("check_numeric_gradient: grad_nodes must be None, a list of input "
+                           f"keys or a dict key -> grad_req, got {type(grad_nodes).__name__}")
+    for key, req in reqs.items():
+        if key not in keys:
+            raise InvalidValue(f"check_numeric_gradient: grad_nodes names {key!r}, not an input "
+                               f"(the inputs are {keys})")
+        if req not in _GRAD_REQS:
+            raise InvalidValue(f"check_numeric_gradient: grad_req of {key!r} must be one of "
+                               f"{_GRAD_REQS}, got {req!r}")
+    return reqs
+
+
+class _Evaluation:
+    """``fn`` at a location: inputs keyed by position (a list) or name (a dict), auxiliary
+    arguments after them, outputs as a list of NDArrays."""
+
+    def __init__(self, fn: Callable[..., Any], by_name: bool, aux: Any) -> None:
+        self.fn, self.by_name = fn, by_name
+        self.aux_args = list(aux) if isinstance(aux, (list, tuple)) else []
+        self.aux_kwargs = dict(aux) if isinstance(aux, dict) else {}
+
+    def outputs(self, inputs: dict[Any, Any]) -> list[Any]:
+        """The outputs of ``fn`` at ``inputs``."""
+        if self.by_name:
+            result = self.fn(*self.aux_args, **inputs, **self.aux_kwargs)
+        else:
+            result = self.fn(*inputs.values(), *self.aux_args, **self.aux_kwargs)
+        listed = list(result) if isinstance(result, (list, tuple)) else [result]
+        for position, out in enumerate(listed):
+            if not isinstance(out, mx.nd.NDArray):
+                raise InvalidValue(f"check_numeric_gradient: output {position} of the function "
+                                   f"is a {type(out).__name__}, not an NDArray")
+        return listed
+
+
+def _projected(outputs: list[Any], projections: list[np.ndarray]) -> float:
+    """``Σ outputs · projections``, in float64 on the host."""
+    return float(sum(np.sum(out.asnumpy().astype(np.float64) * proj)
+                     for out, proj in zip(outputs, projections)))
+
+
+def _numeric(evaluation: _Evaluation, inputs: dict[Any, Any], key: Any, host: np.ndarray,
+             stype: str, projections: list[np.ndarray], eps: float, train: bool) -> np.ndarray:
+    """The central differences of the projected outputs with respect to input ``key``: each
+    element moved by ``±eps/2`` (divided by the step its dtype really took)."""
+    ctx, dtype = inputs[key].context, inputs[key].dtype
+    grad = np.zeros(host.shape, np.float64)
+    moved = dict(inputs)
+    scope = mx.autograd.train_mode if train else mx.autograd.predict_mode
+    with scope():
+        for i in range(host.size):
+            values = []
+            for step in (eps / 2, -eps / 2):
+                point = host.copy()
+                point.ravel()[i] += step
+                moved[key] = _device_value(point, stype, ctx, dtype)
+                values.append((_projected(evaluation.outputs(moved), projections),
+                               float(np.asarray(point.ravel()[i], dtype))))
+            (f_plus, x_plus), (f_minus, x_minus) = values
+            grad.ravel()[i] = (f_plus - f_minus) / (x_plus - x_minus)
+    return grad
+
+
+def _backward(evaluation: _Evaluation, inputs: dict[Any, Any], reqs: dict[Any, str],
+              grad_stype_dict: dict[Any, str], train: bool) -> list[np.ndarray]:
+    """Record ``fn`` at ``inputs`` (the checked ones with ``attach_grad``), run ``backward``
+    with random head gradients (twice for ``grad_req='add'``); the projections used."""
+    for key, req in reqs.items():
+        inputs[key].attach_grad(req, stype=grad_stype_dict.get(key))
+    projections: list[np.ndarray] = []
+    for _ in range(2 if "add" in reqs.values() else 1):
+        with mx.autograd.record(train_mode=train):
+            outputs = evaluation.outputs(inputs)
+        if not projections:
+            projections = [np.random.rand(*out.shape) + 0.1 for out in outputs]
+        mx.autograd.backward(outputs, [array(proj, ctx=out.context, dtype=out.dtype)
+                                       for out, proj in zip(outputs, projections)])
+    return projections
+
+
+def check_numeric_gradient(fn: Callable[..., Any], location: Any, aux_states: Any = None,
+                           numeric_eps: float | None = 1e-3, rtol: float = 1e-2,
+                           atol: float | None = None, grad_nodes: Any = None,
+                           use_forward_train: bool = True, ctx: Context | None = None,
+                           grad_stype_dict: dict[Any, str] | None = None,
+                           dtype: Any = np.float32) -> None:
+    """Check the autograd gradients of ``fn`` (a function of NDArrays) against central finite
+    differences, as MXNet's ``check_numeric_gradient`` checks a Symbol's.
+
+    ``location``: the inputs, a list (passed by position, keyed by position) or a dict (passed
+    by name); numpy, NDArrays of any storage type (kept) or scipy sparse matrices (csr), cast to
+    ``dtype`` on ``ctx``. ``aux_states``: more arguments (a list after the inputs, or a dict by
+    name), never differentiated. ``grad_nodes``: the keys checked (default all) or a dict key ->
+    grad_req (``'add'`` runs backward twice and checks the doubled sum, ``'null'`` that the
+    buffer stays zero); ``grad_stype_dict``: key -> gradient storage type. The gradient of
+    ``Σ fn(...) · P`` (``P`` random, uniform in [0.1, 1.1)) is compared with differences of the
+    same sum, read into float64 on the host; ``atol=None`` is the larger of MXNet's default for
+    ``dtype`` and ``numeric_eps²``. Raises ``AssertionError`` naming the input on a mismatch.
+    """
+    if hasattr(fn, "list_arguments") or not callable(fn):
+        raise NotSupported(
+            "check_numeric_gradient takes a Python function of NDArrays in sparsegen, got "
+            f"{type(fn).__name__}; Symbols (mx.sym) are issue 15")
+    if np.dtype(dtype) not in _FLOATS:
+        raise InvalidValue(f"check_numeric_gradient: dtype must be float16, float32 or float64, "
+                           f"got {np.dtype(dtype)}")
+    eps = float(_NUMERIC_EPS[np.dtype(dtype)] if numeric_eps is None else numeric_eps)
+    if eps <= 0 or (eps < 1e-5 and np.dtype(dtype) != np.float64):
+        raise InvalidValue(f"check_numeric_gradient: numeric_eps={eps} is too small for {dtype} "
+                           "finite differences")
+    atol = max(get_atol(None, dtype), eps * eps) if atol is None else atol
+    ctx = current_context() if ctx is None else ctx
+    by_name = isinstance(location, dict)
+    given = location if by_name else dict(enumerate(location))
+    hosts = {key: _host_value(value, key) for key, value in given.items()}
+    inputs = {key: _device_value(host, stype, ctx, dtype) for key, (host, stype) in hosts.items()}
+    reqs = _grad_reqs(list(inputs), grad_nodes)
+    evaluation = _Evaluation(fn, by_name, aux_states)
+    projections = _backward(evaluation, dict(inputs), reqs, grad_stype_dict or {},
+                            use_forward_train)
+    for key, req in reqs.items():
+        host, stype = hosts[key]
+        backward = inputs[key].grad.asnumpy().astype(np.float64)
+        if req == "null":
+            expected = np.zeros(host.shape)
+        else:
+            expected = _numeric(evaluation, inputs, key, host, stype, projections, eps,
+                                use_forward_train) * (2 if req == "add" else 1)
+        try:
+            assert_almost_equal(expected, backward, rtol, atol,
+                                names=(f"NUMERICAL_{key}", f"BACKWARD_{key}"))
+        except AssertionError as error:
+            raise AssertionError(f"check_numeric_gradient: the gradient of input {key!r} "
+                                 f"(grad_req={req!r}) differs from its finite differences: "
+                                 f"{error}") from None
+
+
 __all__ = [
     "Context", "almost_equal", "array", "os", "assert_allclose", "assert_almost_equal",
     "assert_almost_equal_ignore_nan", "assert_exception", "assign_each", "assign_each2",
@@ -478,3 +654,4 @@ __all__ = [
     "rand_shape_3d", "rand_shape_nd", "rand_sparse_ndarray", "random_arrays", "random_sample",
     "same", "set_default_context",
 ]
+__all__ += ["check_numeric_gradient"]
