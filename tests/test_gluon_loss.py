@@ -53,11 +53,9 @@ def f32(a) -> np.ndarray:
     return np.asarray(a, np.float32)
 
 
-def run(loss, *arrays, **kwargs) -> np.ndarray:
-    """The loss of numpy ``arrays`` (as float32 NDArrays)."""
-    out = loss(*(nd.array(f32(a)) for a in arrays),
-               **{k: nd.array(f32(v)) for k, v in kwargs.items()})
-    return out.asnumpy()
+def run(loss, *arrays) -> np.ndarray:
+    """The loss of numpy ``arrays`` (as float32 NDArrays; positional, as Gluon blocks take)."""
+    return loss(*(None if a is None else nd.array(f32(a)) for a in arrays)).asnumpy()
 
 
 def away_from(values: np.ndarray, rng, gap: float = 0.1) -> np.ndarray:
@@ -72,10 +70,10 @@ def test_l1_l2_with_weight_and_sample_weight():
     sw = rng.uniform(size=(4, 1, 1))
     diff = label.reshape(pred.shape) - pred
     assert_almost_equal(run(gloss.L1Loss(), pred, label), per_sample(np.abs(diff)), RTOL, ATOL)
-    assert_almost_equal(run(gloss.L1Loss(weight=3.0), pred, label, sample_weight=sw),
+    assert_almost_equal(run(gloss.L1Loss(weight=3.0), pred, label, sw),
                         per_sample(np.abs(diff) * sw * 3), RTOL, ATOL)
     assert_almost_equal(run(gloss.L2Loss(), pred, label), per_sample(diff ** 2 / 2), RTOL, ATOL)
-    assert_almost_equal(run(gloss.L2Loss(weight=0.5), pred, label, sample_weight=sw),
+    assert_almost_equal(run(gloss.L2Loss(weight=0.5), pred, label, sw),
                         per_sample(diff ** 2 / 4 * sw), RTOL, ATOL)
 
 
@@ -102,7 +100,7 @@ def test_softmax_cross_entropy_sparse_labels(batch, classes, seed):
                         expected, RTOL, ATOL)
     sw = rng.uniform(size=(batch, 1))
     assert_almost_equal(run(gloss.SoftmaxCrossEntropyLoss(weight=2.0), pred, label,
-                            sample_weight=sw), expected * sw[:, 0] * 2, RTOL, ATOL)
+                            sw), expected * sw[:, 0] * 2, RTOL, ATOL)
 
 
 def test_softmax_cross_entropy_dense_labels_and_axis():
@@ -138,11 +136,11 @@ def test_sigmoid_binary_cross_entropy_pos_weight():
     x, z = rng.standard_normal((4, 3)) * 3, rng.uniform(size=(4, 3))
     pw = rng.uniform(0.5, 3, (1, 3))
     expected = -(pw * z * np.log(sigmoid(x)) + (1 - z) * np.log(1 - sigmoid(x)))
-    assert_almost_equal(run(gloss.SigmoidBCELoss(), x, z, pos_weight=pw),
+    assert_almost_equal(run(gloss.SigmoidBCELoss(), x, z, None, pw),
                         per_sample(expected), 1e-3, 1e-4)
     p = sigmoid(x)
     expected = -(pw * z * np.log(p + 1e-12) + (1 - z) * np.log(1 - p + 1e-12))
-    assert_almost_equal(run(gloss.SigmoidBCELoss(from_sigmoid=True), p, z, pos_weight=pw),
+    assert_almost_equal(run(gloss.SigmoidBCELoss(from_sigmoid=True), p, z, None, pw),
                         per_sample(expected), 1e-3, 1e-4)
 
 
@@ -200,13 +198,12 @@ def test_bad_arguments():
 
 
 # -- gradients ------------------------------------------------------------------------------------
-def _recorded(loss, pred: np.ndarray, *rest: np.ndarray, **kwargs) -> tuple[np.ndarray, ...]:
+def _recorded(loss, pred: np.ndarray, *rest: np.ndarray) -> tuple[np.ndarray, ...]:
     """``pred.grad`` after the backward of ``sum(loss(pred, *rest))``."""
     x = nd.array(f32(pred))
     x.attach_grad()
     with autograd.record():
-        out = loss(x, *(nd.array(f32(a)) for a in rest),
-                   **{k: nd.array(f32(v)) for k, v in kwargs.items()})
+        out = loss(x, *(nd.array(f32(a)) for a in rest))
     out.backward()
     return x.grad.asnumpy()
 
@@ -228,7 +225,7 @@ def test_cross_entropy_gradients_against_numpy(batch, classes, seed):
     rng = np.random.default_rng(seed)
     pred, label = rng.standard_normal((batch, classes)), rng.integers(0, classes, batch)
     sw = rng.uniform(size=(batch, 1))
-    grad = _recorded(gloss.SoftmaxCrossEntropyLoss(), pred, label, sample_weight=sw)
+    grad = _recorded(gloss.SoftmaxCrossEntropyLoss(), pred, label, sw)
     softmax = np.exp(log_softmax(pred, 1))
     assert_almost_equal(grad, (softmax - np.eye(classes)[label]) * sw, RTOL, ATOL)
     z = rng.uniform(size=(batch, classes))

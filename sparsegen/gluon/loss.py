@@ -16,25 +16,9 @@ import numpy as np
 
 from .. import ndarray
 from ..errors import InvalidType, InvalidValue
+from .block import HybridBlock
 
 
-class _PlainBlock:
-    """The part of ``gluon.HybridBlock`` a loss uses: ``loss(pred, label, ...)`` runs
-    ``hybrid_forward(mx.nd, pred, label, ...)``."""
-
-    def __init__(self, prefix: str | None = None, params: Any = None) -> None:
-        self._prefix, self._params = prefix, params
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.forward(*args, **kwargs)
-
-    def forward(self, x: Any, *args: Any, **kwargs: Any) -> Any:
-        """The loss of ``x`` (the prediction) and ``args`` (the label, ...), per sample."""
-        return self.hybrid_forward(ndarray, x, *args, **kwargs)
-
-
-_Block = _PlainBlock
-"""The base of ``Loss`` (becomes ``gluon.HybridBlock`` once Gluon's blocks are merged)."""
 
 
 def _apply_weighting(F: Any, loss: Any, weight: float | None = None,
@@ -60,7 +44,7 @@ def _softrelu(F: Any, x: Any) -> Any:
     return F.Activation(x, act_type="softrelu")
 
 
-class Loss(_Block):
+class Loss(HybridBlock):
     """The base of the losses: ``weight`` (a number or None) scales the loss, ``batch_axis``
     is the axis of the samples."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import autograd
+from .. import tape
 from ..errors import InvalidValue
 from ..params import items, real
 from .arith import broadcast_mul
@@ -47,7 +47,7 @@ def Dropout(data: NDArray, p: float = 0.5, mode: str = "training",  # noqa: N802
     if out is not None:
         raise InvalidValue("Dropout: out is not supported; use the returned array")
     shape = _mask_shape(data.shape, axes)
-    if p == 0 or (mode == "training" and not autograd.is_training()):
+    if p == 0 or (mode == "training" and not tape.is_training()):
         return data
     dense = data.tostype("default") if data.stype != "default" else data
     draws = uniform(0, 1, shape=shape, dtype=dense.dtype, ctx=dense.context)
