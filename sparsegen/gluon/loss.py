@@ -14,7 +14,6 @@ from typing import Any
 
 import numpy as np
 
-from .. import ndarray
 from ..errors import InvalidType, InvalidValue
 from .block import HybridBlock
 
