@@ -8,6 +8,7 @@ import re
 import shutil
 import sys
 import textwrap
+from pathlib import Path
 from collections.abc import Sequence
 
 from . import __version__
@@ -31,7 +32,8 @@ def _demo(args: argparse.Namespace) -> int:
         return 0
     from .demo import DemoConfig, run
 
-    run(DemoConfig(train_rows=20_000, test_rows=2_000, epochs=2) if args.quick else DemoConfig())
+    run(DemoConfig(train_rows=20_000, test_rows=2_000, epochs=2) if args.quick else DemoConfig(),
+        plot_path=Path(args.plot))
     return 0
 
 
@@ -229,6 +231,8 @@ def parser() -> argparse.ArgumentParser:
     demo.add_argument("--tutorial", action="store_true",
                       help="walk through MXNet's row_sparse tutorial instead")
     demo.add_argument("--quick", action="store_true", help="a smaller data set")
+    demo.add_argument("--plot", default="sparsegen-demo-loss.png",
+                      help="where the PNG of the loss curves goes (default: %(default)s)")
     demo.set_defaults(run=_demo)
     info = sub.add_parser("info", help="versions, host target, GPU and nvcc presence, cache directory")
     info.add_argument("--json", action="store_true", help="print JSON")

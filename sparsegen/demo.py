@@ -1,20 +1,25 @@
-"""``sparsegen demo``: sparse logistic regression trained end to end on generated kernels.
+"""``sparsegen demo``: a sparse model trained in Gluon end to end on generated kernels.
 
 A click-through-style data set (about a million hashed features with power-law frequencies,
-about 100 non-zeros per row) is trained with the forward pass ``dot(csr, w)``, the gradient
-``dot(csrᵀ, g)`` as row_sparse, and lazy Adam; then the same model with dense gradients and
-standard Adam, for comparison.
+about 100 non-zeros per row) trains logistic regression written as MXNet users write it: a
+``gluon.HybridBlock`` computing ``dot(csr, w)``, ``gluon.loss.SigmoidBinaryCrossEntropyLoss``,
+``mx.autograd`` and ``gluon.Trainer``. ``w``'s gradient is row_sparse (``dot(csrᵀ, g)``: only
+the features of the batch) and Adam updates it lazily; then the same model trains with dense
+gradients and standard Adam, for comparison. The loss curves of both go to a PNG.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 from tqdm import tqdm
 
 import sparsegen as mx
+
+gluon, autograd = mx.gluon, mx.autograd
 
 
 @dataclass(frozen=True)
@@ -33,9 +38,11 @@ class DemoConfig:
 
 @dataclass
 class History:
-    """Per-epoch training loss, held-out accuracy and throughput of one training run."""
+    """Per-epoch training loss, held-out accuracy and throughput of one training run, and the
+    loss of every batch."""
 
     name: str
+    batch_loss: list[float] = field(default_factory=list)
     loss: list[float] = field(default_factory=list)
     accuracy: list[float] = field(default_factory=list)
     samples_per_s: list[float] = field(default_factory=list)
@@ -63,49 +70,86 @@ def make_data(cfg: DemoConfig) -> tuple[mx.nd.CSRNDArray, np.ndarray, mx.nd.CSRN
     return x[: cfg.train_rows], labels[: cfg.train_rows], x[cfg.train_rows :], labels[cfg.train_rows :]
 
 
-def _sigmoid(z: np.ndarray) -> np.ndarray:
-    return 1 / (1 + np.exp(-z))
+class LogisticRegression(gluon.HybridBlock):
+    """``sigmoid⁻¹(p) = x · w`` for csr rows ``x``; ``w``'s gradient in storage ``grad_stype``."""
+
+    def __init__(self, features: int, grad_stype: str, **kwargs) -> None:
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.weight = self.params.get("weight", shape=(features, 1), init=mx.init.Zero(),
+                                          grad_stype=grad_stype)
+
+    def hybrid_forward(self, F, x, weight):  # noqa: N803 - Gluon's signature
+        """The logits of the rows of ``x``."""
+        return F.sparse.dot(x, weight)
 
 
 def train(cfg: DemoConfig, data: tuple, sparse_gradients: bool, progress: bool | None = None) -> History:
-    """Train logistic regression; row_sparse gradients with lazy Adam, or dense and standard."""
+    """Train the model in Gluon; row_sparse gradients with lazy Adam, or dense and standard."""
     x_train, y_train, x_test, y_test = data
     name = "row_sparse grad + lazy Adam" if sparse_gradients else "dense grad + standard Adam"
     history = History(name)
-    weight = mx.nd.zeros((cfg.features, 1))
-    adam = mx.optimizer.Adam(learning_rate=cfg.learning_rate, lazy_update=sparse_gradients)
-    state = adam.create_state(0, weight)
-    batches = [(x_train[lo : lo + cfg.batch], y_train[lo : lo + cfg.batch].reshape(-1, 1))
+    model = LogisticRegression(cfg.features, "row_sparse" if sparse_gradients else "default")
+    model.initialize()
+    trainer = gluon.Trainer(model.collect_params(), "adam",
+                            {"learning_rate": cfg.learning_rate, "lazy_update": sparse_gradients})
+    loss_fn = gluon.loss.SigmoidBinaryCrossEntropyLoss()
+    batches = [(x_train[lo : lo + cfg.batch], mx.nd.array(y_train[lo : lo + cfg.batch]))
                for lo in range(0, cfg.train_rows, cfg.batch)]
-    grad_stype = None if sparse_gradients else "default"
 
-    def step(xb: mx.nd.CSRNDArray, yb: np.ndarray) -> float:
-        p = _sigmoid(mx.nd.dot(xb, weight).asnumpy())
-        g = mx.nd.array((p - yb) / len(yb))
-        grad = mx.nd.dot(xb, g, transpose_a=True, forward_stype=grad_stype)
-        adam.update(0, weight, grad, state)
-        return float(-np.sum(yb * np.log(p + 1e-7) + (1 - yb) * np.log(1 - p + 1e-7)))
+    def step(xb: mx.nd.CSRNDArray, yb: mx.nd.NDArray) -> float:
+        with autograd.record():
+            loss = loss_fn(model(xb), yb)
+        loss.backward()
+        trainer.step(xb.shape[0])
+        return float(loss.sum().asscalar())
 
-    warmup = mx.optimizer.Adam(learning_rate=0.0, lazy_update=sparse_gradients)
-    warmup.update(0, weight, mx.nd.dot(batches[0][0], mx.nd.zeros((len(batches[0][1]), 1)),
-                                       transpose_a=True, forward_stype=grad_stype),
-                  warmup.create_state(0, weight))  # compile (or load) every kernel before timing
+    step(*batches[0])  # compile (or load) every kernel before timing, then start afresh
+    model.weight.set_data(mx.nd.zeros((cfg.features, 1)))
+    trainer = gluon.Trainer(model.collect_params(), "adam",
+                            {"learning_rate": cfg.learning_rate, "lazy_update": sparse_gradients})
     for epoch in range(cfg.epochs):
         total, start = 0.0, time.perf_counter()
         bar = tqdm(batches, desc=f"{name}, epoch {epoch + 1}/{cfg.epochs}", unit="batch",
                    leave=False, disable=None if progress is None else not progress)
         for xb, yb in bar:
-            total += step(xb, yb)
+            loss = step(xb, yb)
+            history.batch_loss.append(loss / xb.shape[0])
+            total += loss
         elapsed = time.perf_counter() - start
-        predicted = _sigmoid(mx.nd.dot(x_test, weight).asnumpy()).ravel() > 0.5
+        predicted = mx.nd.sigmoid(model(x_test)).asnumpy().ravel() > 0.5
         history.loss.append(total / cfg.train_rows)
         history.accuracy.append(float(np.mean(predicted == (y_test > 0.5))))
         history.samples_per_s.append(cfg.train_rows / elapsed)
     return history
 
 
-def run(cfg: DemoConfig = DemoConfig(), progress: bool | None = None, echo=print) -> list[History]:
-    """The whole demo: data, the sparse run, the dense run, a one-line summary."""
+def plot(runs: list[History], path: Path) -> None:
+    """The per-batch training loss of each run (a moving average over 10 batches) as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for history in runs:
+        losses = np.asarray(history.batch_loss)
+        window = min(10, len(losses))
+        smooth = np.convolve(losses, np.ones(window) / window, mode="valid")
+        ax.plot(np.arange(window, len(losses) + 1), smooth, label=history.name)
+    ax.set_xlabel("batch")
+    ax.set_ylabel("training loss (moving average of 10 batches)")
+    ax.set_title("sparsegen demo: logistic regression in Gluon")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def run(cfg: DemoConfig = DemoConfig(), progress: bool | None = None, echo=print,
+        plot_path: Path | None = None) -> list[History]:
+    """The whole demo: data, the sparse run, the dense run, a one-line summary, and the loss
+    curves in ``plot_path`` (a PNG) when given."""
     start = time.perf_counter()
     data = make_data(cfg)
     nnz = data[0].data.shape[0] + data[2].data.shape[0]
@@ -126,4 +170,7 @@ def run(cfg: DemoConfig = DemoConfig(), progress: bool | None = None, echo=print
          f"samples/s, {np.median(sparse.samples_per_s) / np.median(dense.samples_per_s):.1f}x "
          f"the dense-gradient run, to held-out accuracy {sparse.accuracy[-1]:.3f} "
          f"(dense {dense.accuracy[-1]:.3f}) in {time.perf_counter() - start:.0f} s")
+    if plot_path is not None:
+        plot(runs, plot_path)
+        echo(f"loss curves: {plot_path}")
     return runs

@@ -5,18 +5,21 @@ import numpy as np
 from sparsegen import demo
 
 
-def test_reduced_demo_trains():
+def test_reduced_demo_trains(tmp_path):
     cfg = demo.DemoConfig(features=50_000, train_rows=3_000, test_rows=500, nnz_per_row=30,
                           batch=250, epochs=3, learning_rate=0.01)
     lines = []
-    sparse, dense = demo.run(cfg, progress=False, echo=lines.append)
+    plot = tmp_path / "loss.png"
+    sparse, dense = demo.run(cfg, progress=False, echo=lines.append, plot_path=plot)
     for history in (sparse, dense):
         assert len(history.loss) == 3 and all(np.isfinite(history.loss))
         assert history.loss[-1] < history.loss[0] < np.log(2) + 0.01  # starts near chance, falls
         assert history.accuracy[-1] > 0.55  # better than chance on held-out rows
         assert all(rate > 0 for rate in history.samples_per_s)
-    assert lines[-1].strip().startswith("summary: row_sparse gradients trained at")
+    assert lines[-2].strip().startswith("summary: row_sparse gradients trained at")
     assert any("epoch 3: loss" in line for line in lines)
+    assert lines[-1] == f"loss curves: {plot}" and plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(sparse.batch_loss) == len(dense.batch_loss) == 3 * 3_000 // 250
 
 
 def test_data_set_shape():
