@@ -17,7 +17,7 @@ import sys
 import types
 from typing import Any
 
-OUT_OF_SCOPE = ("sym", "symbol", "gluon", "autograd")
+OUT_OF_SCOPE = ("sym", "symbol", "gluon", "autograd")  # placeholders only where sparsegen has none
 """The parts of MXNet that sparsegen leaves to later issues."""
 
 

@@ -30,14 +30,17 @@ DEFAULT_FILES = ("test_sparse_ndarray.py", "test_sparse_operator.py", "test_opti
 COUNTED = ("passed", "failed", "missing", "timeout", "collect_failed", "collect_missing")
 
 
-def run_tests(tests: Path, files: list[str], keyword: str | None, timeout: float) -> list[dict]:
-    """Run ``files`` of ``tests`` under pytest with the harness; the recorded outcomes."""
+def run_tests(tests: Path, files: list[str], keyword: str | None, timeout: float,
+              with_gluon: bool = False) -> list[dict]:
+    """Run ``files`` of ``tests`` under pytest with the harness; the recorded outcomes
+    (``with_gluon``: the tests that use Gluon or autograd count too)."""
     with tempfile.TemporaryDirectory(prefix="mxnet-tests-") as work:
         for name in files:
             shutil.copy(tests / name, Path(work) / name)
         results = Path(work) / "results.jsonl"
         env = dict(os.environ, MXNET_TESTS_RESULTS=str(results),
                    MXNET_TESTS_TIMEOUT=str(timeout),
+                   MXNET_TESTS_WITH_GLUON="1" if with_gluon else "",
                    PYTHONPATH=os.pathsep.join([str(HERE / "shim"), str(HERE),
                                                os.environ.get("PYTHONPATH", "")]))
         command = [sys.executable, "-m", "pytest", "-q", "-p", "plugin", "-p", "no:cacheprovider",
@@ -83,8 +86,10 @@ def main() -> int:
     parser.add_argument("-k", dest="keyword", help="pytest -k expression")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per test")
     parser.add_argument("--status", type=Path, help="also write the summary there (markdown)")
+    parser.add_argument("--with-gluon", action="store_true",
+                        help="count the tests that use Gluon or autograd (issue 14) too")
     args = parser.parse_args()
-    outcomes = run_tests(args.tests, args.files, args.keyword, args.timeout)
+    outcomes = run_tests(args.tests, args.files, args.keyword, args.timeout, args.with_gluon)
     for o in outcomes:
         print(f"{o['outcome']:>15}  {o['test']}  {o.get('detail', '')}")
     text = summary(outcomes)
