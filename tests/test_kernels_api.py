@@ -233,13 +233,15 @@ def _valid_args(kernel_name, function, seed=0):
                     sizes.setdefault(d[4:-1], 3)
     for spec in specs:
         for dim in spec.shape or ():
-            sizes.setdefault(dim.split("+")[0], 4)
+            if not dim.isdigit():  # a literal size (acc[k,8]) is itself
+                sizes.setdefault(dim.split("+")[0], 4)
     values = {}
     for spec in sorted(specs, key=lambda s: not any(d.startswith("ptr(") for d in s.domain)):
         if not spec.is_tensor:
             values[spec.name] = 0.5 if spec.dtype.startswith("float") else 1
             continue
-        shape = tuple(sizes[d.split("+")[0]] + (1 if "+" in d else 0) for d in spec.shape)
+        shape = tuple(int(d) if d.isdigit() else sizes[d.split("+")[0]] + (1 if "+" in d else 0)
+                      for d in spec.shape)
         below = next((sizes[d[1:]] for d in spec.domain if d.startswith("<")), 10)
         if any(d.startswith("ptr(") for d in spec.domain):
             values[spec.name] = np.array([0, 2, 3], np.int64)
