@@ -379,5 +379,10 @@ def test_fully_connected_takes_a_bias_column_as_mxnet():
     got = mx.nd.sparse.FullyConnected(mx.nd.array(d).tostype("csr"), mx.nd.array(w),
                                       num_hidden=8, bias=mx.nd.array(b))
     np.testing.assert_allclose(got.asnumpy(), d @ w.T + b[:, 0], rtol=1e-5)
+    with warnings.catch_warnings():  # a row_sparse weight falls back to dense (as MXNet)
+        warnings.simplefilter("ignore", StorageFallbackWarning)
+        got = mx.nd.sparse.FullyConnected(mx.nd.array(d), mx.nd.array(w).tostype("row_sparse"),
+                                          num_hidden=8, bias=mx.nd.array(b).tostype("row_sparse"))
+    np.testing.assert_allclose(got.asnumpy(), d @ w.T + b[:, 0], rtol=1e-5)  # MXNet's test_sparse_fc
     with pytest.raises(mx.MXNetError):
         mx.nd.FullyConnected(mx.nd.array(d), mx.nd.array(w), mx.nd.ones((1, 8)), num_hidden=8)

@@ -73,8 +73,9 @@ def FullyConnected(data: NDArray, weight: NDArray, bias: NDArray | None = None, 
     _check_no_bias("FullyConnected", no_bias, bias)
     if bias is not None:
         bias = array_arg(bias, "bias", "FullyConnected")
-        if bias.shape == (num_hidden, 1):  # MXNet takes a column too
-            bias = bias.reshape((num_hidden,))
+        if bias.shape == (num_hidden, 1):  # MXNet takes a column too (of any storage)
+            bias = (bias if bias.stype == "default" else bias.tostype("default")).reshape(
+                (num_hidden,))
     inputs = (data, weight) if bias is None else (data, weight, bias)
     _float_data(data, "FullyConnected")
     for array in inputs[1:]:
