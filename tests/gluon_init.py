@@ -1,32 +1,21 @@
-"""Parameter values for the gluon tests, set through ``Parameter.initialize`` where mx.init
-exists (it comes from another branch of issue 14), else by placing the data directly."""
+"""Parameter values for the gluon tests, set through ``Parameter.initialize`` and ``set_data``."""
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any
 
 import numpy as np
 
 import sparsegen as mx
 
-HAVE_INIT = importlib.util.find_spec("sparsegen.initializer") is not None
-"""mx.init comes from another branch of issue 14; the real-initializer tests run once it is
-merged."""
-
 
 def initialize(params: Any, values: dict[str, np.ndarray]) -> None:
-    """Give each parameter its value from ``values`` (by full name): through
-    ``Parameter.initialize`` and ``set_data`` where mx.init exists, else by placing the data."""
+    """Give each parameter its value from ``values`` (by full name)."""
     for name, param in params.items():
         value = mx.nd.array(values[name], dtype=param.dtype)
-        if HAVE_INIT:
-            param.shape = value.shape
-            param.initialize(init="zeros", force_reinit=True)
-            param.set_data(value)
-        else:
-            param.shape = value.shape
-            param._init_impl(value.tostype(param.stype), [mx.cpu()])
+        param.shape = value.shape
+        param.initialize(init="zeros", force_reinit=True)
+        param.set_data(value)
 
 
 def seeded(params: Any, seed: int = 0) -> dict[str, np.ndarray]:

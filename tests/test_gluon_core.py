@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import sparsegen as mx
 from sparsegen import autograd, gluon
 from sparsegen.errors import SparsegenError
-from gluon_init import HAVE_INIT, seeded
+from gluon_init import seeded
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 
@@ -130,9 +130,8 @@ def test_dropout_training_and_identity():
 
 def test_dense_deferred_shape_and_errors():
     layer = gluon.nn.Dense(2)
-    with pytest.raises(gluon.DeferredInitializationError if HAVE_INIT else SparsegenError):
-        if HAVE_INIT:
-            layer.initialize()
+    with pytest.raises(gluon.DeferredInitializationError):
+        layer.initialize()
         layer.weight.data()
     with pytest.raises(SparsegenError, match="incompatible"):
         layer.weight.shape = (3, 4)
@@ -148,10 +147,8 @@ def test_dense_deferred_shape_and_errors():
         rsp.var()
 
 
-@pytest.mark.skipif(not HAVE_INIT, reason="needs mx.init (branch i14-initmetric); the lead "
-                                          "runs it after merging")
 def test_real_initializers():
-    from sparsegen import initializer as init  # mx.init once merged
+    init = mx.init
 
     layer = gluon.nn.Dense(3, weight_initializer=init.Constant(2.0), bias_initializer="ones")
     layer.initialize()

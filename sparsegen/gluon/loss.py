@@ -62,10 +62,6 @@ class Loss(HybridBlock):
     def __repr__(self) -> str:
         return f"{type(self).__name__}(batch_axis={self._batch_axis}, w={self._weight})"
 
-    def hybrid_forward(self, F: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-        """The loss of the prediction ``x`` and ``args`` with the ops of ``F`` (``mx.nd``)."""
-        raise NotImplementedError(f"{type(self).__name__} must define hybrid_forward")
-
     def _per_sample(self, F: Any, loss: Any, sample_weight: Any, weight: float | None) -> Any:
         """``loss`` weighted, then averaged over every axis but the batch axis."""
         loss = _apply_weighting(F, loss, weight, sample_weight)
