@@ -17,6 +17,7 @@ from .arith import broadcast_mul
 from .compare import greater_equal
 from .indexing import array_arg
 from .ndarray import NDArray
+from .storage import densified
 from .random import uniform
 
 MODES = ("training", "always")
@@ -49,7 +50,7 @@ def Dropout(data: NDArray, p: float = 0.5, mode: str = "training",  # noqa: N802
     shape = _mask_shape(data.shape, axes)
     if p == 0 or (mode == "training" and not tape.is_training()):
         return data
-    dense = data.tostype("default") if data.stype != "default" else data
+    dense = densified(data)
     draws = uniform(0, 1, shape=shape, dtype=dense.dtype, ctx=dense.context)
     mask = greater_equal(draws, p) * (1.0 / (1.0 - p)) if p < 1 else draws * 0
     return broadcast_mul(dense, mask)

@@ -26,7 +26,7 @@ from ..rules import op_rule
 from . import broadcast as _broadcast
 from .dispatch import check_out, invoke
 from .ndarray import NDArray
-from .storage import assign
+from .storage import assign, densified
 
 _SCALAR_TYPES = (int, float, np.number, np.bool_)
 _BINARY_OPS = {"add": "elemwise_add", "sub": "elemwise_sub", "mul": "elemwise_mul",
@@ -96,10 +96,6 @@ def _check_int_divisor(op: str, dtype: np.dtype, divisor: NDArray | float | int)
         raise SparsegenError(f"{op}: integer division by zero ({dtype.name} divisor holds 0)")
 
 
-def _densified(x: NDArray) -> NDArray:
-    return x if x.stype == "default" else x.tostype("default")
-
-
 # -- array (op) array ---------------------------------------------------------------------------
 def _binary_arrays(fn: str, lhs: NDArray, rhs: NDArray, out: NDArray | None, broadcast: bool,
                    op: str) -> NDArray:
@@ -131,7 +127,7 @@ def _scalar_op(fn: str, array: NDArray, value: Any, reflected: bool, out: NDArra
     if fn == "div":
         _check_int_divisor(op, dtype, array if reflected else s)
     if _ZERO_IMAGE[function](float(s)) != 0:
-        array = _densified(array)
+        array = densified(array)
     check_out(op, out, array.shape, dtype, array.context)
     return invoke(f"_{function}", (array,), out=out, fn=function, scalar=s)
 
@@ -318,7 +314,7 @@ def clip(data: NDArray, a_min: Any, a_max: Any, out: NDArray | None = None) -> N
     if lo > hi:
         raise SparsegenError(f"clip: a_min ({a_min}) must not exceed a_max ({a_max})")
     if not lo <= 0 <= hi:
-        data = _densified(data)
+        data = densified(data)
     check_out("clip", out, data.shape, dtype, data.context)
     return invoke("clip", (data,), out=out, a_min=lo, a_max=hi)
 

@@ -22,6 +22,7 @@ from ..ops import random as ops
 from ..params import integer, real
 from .dispatch import check_out, deliver, invoke
 from .ndarray import NDArray
+from .storage import densified
 
 FLOAT_DTYPES = ("float16", "float32", "float64")
 """Output dtypes of the continuous samplers and poisson (MXNet's)."""
@@ -251,7 +252,7 @@ def multinomial(data: NDArray, shape: Any = None, get_prob: bool = False,
     check_out("multinomial", outs[0], result_shape, otype, data.context)
     check_out("multinomial", outs[1], result_shape, data.dtype, data.context)
     check_allocation(result_shape, np.dtype(data.dtype))
-    dense = data.tostype("default") if data.stype != "default" else data
+    dense = densified(data)
     samples, logp = ops.multinomial(dense._storage, dims, otype, _stream(data.context))
     picked = deliver("_sample_multinomial", samples, "default", data.context, (), outs[0])
     if not get_prob:

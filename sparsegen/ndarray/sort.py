@@ -16,7 +16,7 @@ from ..params import flag, integer
 from .dispatch import check_out, invoke
 from .indexing import array_arg, axis_arg, choice_arg
 from .ndarray import NDArray
-from .storage import wrap
+from .storage import densified, wrap
 
 _RET_TYPES = ("both", "indices", "mask", "value")
 
@@ -25,7 +25,7 @@ def _line_axis(data: NDArray, axis: Any, op: str) -> tuple[NDArray, int]:
     """``data`` and the axis to sort along (``None``: the flattened array, axis 0)."""
     data = array_arg(data, "data", op)
     if axis is None:
-        return (data if data.stype == "default" else data.tostype("default")).reshape(-1), 0
+        return densified(data).reshape(-1), 0
     return data, axis_arg(axis, data.ndim, op)
 
 
@@ -69,7 +69,7 @@ def topk(data: NDArray, axis: Any = -1, k: int = 1, ret_typ: str = "indices",
     if ret_typ == "both":
         if out is not None:
             raise InvalidValue("topk: out is not supported with ret_typ='both'")
-        dense = data if data.stype == "default" else data.tostype("default")
+        dense = densified(data)
         values, ids = invoke("_topk_both", (dense,), ret_typ="both", **params)
         return [wrap(values, data.context), wrap(ids, data.context)]
     shape = data.shape if ret_typ == "mask" else (*data.shape[:axis], k, *data.shape[axis + 1:])

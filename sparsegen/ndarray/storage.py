@@ -66,6 +66,11 @@ def cast_storage(data: NDArray, stype: str, out: NDArray | None = None) -> NDArr
     return dispatch.invoke(f"cast_storage->{stype}", (data,), out=out)
 
 
+def densified(data: NDArray) -> NDArray:
+    """``data`` in dense storage: itself when it is dense (``tostype`` would copy it)."""
+    return data if data.stype == "default" else cast_storage(data, "default")
+
+
 def with_dtype(data: NDArray, dtype: Any) -> NDArray:
     """A copy of ``data`` with elements cast to ``dtype`` (storage type kept)."""
     target = formats.check_dtype(dtype, "dtype")

@@ -10,7 +10,8 @@ from typing import Any
 from ... import ndarray as nd
 from ...registry import ELEMWISE_UNARY_DENSE, ELEMWISE_UNARY_SPARSE
 from ...tape import Node
-from .registry import dense, gradient
+from ...ndarray.storage import densified
+from .registry import gradient
 
 
 def unbroadcast(grad: Any, shape: tuple[int, ...]) -> Any:
@@ -106,7 +107,7 @@ def _binary(node: Node, out_grads: list[Any]) -> tuple[Any, Any]:
     a, b = node.inputs
     g = out_grads[0]
     if g.stype != "default" and any(x.stype not in ("default", g.stype) for x in (a, b)):
-        g = dense(g)  # products of two different sparse storages have no kernel
+        g = densified(g)  # products of two different sparse storages have no kernel
     grads = _BINARY[node.params["fn"]](a, b, node.output(), g)
     return tuple(unbroadcast(grad, x.shape) for grad, x in zip(grads, node.inputs))
 
@@ -118,8 +119,8 @@ def _add_n(node: Node, out_grads: list[Any]) -> tuple[Any, ...]:
 
 @gradient("where")
 def _where(node: Node, out_grads: list[Any]) -> tuple[Any, Any, Any]:
-    condition = dense(node.inputs[0])
-    g = dense(out_grads[0])
+    condition = densified(node.inputs[0])
+    g = densified(out_grads[0])
     zero = nd.zeros_like(g)
     return None, nd.where(condition, g, zero), nd.where(condition, zero, g)
 

@@ -11,7 +11,8 @@ from typing import Any
 
 from ... import ndarray as nd
 from ...tape import Node
-from .registry import dense, gradient
+from ...ndarray.storage import densified
+from .registry import gradient
 
 
 def wants_row_sparse(array: Any) -> bool:
@@ -24,14 +25,14 @@ def _dot(x: Any, y: Any, transpose_a: bool, transpose_b: bool) -> Any:
     left runs as the transpose of csrᵀ·dense)."""
     if x.stype == "default" and y.stype == "csr" and transpose_a:
         return nd.transpose(nd.dot(y, x, transpose_a=not transpose_b, forward_stype="default"))
-    return dense(nd.dot(x, y, transpose_a=transpose_a, transpose_b=transpose_b))
+    return densified(nd.dot(x, y, transpose_a=transpose_a, transpose_b=transpose_b))
 
 
 @gradient("dot", "dot_transpose_a", "dot_transpose_b", "dot_transpose_a_transpose_b")
 def _dot_gradient(node: Node, out_grads: list[Any]) -> tuple[Any, Any]:
     a, b = node.inputs
     ta, tb = node.params["transpose_a"], node.params["transpose_b"]
-    g = dense(out_grads[0])
+    g = densified(out_grads[0])
     grad_a = grad_b = None
     if node.wanted[0]:
         grad_a = _dot(b, g, tb, True) if ta else _dot(g, b, False, not tb)
@@ -49,7 +50,7 @@ def _fully_connected(node: Node, out_grads: list[Any]) -> tuple[Any, ...]:
     data, weight = node.inputs[:2]
     k = weight.shape[1]
     rows = data.shape[0] if node.params["flatten"] else math.prod(data.shape[:-1])
-    g = dense(out_grads[0]).reshape((rows, weight.shape[0]))
+    g = densified(out_grads[0]).reshape((rows, weight.shape[0]))
     flat = data if data.stype == "csr" else data.reshape((rows, k))
     grad_data = nd.dot(g, weight).reshape(data.shape) if node.wanted[0] else None
     grad_weight = _dot(g, flat, True, False) if node.wanted[1] else None

@@ -8,7 +8,8 @@ from typing import Any
 from ... import ndarray as nd
 from ...errors import SparsegenError
 from ...tape import Node
-from .registry import dense, gradient
+from ...ndarray.storage import densified
+from .registry import gradient
 from .linalg import wants_row_sparse
 
 
@@ -25,7 +26,7 @@ def scatter_rows(ids: Any, g: Any, weight: Any, mode: str, sparse: bool) -> Any:
     as ``onehot(ids)ᵀ · g`` by the csrᵀ·dense kernel (row_sparse when ``sparse``)."""
     rows = weight.shape[0]
     n = ids.size
-    g = dense(g).reshape((n, weight.size // max(rows, 1)))
+    g = densified(g).reshape((n, weight.size // max(rows, 1)))
     onehot = nd.sparse.csr_matrix(
         (nd.ones((n,), ctx=g.context, dtype=g.dtype), _row_ids(ids, rows, mode),
          nd.arange(0, n + 1, ctx=g.context, dtype="int64")), shape=(n, rows))
@@ -63,7 +64,7 @@ def _pick(node: Node, out_grads: list[Any]) -> tuple[Any, None]:
         order = list(range(data.ndim - 1))
         order.insert(axis, data.ndim - 1)
         mask = nd.transpose(mask, axes=order)
-    g = dense(out_grads[0])
+    g = densified(out_grads[0])
     if not node.params["keepdims"]:
         g = nd.expand_dims(g, axis=axis)
     return nd.broadcast_mul(mask, g), None
@@ -86,7 +87,7 @@ def _activation(node: Node, out_grads: list[Any]) -> tuple[Any]:
 
 @gradient("softmax")
 def _softmax(node: Node, out_grads: list[Any]) -> tuple[Any]:
-    y, g = node.output(), dense(out_grads[0])
+    y, g = node.output(), densified(out_grads[0])
     axis, t = node.params["axis"], node.params["temperature"]
     if node.params["log"]:
         grad = g - nd.broadcast_mul(nd.exp(y), nd.sum(g, axis=axis, keepdims=True))

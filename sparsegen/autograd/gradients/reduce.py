@@ -8,7 +8,8 @@ from typing import Any
 
 from ... import ndarray as nd
 from ...tape import Node
-from .registry import dense, gradient
+from ...ndarray.storage import densified
+from .registry import gradient
 
 
 def _axes(node: Node) -> tuple[int, ...]:
@@ -23,7 +24,7 @@ def _spread(value: Any, shape: tuple[int, ...], axes: tuple[int, ...]) -> Any:
     kept = tuple(1 if k in axes else n for k, n in enumerate(shape))
     if 0 in shape:  # broadcast_to reads a 0 as "keep this dimension"
         return nd.zeros(shape, ctx=value.context, dtype=value.dtype)
-    return nd.broadcast_to(dense(value).reshape(kept), shape)
+    return nd.broadcast_to(densified(value).reshape(kept), shape)
 
 
 @gradient("sum", "mean", "nansum", "norm", "max", "min", "prod", "nanprod", "_sparse_reduce")
@@ -37,7 +38,7 @@ def _reduction(node: Node, out_grads: list[Any]) -> tuple[Any]:
     if reduction == "sum":
         return (g,)
     y = _spread(node.output(), x.shape, axes)
-    values = dense(x)
+    values = densified(x)
     local = {
         "nansum": lambda: values == values,  # 1 where x is not NaN
         "norm": lambda: values / y,  # ord 2 (the sparse kernels' norm)

@@ -39,11 +39,6 @@ for _op in ZERO:
     RULES[_op] = _zero
 
 
-def dense(array: Any) -> Any:
-    """``array`` in dense storage (itself when it is dense: ``tostype`` would copy)."""
-    return array if array.stype == "default" else array.tostype("default")
-
-
 def gradient_of(op: str) -> Gradient | None:
     """The gradient rule of ``op`` (``name->stype`` variants share their op's), or None."""
     return RULES.get(op.split("->", 1)[0])

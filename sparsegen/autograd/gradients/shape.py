@@ -13,7 +13,8 @@ from typing import Any
 from ... import ndarray as nd
 from ...ops.strided import contiguous_strides
 from ...tape import Node
-from .registry import dense, gradient
+from ...ndarray.storage import densified
+from .registry import gradient
 
 VIEW_OPS = ("transpose", "swapaxes", "flip", "expand_dims", "squeeze", "flatten", "reshape",
             "tile", "repeat", "broadcast_to", "broadcast_like", "broadcast_axis", "slice",
@@ -35,7 +36,7 @@ def _offsets(dims: list[int], strides: list[int], offset: int, ctx: Any) -> Any:
 def _view(node: Node, out_grads: list[Any]) -> tuple[Any]:
     x = node.inputs[0]
     shape, view = tuple(node.params["shape"]), node.params["view"]
-    g = dense(out_grads[0]).reshape(shape)
+    g = densified(out_grads[0]).reshape(shape)
     spread = tuple(k for k, s in enumerate(view.strides) if s == 0 and shape[k] != 1)
     if spread:
         g = nd.sum(g, axis=spread)
@@ -53,7 +54,7 @@ def _view(node: Node, out_grads: list[Any]) -> tuple[Any]:
 
 @gradient("concat")
 def _concat(node: Node, out_grads: list[Any]) -> tuple[Any, ...]:
-    axis, g = node.params["axis"], dense(out_grads[0])
+    axis, g = node.params["axis"], densified(out_grads[0])
     grads, start = [], 0
     for x in node.inputs:
         grads.append(nd.slice_axis(g, axis=axis, begin=start, end=start + x.shape[axis]))
@@ -63,6 +64,6 @@ def _concat(node: Node, out_grads: list[Any]) -> tuple[Any, ...]:
 
 @gradient("stack")
 def _stack(node: Node, out_grads: list[Any]) -> tuple[Any, ...]:
-    axis, g = node.params["axis"], dense(out_grads[0])
+    axis, g = node.params["axis"], densified(out_grads[0])
     return tuple(nd.slice_axis(g, axis=axis, begin=k, end=k + 1).reshape(x.shape)
                  for k, x in enumerate(node.inputs))
