@@ -183,10 +183,8 @@ _DOT_KERNELS = (
         (
             ("nn", "(lhs[m,k] dtype, rhs[k,n] dtype, out[m,n] dtype WRITTEN)"),
             ("tn", "(lhs[k,m] dtype, rhs[k,n] dtype, out[m,n] dtype WRITTEN)"),
-            ("nt", "(lhs[m,k] dtype, rhs[n,k] dtype, out[m,n] dtype WRITTEN)"),
-            ("tt", "(lhs[k,m] dtype, rhs[n,k] dtype, out[m,n] dtype WRITTEN)"),
         ),
-        "dense · dense -> dense with either operand transposed; output rows in parallel",
+        "dense · dense -> dense with the lhs transposed or not; output rows in parallel",
     ),
 )
 """dot (sparsegen/ops/dot.py runs them)."""

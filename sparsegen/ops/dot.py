@@ -15,12 +15,9 @@ from ..device import contiguous, empty_like, to_host
 from ..errors import SparsegenError
 from ..formats import CSR, INDEX_DTYPE, RowSparse
 from .cast import dense_to_csr, dense_to_row_sparse, row_sparse_to_dense
+from .gather import transpose
 from .index import sort_by_column
 from .layout import as_rows, dtype_name, kernel
-
-_DENSE_FUNCTION = {
-    (False, False): "nn", (True, False): "tn", (False, True): "nt", (True, True): "tt",
-}
 
 
 def output_shape(lhs: tuple[int, ...], rhs: tuple[int, ...], transpose_a: bool,
@@ -56,10 +53,10 @@ def dense_dense(lhs: Any, rhs: Any, transpose_a: bool = False,
     m = math.prod(lhs.shape[1:] if transpose_a else lhs.shape[:-1])
     n = math.prod(rhs.shape[:-1] if transpose_b else rhs.shape[1:])
     a = contiguous(lhs).reshape((k, m) if transpose_a else (m, k))
-    b = contiguous(rhs).reshape((n, k) if transpose_b else (k, n))
+    b = transpose(contiguous(rhs).reshape(n, k)) if transpose_b else contiguous(rhs).reshape(k, n)
     out = empty_like(lhs, (m, n), lhs.dtype)
     product = kernel("dot_dense", (dtype_name(lhs.dtype),), lhs, m * n + k * (m + n))
-    getattr(product, _DENSE_FUNCTION[(transpose_a, transpose_b)])(a, b, out)
+    (product.tn if transpose_a else product.nn)(a, b, out)
     return out.reshape(shape)
 
 

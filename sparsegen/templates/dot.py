@@ -270,11 +270,12 @@ def dense_csr_t(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
 
 
 def dense_dense(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
-    """``nn``, ``tn``, ``nt``, ``tt``: ``out = op(lhs) · op(rhs)`` with ``t`` = transposed
-    operand; output rows in parallel (a plain generated kernel, not a tuned GEMM)."""
+    """``nn``, ``tn``: ``out = op(lhs) · rhs`` with ``t`` = transposed lhs; each output row
+    accumulates rhs rows (vector axpys), rows in parallel (a plain generated kernel, not a tuned
+    GEMM). A transposed rhs is transposed first by the caller: a dot product along rhs rows is a
+    serial reduction that LLVM cannot vectorize without reassociating it."""
     elem = element_bytes(dtype)
     axpy, zero_row = _row_macros(dtype)
-    zero = tvm.tirx.const(0, dtype)
 
     def axpy_form(trans_a: bool):
         @T.prim_func(s_tir=True)
@@ -297,31 +298,4 @@ def dense_dense(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
 
         return kernel
 
-    def dot_form(trans_a: bool):
-
-        @T.macro
-        def dot_at(out, i, lhs, rhs, k, j):
-            out[i, j] = zero
-            for kk in T.serial(k):
-                out[i, j] = out[i, j] + (lhs[kk, i] if trans_a else lhs[i, kk]) * rhs[j, kk]
-
-        @T.prim_func(s_tir=True)
-        def kernel(lhs: T.handle, rhs: T.handle, out: T.handle):
-            T.func_attr({"tirx.noalias": True})
-            m = T.int64()
-            k = T.int64()
-            n = T.int64()
-            A = T.match_buffer(lhs, (k, m) if trans_a else (m, k), dtype, align=elem)
-            B = T.match_buffer(rhs, (n, k), dtype, align=elem)
-            Out = T.match_buffer(out, (m, n), dtype, align=elem)
-            for i in T.serial(m):
-                with T.sblock("rows"):
-                    vi = T.axis.spatial(m, i)
-                    T.reads(A[0:k, vi] if trans_a else A[vi, 0:k], B[0:n, 0:k])
-                    T.writes(Out[vi, 0:n])
-                    cols.each(n, dot_at, Out, vi, A, B, k)
-
-        return kernel
-
-    return {"nn": axpy_form(False), "tn": axpy_form(True), "nt": dot_form(False),
-            "tt": dot_form(True)}
+    return {"nn": axpy_form(False), "tn": axpy_form(True)}
