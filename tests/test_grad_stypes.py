@@ -30,7 +30,7 @@ ERROR_CLASSES = {name for name, value in vars(errors).items()
 COMPUTES = (  # MXNet 1.9.1 raises; sparsegen writes the gradient into the buffer's storage
     r"^Embedding\(sparse_grad=False\) .* \| 1: (csr|row_sparse) \| write$",  # sparse buffer
     r"^Embedding\(sparse_grad=True\) .* \| 1: (None|default|csr) \| write$",  # not row_sparse
-    r"\| add$",  # grad_req='add' of a sparse gradient: "Check failed: temp.IsDefaultData()"
+    r"\| add$",  # grad_req='add' of a sparse gradient: "req == kWriteTo", "temp.IsDefaultData()"
     r"^FullyConnected.* \| (default|csr) default default \| ([01]: (csr|row_sparse)"
     r"|2: row_sparse) \| write$",  # "Operator not implemented: _backward_FullyConnected"
     r"^FullyConnected.* \| csr default default \| 0: (None|csr|row_sparse) \| write$",
