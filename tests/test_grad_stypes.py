@@ -4,10 +4,12 @@ tests/fixtures/grad_stypes_cases.py (ops x input storage types x gradient buffer
 grad_req), which run here on sparsegen.
 
 Where MXNet raises, sparsegen raises one of its error classes, except in the cases of
-``COMPUTES`` (MXNet refuses, sparsegen computes the gradient in the buffer's storage); where MXNet
-gives a wrong gradient (``MXNET_ZEROS``, ``NAN_OF_UNSTORED``) sparsegen gives the right one. The
-oracle of those is the gradient MXNet gives for the same op and variable in the other storage
-types (times two for grad_req='add'). docs/mxnet-differences.md lists each.
+``COMPUTES`` (MXNet refuses, sparsegen computes the gradient in the buffer's storage); where
+MXNet leaves a dense buffer zero (``MXNET_ZEROS``) sparsegen computes it. The oracle of those is
+the gradient MXNet gives for the same op and variable in the other storage types (times two for
+grad_req='add'). ``NAN_OF_UNSTORED``: sparsegen's gradient skips the entries a csr array does not
+store, as its forward pass does (MXNet: nan from 0 / 0). ``LACKS``: gradients sparsegen does not
+have yet, strict expected failures. docs/mxnet-differences.md lists each difference.
 """
 
 import collections
@@ -42,15 +44,15 @@ MXNET_ZEROS = (  # MXNet 1.9.1 leaves a dense buffer zero
     r"^dot\(transpose_a=False, transpose_b=(False|True)\) \| default csr \| 1: default \| write$",
     r"^FullyConnected.* \| default default default \| 2: (None|default) \| write$",  # bias alone
 )
-NAN_OF_UNSTORED = r"^broadcast_div \| csr default \| 1: "  # 0 / 0 of a row the csr lacks
+NAN_OF_UNSTORED = (r"^broadcast_div \| csr default \| 1: ",)  # 0 / 0 of a row the csr lacks
 LACKS = {  # sparsegen has no gradient rule yet (sparsegen/autograd/gradients/): an open gap
     r"^slice\(.*\) \| csr \|": "the gradient of slicing a csr array (_slice_csr)",
     r"^sparse\.retain.* \| 0: (None|row_sparse) \|": "the gradient of sparse.retain",
 }
 
 
-def matches(patterns, key: str) -> bool:
-    return any(re.search(p, key) for p in ((patterns,) if isinstance(patterns, str) else patterns))
+def matches(patterns: tuple[str, ...], key: str) -> bool:
+    return any(re.search(p, key) for p in patterns)
 
 
 def reference(key: str) -> np.ndarray:
