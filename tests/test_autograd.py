@@ -206,7 +206,7 @@ def test_dense_dot_gradients_for_every_transpose(ta, tb):
         lambda v: op_a(a0) @ op_b(v), b0.shape, w), rtol=1e-4, atol=1e-5)
 
 
-@pytest.mark.parametrize("data_stype", ["default", "csr"])
+@pytest.mark.parametrize("data_stype", ["default", "csr", "row_sparse"])
 def test_fully_connected_gradients(data_stype):
     rng = np.random.default_rng(5)
     x0 = np.where(rng.random((4, 6)) < 0.5, rng.normal(size=(4, 6)), 0.0)

@@ -51,7 +51,7 @@ def _fully_connected(node: Node, out_grads: list[Any]) -> tuple[Any, ...]:
     k = weight.shape[1]
     rows = data.shape[0] if node.params["flatten"] else math.prod(data.shape[:-1])
     g = densified(out_grads[0]).reshape((rows, weight.shape[0]))
-    flat = data if data.stype == "csr" else data.reshape((rows, k))
+    flat = data if data.stype != "default" else data.reshape((rows, k))  # sparse data is 2-D
     grad_data = nd.dot(g, weight).reshape(data.shape) if node.wanted[0] else None
     grad_weight = _dot(g, flat, True, False) if node.wanted[1] else None
     if len(node.inputs) == 2:
