@@ -3,6 +3,7 @@ ignored (SoftmaxOutput's ``out_grad`` aside), labels get none, BlockGrad passes 
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ... import ndarray as nd
@@ -27,7 +28,6 @@ def _softmax_output(node: Node, out_grads: list[Any]) -> tuple[Any, None]:
     target = nd.one_hot(label, k, on_value=1.0 - alpha,
                         off_value=alpha / (k - 1) if k > 1 else 0.0, dtype=y.dtype)
     grad = lines - target.reshape(lines.shape)
-    mask = None
     if p["use_ignore"]:
         mask = (label != p["ignore_label"]).astype(y.dtype)
         grad = nd.broadcast_mul(grad, nd.expand_dims(mask.reshape(lines.shape[:-1]), axis=-1))
@@ -36,17 +36,17 @@ def _softmax_output(node: Node, out_grads: list[Any]) -> tuple[Any, None]:
     if p["out_grad"]:
         grad = grad * densified(out_grads[0])
     norm = p["normalization"]
-    if norm == "valid" and mask is not None:
-        return _valid_scale(grad * p["grad_scale"], nd.sum(mask)), None
-    divisor = {"batch": label.size, "valid": label.size}.get(
-        norm, label.size // label.shape[0] if multi else 1)
+    if norm == "valid":  # MXNet counts the labels other than ignore_label, use_ignore or not
+        valid = (label != p["ignore_label"]).astype(y.dtype)
+        return _valid_scale(grad * p["grad_scale"], nd.sum(valid)), None
+    divisor = label.size if norm == "batch" else (math.prod(label.shape[1:]) if multi else 1)
     return grad * (p["grad_scale"] / divisor), None
 
 
 def _regression(node: Node, difference: Any) -> Any:
     """``difference`` (of the output and the label) scaled by grad_scale / num_output."""
     y = node.output()
-    per_sample = y.size // y.shape[0] if y.ndim > 1 else 1
+    per_sample = math.prod(y.shape[1:])
     return difference * (node.params["grad_scale"] / per_sample)
 
 
