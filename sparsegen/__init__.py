@@ -7,7 +7,8 @@ TVM compiler: cached kernels load through the TVM runtime alone.
 import importlib as _importlib
 
 from . import (autograd, base, callback, context, gluon, initializer, interop, io, kernels,
-               kvstore, lr_scheduler, metric, model, name, ndarray, optimizer, random)
+               kvstore, lr_scheduler, metric, model, name, ndarray, operator, optimizer,
+               random)
 from ._version import __version__
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
 from .errors import MXNetError, SparsegenError, StorageFallbackWarning
@@ -22,7 +23,7 @@ __all__ = [
     "Context", "MXNetError", "SparsegenError", "StorageFallbackWarning", "__version__", "autograd",
     "base", "callback", "context", "cpu", "cpu_pinned", "current_context", "gluon", "gpu", "init",
     "initializer", "interop", "io", "kernels", "kv", "kvstore", "lr_scheduler", "metric", "model",
-    "name", "nd", "ndarray", "num_gpus", "optimizer", "random", "test_utils",
+    "name", "nd", "ndarray", "num_gpus", "operator", "optimizer", "random", "test_utils",
 ]
 
 
