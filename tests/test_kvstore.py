@@ -221,3 +221,29 @@ def test_trainer_kvstore_argument_errors():
         gluon.Trainer(layer.collect_params(), "sgd", kvstore="dist_device_sync")
     with pytest.raises(InvalidType, match="kvstore"):
         gluon.Trainer(layer.collect_params(), "sgd", kvstore=3)
+
+
+def test_a_key_listed_twice_sums_both_and_updates_once():
+    kv = mx.kv.create()
+    kv.init(0, mx.nd.zeros((2,)))
+    kv.set_optimizer(mx.optimizer.SGD(learning_rate=1.0, momentum=0.5))
+    kv.push([0, 0], [mx.nd.ones((2,)), [mx.nd.ones((2,)), mx.nd.ones((2,))]])
+    kv.push(0, mx.nd.zeros((2,)))  # momentum of one update: -3, then 0.5 * -3
+    out = mx.nd.zeros((2,))
+    kv.pull(0, out=out)
+    np.testing.assert_allclose(out.asnumpy(), [-4.5, -4.5])
+
+
+def test_pushed_and_pulled_arrays_do_not_share_the_stored_value():
+    kv = mx.kv.create()
+    pushed = _rsp({1: 2.0}, (3, 2))
+    kv.init(0, _rsp({0: 1.0}, (3, 2)))
+    kv.push(0, pushed)
+    pushed.data[:] = 9
+    out = mx.nd.sparse.zeros("row_sparse", (3, 2))
+    kv.row_sparse_pull(0, out=out, row_ids=mx.nd.array([1]))
+    out.data[:] = 7
+    again = mx.nd.sparse.zeros("row_sparse", (3, 2), dtype="float64")
+    kv.row_sparse_pull(0, out=again, row_ids=mx.nd.array([1, 2]))
+    np.testing.assert_array_equal(again.asnumpy(), [[0, 0], [2, 2], [0, 0]])
+    assert again.dtype == np.float64

@@ -113,12 +113,16 @@ class KVStore:
                 raise InvalidValue(f"kvstore.push: key {key!r} holds shape {stored.shape}, got a "
                                    f"value of shape {array.shape}")
         near = [a if a.context == stored.context else a.copyto(stored.context) for a in arrays]
-        return add_n(*near) if len(near) > 1 else near[0].copy()
+        return add_n(*near) if len(near) > 1 else near[0]  # the updater and _set only read it
 
     def push(self, key: Any, value: Any, priority: int = 0) -> None:
-        """Sum the arrays pushed to each key; update the stored value with the updater (the
-        optimizer's, from ``set_optimizer``) or, without one, replace it by the sum."""
-        merged = [(k, self._merged(k, arrays)) for k, arrays in _pairs(key, value, "push")]
+        """Sum the arrays pushed to each key (a key listed twice sums both lists); update the
+        stored value with the updater (the optimizer's, from ``set_optimizer``) or, without one,
+        replace it by the sum. ``priority`` is accepted and ignored (one stream of work)."""
+        grouped: dict[Key, list[NDArray]] = {}
+        for k, arrays in _pairs(key, value, "push"):
+            grouped.setdefault(k, []).extend(arrays)
+        merged = [(k, self._merged(k, arrays)) for k, arrays in grouped.items()]
         for k, total in merged:
             stored = self._store[k]
             if self._updater is not None:
@@ -143,7 +147,8 @@ class KVStore:
             for array in arrays:
                 if ignore_sparse and array.stype == "row_sparse":
                     continue
-                assign(array, stored.copyto(array.context))
+                assign(array, stored if array.context == stored.context
+                       else stored.copyto(array.context))
 
     def pushpull(self, key: Any, value: Any, out: Any = None, priority: int = 0) -> None:
         """``push(key, value)`` then ``pull(key, out)``; without ``out``, into ``value``."""
@@ -173,9 +178,11 @@ class KVStore:
                     raise InvalidValue(f"kvstore.row_sparse_pull: out of key {k!r} must be "
                                        f"row_sparse, got {array.stype}")
                 rows = wanted[position if len(wanted) > 1 else 0]
-                rows = rows.reshape((rows.size,)).astype("int64")
-                assign(array, _sparse.retain(stored, rows.copyto(stored.context))
-                       .copyto(array.context))
+                rows = rows.reshape((rows.size,)).astype("int64").copyto(stored.context)
+                if array.context == stored.context and array.dtype == stored.dtype:
+                    _sparse.retain(stored, rows, out=array)  # the result moves into out
+                else:
+                    assign(array, _sparse.retain(stored, rows).copyto(array.context))
 
     # -- updates -------------------------------------------------------------------------------
     def set_optimizer(self, optimizer: Optimizer) -> None:
