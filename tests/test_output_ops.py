@@ -154,6 +154,10 @@ def test_bad_input(call, match):
         call()
 
 
+def test_names():
+    assert mx.nd.Softmax is mx.nd.SoftmaxOutput and mx.nd.stop_gradient is mx.nd.BlockGrad
+
+
 def test_invalid_value_class():
     with pytest.raises(InvalidValue):
         mx.nd.MakeLoss(mx.nd.ones((2,)), normalization="all")

@@ -169,6 +169,6 @@ __all__ += ["Dropout"]
 # -- output (loss) ops --
 from . import output  # noqa: E402
 from .output import (BlockGrad, LinearRegressionOutput, LogisticRegressionOutput,  # noqa: E402
-                     MAERegressionOutput, MakeLoss, SoftmaxOutput, stop_gradient)
+                     MAERegressionOutput, MakeLoss, Softmax, SoftmaxOutput, stop_gradient)
 
 __all__ += output.__all__

@@ -148,6 +148,7 @@ def BlockGrad(data: NDArray) -> NDArray:  # noqa: N802
 
 
 stop_gradient = BlockGrad
+Softmax = SoftmaxOutput  # MXNet's deprecated name of SoftmaxOutput
 
 __all__ = ["BlockGrad", "LinearRegressionOutput", "LogisticRegressionOutput",
-           "MAERegressionOutput", "MakeLoss", "SoftmaxOutput", "stop_gradient"]
+           "MAERegressionOutput", "MakeLoss", "Softmax", "SoftmaxOutput", "stop_gradient"]
