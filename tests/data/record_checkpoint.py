@@ -5,6 +5,8 @@ tests/data/sparsegen_ckpt-0002.params (written by tests/test_callback.py's
 ``write_sparsegen_checkpoint``) with the values that function puts in it.
 
 Run: /work/mxvenv/bin/python tests/data/record_checkpoint.py
+(sparsegen's file, first: PYTHONPATH=.:tests python -c "from test_callback import
+write_sparsegen_checkpoint as w; w('tests/data/sparsegen_ckpt')")
 """
 
 import os
