@@ -6,8 +6,9 @@ TVM compiler: cached kernels load through the TVM runtime alone.
 
 import importlib as _importlib
 
-from . import (autograd, base, context, gluon, initializer, interop, io, kernels, lr_scheduler,
-               metric, name, ndarray, optimizer, random)
+from . import (autograd, base, callback, context, gluon, initializer, interop, io, kernels,
+               kvstore, lr_scheduler, metric, model, name, ndarray, operator, optimizer,
+               random)
 from ._version import __version__
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
 from .errors import MXNetError, SparsegenError, StorageFallbackWarning
@@ -15,13 +16,14 @@ from .ndarray.keywords import check_keywords as _check_keywords
 
 nd = ndarray
 init = initializer
+kv = kvstore
 _check_keywords(ndarray)  # once every module has added its functions to mx.nd
 
 __all__ = [
     "Context", "MXNetError", "SparsegenError", "StorageFallbackWarning", "__version__", "autograd",
-    "base", "context", "cpu", "cpu_pinned", "current_context", "gluon", "gpu", "init",
-    "initializer", "interop", "io", "kernels", "lr_scheduler", "metric", "name", "nd", "ndarray",
-    "num_gpus", "optimizer", "random", "test_utils",
+    "base", "callback", "context", "cpu", "cpu_pinned", "current_context", "gluon", "gpu", "init",
+    "initializer", "interop", "io", "kernels", "kv", "kvstore", "lr_scheduler", "metric", "model",
+    "name", "nd", "ndarray", "num_gpus", "operator", "optimizer", "random", "test_utils",
 ]
 
 

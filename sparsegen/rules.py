@@ -259,3 +259,11 @@ def op_rule(op: str, stypes: tuple[str, ...]) -> OpRule | None:
     if rule is None and stypes and stypes.count(stypes[0]) == len(stypes):
         rule = OP_RULES.get((op, (stypes[0], VARIADIC)))
     return rule
+
+
+COMPOSED_OPS = (
+    "SoftmaxOutput", "LinearRegressionOutput", "LogisticRegressionOutput",
+    "MAERegressionOutput", "MakeLoss", "BlockGrad",
+)
+"""Ops with no rule of their own: the front end (``ndarray/output.py``) computes them with other
+ops and records each as one node, whose gradient rule is in ``autograd/gradients``."""

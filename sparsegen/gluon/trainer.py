@@ -1,10 +1,11 @@
 """``gluon.Trainer``: applies an optimizer to a set of parameters, as MXNet 1.9.1's.
 
-One machine: ``kvstore`` ``'device'``, ``'local'`` or ``None`` all reduce the gradients of the
-contexts and update locally (a distributed kvstore is a later issue). A row_sparse parameter's
-whole weight lives in the trainer (MXNet's kvstore role): ``row_sparse_data`` pulls rows from
-it and ``step`` updates it from the row_sparse gradient, lazily (only the gradient's rows) where
-the optimizer's ``lazy_update`` says so.
+The reduction over contexts and, with ``update_on_kvstore``, the update run on a KVStore
+(``sparsegen.kvstore``): one given as an object, or created from its type (``'device'``,
+``'local'``) when there are several contexts or a row_sparse weight, as MXNet's. A row_sparse
+parameter's whole weight lives in the kvstore: ``row_sparse_data`` pulls rows from it and
+``step`` pushes the row_sparse gradient, updating it lazily (only the gradient's rows) where
+the optimizer's ``lazy_update`` says so. Without a kvstore each context updates its own copy.
 """
 
 from __future__ import annotations
@@ -13,15 +14,11 @@ import copy
 import pickle
 from typing import Any
 
-from .. import autograd, optimizer as opt
+from .. import autograd, kvstore as kvs, optimizer as opt
 from ..errors import InvalidType, InvalidValue, SparsegenError
-from ..ndarray import NDArray, add_n
+from ..ndarray import NDArray
 from ..ndarray import sparse as _sparse
-from ..ndarray.storage import assign
 from .parameter import Parameter, ParameterDict
-
-KVSTORES = ("device", "local", None)
-"""The kvstore values a one-machine trainer takes (all update locally)."""
 
 
 class StaleGradientError(SparsegenError, UserWarning):
@@ -53,26 +50,29 @@ class Trainer:
     def __init__(self, params: Any, optimizer: Any, optimizer_params: dict | None = None,
                  kvstore: Any = "device", compression_params: dict | None = None,
                  update_on_kvstore: bool | None = None) -> None:
-        if kvstore not in KVSTORES:
-            raise InvalidValue(f"Trainer: kvstore must be one of {KVSTORES} on one machine "
-                               f"(a distributed kvstore is not supported yet), got {kvstore!r}")
+        if kvstore is not None and not isinstance(kvstore, kvs.KVStore):
+            if not isinstance(kvstore, str):
+                raise InvalidType(f"Trainer: kvstore must be a KVStore, a type string or None, "
+                                  f"got {type(kvstore).__name__}")
+            kvs.check_type(kvstore)
         if compression_params is not None:
             raise InvalidValue("Trainer: compression_params (gradient compression) needs a "
                                "distributed kvstore, which sparsegen does not have yet")
         self._params = _parameters(params)
         self._param2idx = {p.name: i for i, p in enumerate(self._params)}
-        sparse = any(p.stype != "default" for p in self._params)
-        if sparse and update_on_kvstore is False:
+        if any(p.stype != "default" for p in self._params) and update_on_kvstore is False:
             raise InvalidValue("Cannot set update_on_kvstore=False when sparse weights are "
                                "present.")
         for param in self._params:
             param._set_trainer(self)
-        self._update_on_kvstore = bool(update_on_kvstore) or sparse
-        self._kvstore = kvstore
+        self._kv_config = (kvstore, update_on_kvstore)
+        self._kvstore: kvs.KVStore | None = None
+        self._kv_keys: set[int] = set()
+        self._kv_ready = False
+        self._update_on_kvstore = False
         optimizer_params = dict(optimizer_params or {})
         self._scale = optimizer_params.get("rescale_grad", 1.0)
         self._init_optimizer(optimizer, optimizer_params)
-        self._store: dict[int, NDArray] = {}
 
     def _init_optimizer(self, optimizer: Any, optimizer_params: dict) -> None:
         param_dict = dict(enumerate(self._params))
@@ -100,28 +100,64 @@ class Trainer:
         """Set the optimizer's learning rate."""
         self._optimizer.set_learning_rate(lr)
 
-    # -- the store of row_sparse weights ----------------------------------------------------
-    def _whole(self, param: Parameter) -> NDArray:
-        """The whole weight of a row_sparse ``param`` (taken from its data on first use)."""
+    # -- the kvstore -----------------------------------------------------------------------
+    def _init_kvstore(self) -> None:
+        """Pick the kvstore and ``update_on_kvstore`` once the contexts are known (MXNet's
+        rules): a row_sparse weight needs one and updates on it; a type string with one
+        context and dense weights needs none; otherwise updates run on it unless
+        ``update_on_kvstore=False`` (or, by default, the gradients are sparse)."""
+        if self._kv_ready:
+            return
+        spec, flag = self._kv_config
+        devices = max(len(p.list_ctx()) for p in self._params) if self._params else 1
+        sparse_weight = any(p.stype != "default" for p in self._params)
+        if isinstance(spec, kvs.KVStore):
+            store = spec
+        elif spec is None:
+            store = kvs.create("local") if sparse_weight else None
+        else:
+            store = kvs.create(spec) if devices > 1 or sparse_weight else None
+        if store is None:
+            update = False
+        elif sparse_weight:
+            update = True
+        elif flag is not None:
+            update = bool(flag)
+        else:
+            update = not any(p.grad_stype != "default" for p in self._params)
+        if store is not None and update:
+            store.set_updater(self._updater)
+        self._kvstore, self._update_on_kvstore, self._kv_ready = store, update, True
+
+    def _key(self, param: Parameter) -> int:
+        """``param``'s key in the kvstore, initialized from its data on first use."""
         index = self._param2idx[param.name]
-        if index not in self._store:
-            self._store[index] = param._check_and_get(param._data, list)[0].copy()
-        return self._store[index]
+        if index not in self._kv_keys:
+            self._kvstore.init(index, param._check_and_get(param._data, list)[0])
+            self._kv_keys.add(index)
+        return index
+
+    def _whole(self, param: Parameter) -> NDArray:
+        """The whole weight of a row_sparse ``param``, as its kvstore holds it."""
+        self._init_kvstore()
+        first = param._check_and_get(param._data, list)[0]
+        whole = _sparse.zeros("row_sparse", first.shape, ctx=first.context, dtype=first.dtype)
+        self._kvstore.pull(self._key(param), out=whole, ignore_sparse=False)
+        return whole
 
     def _row_sparse_pull(self, param: Parameter, out: Any, row_id: NDArray) -> None:
         """Write the rows ``row_id`` of ``param``'s whole weight into ``out`` (an array or a
         list of them)."""
-        whole = self._whole(param)
-        rows = _sparse.retain(whole, row_id.reshape((-1,)).astype("int64"))
+        self._init_kvstore()
         with autograd.pause():
-            for array in out if isinstance(out, list) else [out]:
-                assign(array, rows.copyto(array.context))
+            self._kvstore.row_sparse_pull(self._key(param), out=out, row_ids=row_id)
 
     def _reset_kvstore_value(self, param: Parameter, data: NDArray) -> None:
-        """``set_data`` of a row_sparse parameter sets its whole weight."""
+        """``set_data`` of a parameter sets the value its kvstore holds."""
         index = self._param2idx.get(param.name)
-        if index in self._store:
-            assign(self._store[index], data)
+        if self._kvstore is not None and index in self._kv_keys:
+            with autograd.pause():
+                self._kvstore._set(index, data)
 
     # -- steps ------------------------------------------------------------------------------
     def step(self, batch_size: int, ignore_stale_grad: bool = False) -> None:
@@ -129,12 +165,17 @@ class Trainer:
         contexts, then update every parameter (a stale gradient raises unless
         ``ignore_stale_grad``, which skips that parameter)."""
         self._optimizer.rescale_grad = self._scale / batch_size
-        self._reduce_grads()
-        self._update(ignore_stale_grad)
+        self._init_kvstore()
+        if self._update_on_kvstore:
+            self._push_updates(ignore_stale_grad)
+        else:
+            self._reduce_grads()
+            self._update(ignore_stale_grad)
 
     def allreduce_grads(self) -> None:
         """Sum the gradients over the contexts (for ``update``; not with
         ``update_on_kvstore``)."""
+        self._init_kvstore()
         if self._update_on_kvstore:
             raise InvalidValue("allreduce_grads() when parameters are updated on kvstore is "
                                "not supported. Try setting `update_on_kvstore` to False when "
@@ -143,6 +184,7 @@ class Trainer:
 
     def update(self, batch_size: int, ignore_stale_grad: bool = False) -> None:
         """The update half of ``step`` (after ``allreduce_grads``)."""
+        self._init_kvstore()
         if self._update_on_kvstore:
             raise InvalidValue("update() when parameters are updated on kvstore is not "
                                "supported. Try setting `update_on_kvstore` to False when "
@@ -151,41 +193,62 @@ class Trainer:
         self._update(ignore_stale_grad)
 
     def _reduce_grads(self) -> None:
+        """Sum each gradient over the contexts on the kvstore (push, then pull into every
+        gradient buffer); nothing without a kvstore."""
+        if self._kvstore is None:
+            return
+        with autograd.pause():
+            for param in self._params:
+                if param.grad_req != "null":
+                    key = self._key(param)
+                    self._kvstore.push(key, param.list_grad())
+                    self._kvstore.pull(key, out=param.list_grad(), ignore_sparse=False)
+
+    def _fresh(self, param: Parameter, ignore_stale_grad: bool) -> list[bool]:
+        """Whether each copy of ``param`` has a fresh gradient; a stale one raises unless
+        ``ignore_stale_grad``."""
+        arrays = param._check_and_get(param._data, list)
+        fresh = [getattr(a, "_fresh_grad", False) for a in arrays]
+        if not ignore_stale_grad and not all(fresh):
+            raise StaleGradientError(
+                f"Gradient of Parameter `{param.name}` on context "
+                f"{arrays[fresh.index(False)].context} has not been updated by "
+                "backward since last `step`. This could mean a bug in your model that "
+                "made it only use a subset of the Parameters (Blocks) for this "
+                "iteration. If you are intentionally only using a subset, call step "
+                "with ignore_stale_grad=True to suppress this warning and skip "
+                "updating of Parameters with stale gradient")
+        for array in arrays:
+            array._fresh_grad = False
+        return fresh
+
+    def _push_updates(self, ignore_stale_grad: bool) -> None:
+        """Push the fresh gradients to the kvstore, which updates the weights; pull dense
+        weights back into every copy (row_sparse ones are pulled by ``row_sparse_data``)."""
         with autograd.pause():
             for param in self._params:
                 if param.grad_req == "null":
                     continue
-                grads = param.list_grad()
-                if len(grads) > 1:
-                    total = add_n(*(g.copyto(grads[0].context) for g in grads))
-                    for grad in grads:
-                        assign(grad, total.copyto(grad.context))
+                arrays = param._check_and_get(param._data, list)
+                grads = [a._grad for a, f in zip(arrays, self._fresh(param, ignore_stale_grad))
+                         if f]
+                if not grads:
+                    continue
+                key = self._key(param)
+                self._kvstore.push(key, grads)
+                if param.stype == "default":
+                    self._kvstore.pull(key, out=arrays)
 
     def _update(self, ignore_stale_grad: bool) -> None:
+        """Update each copy of each dense weight from its own (reduced) gradient."""
         with autograd.pause():
             for index, param in enumerate(self._params):
                 if param.grad_req == "null":
                     continue
                 arrays = param._check_and_get(param._data, list)
-                fresh = [getattr(a, "_fresh_grad", False) for a in arrays]
-                if not ignore_stale_grad and not all(fresh):
-                    raise StaleGradientError(
-                        f"Gradient of Parameter `{param.name}` on context "
-                        f"{arrays[fresh.index(False)].context} has not been updated by "
-                        "backward since last `step`. This could mean a bug in your model that "
-                        "made it only use a subset of the Parameters (Blocks) for this "
-                        "iteration. If you are intentionally only using a subset, call step "
-                        "with ignore_stale_grad=True to suppress this warning and skip "
-                        "updating of Parameters with stale gradient")
-                if param.stype != "default":
-                    if fresh[0]:
-                        self._updater(index, arrays[0]._grad, self._whole(param))
-                else:
-                    for array, is_fresh in zip(arrays, fresh):
-                        if is_fresh:
-                            self._updater(index, array._grad, array)
-                for array in arrays:
-                    array._fresh_grad = False
+                for array, is_fresh in zip(arrays, self._fresh(param, ignore_stale_grad)):
+                    if is_fresh:
+                        self._updater(index, array._grad, array)
 
     # -- states -----------------------------------------------------------------------------
     def save_states(self, fname: str) -> None:
@@ -207,3 +270,5 @@ class Trainer:
         self._optimizer = optimizer
         self._updater = opt.get_updater(optimizer)
         self._updater.states = states
+        if self._kvstore is not None and self._update_on_kvstore:
+            self._kvstore.set_updater(self._updater)

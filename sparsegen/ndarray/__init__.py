@@ -165,3 +165,10 @@ sparse.__all__ += [*_ALSO_SPARSE, *optim_ops.SPARSE_NAMES, "current_context"]
 from .dropout import Dropout  # noqa: E402
 
 __all__ += ["Dropout"]
+
+# -- output (loss) ops --
+from . import output  # noqa: E402
+from .output import (BlockGrad, LinearRegressionOutput, LogisticRegressionOutput,  # noqa: E402
+                     MAERegressionOutput, MakeLoss, Softmax, SoftmaxOutput, stop_gradient)
+
+__all__ += output.__all__

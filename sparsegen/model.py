@@ -1,0 +1,88 @@
+"""``mx.model``: ``BatchEndParam`` and checkpoints in MXNet 1.9.1's files:
+``prefix-symbol.json`` (the symbol's own ``save``) and ``prefix-%04d.params`` (arrays named
+``arg:<name>`` / ``aux:<name>`` in MXNet's NDArray format, ``ndarray/persist.py``)."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections import namedtuple
+from typing import Any
+
+from .context import cpu
+from .errors import InvalidType, InvalidValue, NotSupported
+from .ndarray import NDArray
+from .ndarray.persist import load, save
+from .params import integer
+
+BatchEndParam = namedtuple("BatchEndParams", ["epoch", "nbatch", "eval_metric", "locals"])
+"""What a batch-end callback receives: epoch, batch number, the metric and the caller's locals."""
+
+
+def _params_file(prefix: str, epoch: Any) -> str:
+    if not isinstance(prefix, str):
+        raise InvalidType(f"checkpoint: prefix must be a string, got {type(prefix).__name__}")
+    return f"{prefix}-{integer(epoch, 'checkpoint: epoch'):04d}.params"
+
+
+def _named(kind: str, params: Any) -> dict[str, NDArray]:
+    """``params`` (a dict of name -> NDArray, or None) keyed ``kind:name``, on the CPU."""
+    if params is None:
+        return {}
+    if not isinstance(params, dict):
+        raise InvalidType(f"save_checkpoint: {kind}_params must be a dict of name -> NDArray, "
+                          f"got {type(params).__name__}")
+    for name, array in params.items():
+        if not isinstance(array, NDArray):
+            raise InvalidType(f"save_checkpoint: {kind}_params[{name!r}] must be an NDArray, "
+                              f"got {type(array).__name__}")
+    return {f"{kind}:{name}": array.as_in_context(cpu()) for name, array in params.items()}
+
+
+def save_checkpoint(prefix: str, epoch: int, symbol: Any, arg_params: dict[str, NDArray],
+                    aux_params: dict[str, NDArray], remove_amp_cast: bool = True) -> None:
+    """Write ``prefix-symbol.json`` (``symbol.save``, skipped when ``symbol`` is None) and
+    ``prefix-%04d.params`` (``epoch``) with ``arg:`` / ``aux:`` keys, as MXNet's."""
+    param_name = _params_file(prefix, epoch)
+    arrays = {**_named("arg", arg_params), **_named("aux", aux_params)}
+    if symbol is not None:
+        symbol.save(f"{prefix}-symbol.json", remove_amp_cast=remove_amp_cast)
+    save(param_name, arrays)
+    logging.info('Saved checkpoint to "%s"', param_name)
+
+
+def load_params(prefix: str, epoch: int) -> tuple[dict[str, NDArray], dict[str, NDArray]]:
+    """``(arg_params, aux_params)`` from ``prefix-%04d.params``."""
+    param_name = _params_file(prefix, epoch)
+    arrays = load(param_name)
+    if not isinstance(arrays, dict):
+        if arrays:
+            raise InvalidValue(f"load_params: {param_name} holds unnamed arrays, not a "
+                               "checkpoint (arg:/aux: names)")
+        logging.warning("Params file '%s' is empty", param_name)
+        arrays = {}
+    arg_params: dict[str, NDArray] = {}
+    aux_params: dict[str, NDArray] = {}
+    for key, array in arrays.items():
+        kind, _, name = key.partition(":")
+        {"arg": arg_params, "aux": aux_params}.get(kind, {})[name] = array
+    return arg_params, aux_params
+
+
+def load_checkpoint(prefix: str, epoch: int) -> tuple[Any, dict[str, NDArray],
+                                                      dict[str, NDArray]]:
+    """``(symbol, arg_params, aux_params)``: the symbol from ``prefix-symbol.json`` by
+    ``mx.sym.load``, the parameters from ``prefix-%04d.params``."""
+    try:
+        symbol_module = importlib.import_module(f"{__package__}.symbol")
+    except ModuleNotFoundError as error:
+        if error.name != f"{__package__}.symbol":
+            raise
+        raise NotSupported("load_checkpoint: reading prefix-symbol.json needs mx.sym, which this "
+                           "build of sparsegen does not have; load_params(prefix, epoch) reads "
+                           "the parameters") from None
+    symbol = symbol_module.load(f"{prefix}-symbol.json")
+    return (symbol, *load_params(prefix, epoch))
+
+
+__all__ = ["BatchEndParam", "load_checkpoint", "load_params", "save_checkpoint"]
