@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ... import ndarray as nd
 from ...errors import SparsegenError
 from ...tape import Node
@@ -23,15 +25,25 @@ def _row_ids(ids: Any, rows: int, mode: str) -> Any:
 
 def scatter_rows(ids: Any, g: Any, weight: Any, mode: str, sparse: bool) -> Any:
     """The gradient of ``weight[ids]``: each row of ``g`` added into row ``ids[i]``, computed
-    as ``onehot(ids)ᵀ · g`` by the csrᵀ·dense kernel (row_sparse when ``sparse``)."""
+    as ``onehot(ids)ᵀ · g`` by the csrᵀ·dense kernel (row_sparse when ``sparse``; float16 rows
+    are summed in float32)."""
     rows = weight.shape[0]
     n = ids.size
+    if n == 0:  # no rows read (a reshape to (0, d) would read 0 as "keep the axis")
+        return (nd.sparse.zeros("row_sparse", weight.shape, ctx=g.context, dtype=g.dtype)
+                if sparse else nd.zeros(weight.shape, ctx=g.context, dtype=g.dtype))
     g = densified(g).reshape((n, weight.size // max(rows, 1)))
+    half = np.dtype(g.dtype) == np.float16  # dot has no float16 kernel: sum in float32
+    if half:
+        g = g.astype("float32")
     onehot = nd.sparse.csr_matrix(
         (nd.ones((n,), ctx=g.context, dtype=g.dtype), _row_ids(ids, rows, mode),
-         nd.arange(0, n + 1, ctx=g.context, dtype="int64")), shape=(n, rows))
+         nd.arange(0, n + 1, ctx=g.context, dtype="int64")), shape=(n, rows),
+        ctx=g.context)
     grad = nd.dot(onehot, g, transpose_a=True,
                   forward_stype="row_sparse" if sparse else "default")
+    if half:
+        grad = grad.astype("float16")
     return grad.reshape(weight.shape) if grad.stype == "default" else grad
 
 
