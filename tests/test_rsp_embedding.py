@@ -159,6 +159,17 @@ def test_forward_matches_mxnet_fixture():
             nd.Embedding(nd.array(ids), w, fx["rows"], fx["cols"])
 
 
+@pytest.mark.parametrize("stored", [[], [1, 3], [0, 1, 2, 3]])
+def test_take_of_row_sparse_rows_with_trailing_axes(stored):
+    dense = np.zeros((4, 3, 2), np.float64)
+    dense[stored] = np.arange(6.0).reshape(3, 2) - 2.5
+    w = nd.sparse.row_sparse_array((dense[stored], np.array(stored, np.int64)), shape=(4, 3, 2))
+    ids = [[3, 1], [0, 9]]
+    got = nd.take(w, nd.array(ids), mode="wrap")
+    assert got.shape == (2, 2, 3, 2)
+    np.testing.assert_array_equal(got.asnumpy(), np.take(dense, ids, axis=0, mode="wrap"))
+
+
 def test_take_along_another_axis_still_falls_back():
     w = _rsp(np.arange(6, dtype=np.float32).reshape(3, 2), np.array([0, 2]))
     with pytest.warns(StorageFallbackWarning):
@@ -306,5 +317,8 @@ def test_row_sparse_embedding_on_the_gpu(gpu):
     np.testing.assert_array_equal(w.grad.data.asnumpy(), [[1.0] * 3, [1.0] * 3, [2.0] * 3])
     np.testing.assert_array_equal(nd.take(w, nd.array([9, 1], ctx=gpu)).asnumpy(),
                                   dense[[5, 1]])
+    cube = nd.array(np.arange(24.0).reshape(4, 3, 2), ctx=gpu).tostype("row_sparse")
+    np.testing.assert_array_equal(nd.take(cube, nd.array([3, 0], ctx=gpu)).asnumpy(),
+                                  np.arange(24.0).reshape(4, 3, 2)[[3, 0]])
     with pytest.raises(InvalidIndex):
         nd.Embedding(nd.array([6], ctx=gpu), w, 6, 3)

@@ -80,8 +80,8 @@ def _rows_rsp(x: RowSparse, ids: Any, mode: str, what: str) -> Any:
         _first_bad(ids, flat, 0, n, what)
     out = empty_like(x.data, (*ids.shape, *x.shape[1:]), x.dtype)
     if out.size:
-        _gather(x.data, out.size).take_rsp(as_rows(x.data), x.indices, flat, n,
-                                           int(mode == "wrap"), out.reshape(flat.size, -1))
+        _gather(x.data, out.size).take_rsp(as_rows(x.data), x.indices, flat, n, int(mode == "wrap"),
+                                           out.reshape(flat.size, math.prod(x.shape[1:])))
     return out
 
 
