@@ -11,7 +11,7 @@ import pathlib
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import needs_cuda
@@ -183,6 +183,7 @@ def test_take_along_another_axis_still_falls_back():
        st.sampled_from(("Embedding", "take")))
 def test_gradient_is_row_sparse_and_matches_numpy(weight, id_shape, id_dtype, op):
     dense, stored, dtype, rng = weight
+    assume(op == "Embedding" or dtype != np.float16)  # take's gradient has no float16 yet
     dense = np.nan_to_num(dense, posinf=1.0, neginf=-1.0)  # values do not reach the gradient
     rows, cols = dense.shape
     ids = _ids(rng, rows, id_shape, id_dtype)

@@ -25,33 +25,32 @@ def _row_ids(ids: Any, rows: int, mode: str) -> Any:
 
 def scatter_rows(ids: Any, g: Any, weight: Any, mode: str, sparse: bool) -> Any:
     """The gradient of ``weight[ids]``: each row of ``g`` added into row ``ids[i]``, computed
-    as ``onehot(ids)ᵀ · g`` by the csrᵀ·dense kernel (row_sparse when ``sparse``; float16 rows
-    are summed in float32)."""
+    as ``onehot(ids)ᵀ · g`` by the csrᵀ·dense kernel (row_sparse when ``sparse``)."""
     rows = weight.shape[0]
     n = ids.size
-    if n == 0:  # no rows read (a reshape to (0, d) would read 0 as "keep the axis")
-        return (nd.sparse.zeros("row_sparse", weight.shape, ctx=g.context, dtype=g.dtype)
-                if sparse else nd.zeros(weight.shape, ctx=g.context, dtype=g.dtype))
     g = densified(g).reshape((n, weight.size // max(rows, 1)))
-    half = np.dtype(g.dtype) == np.float16  # dot has no float16 kernel: sum in float32
-    if half:
-        g = g.astype("float32")
     onehot = nd.sparse.csr_matrix(
         (nd.ones((n,), ctx=g.context, dtype=g.dtype), _row_ids(ids, rows, mode),
-         nd.arange(0, n + 1, ctx=g.context, dtype="int64")), shape=(n, rows),
-        ctx=g.context)
+         nd.arange(0, n + 1, ctx=g.context, dtype="int64")), shape=(n, rows))
     grad = nd.dot(onehot, g, transpose_a=True,
                   forward_stype="row_sparse" if sparse else "default")
-    if half:
-        grad = grad.astype("float16")
     return grad.reshape(weight.shape) if grad.stype == "default" else grad
 
 
 @gradient("Embedding")
 def _embedding(node: Node, out_grads: list[Any]) -> tuple[None, Any]:
+    """Row_sparse for ``sparse_grad`` or a row_sparse buffer (of a dense or a row_sparse
+    weight); float16 rows are summed in float32 (dot has no float16 kernel)."""
     ids, weight = node.inputs
     sparse = node.params.get("sparse_grad", False) or wants_row_sparse(weight)
-    return None, scatter_rows(ids, out_grads[0], weight, "clip", sparse)
+    g = densified(out_grads[0])
+    if ids.size == 0:
+        return None, (nd.sparse.zeros("row_sparse", weight.shape, ctx=g.context, dtype=g.dtype)
+                      if sparse else nd.zeros(weight.shape, ctx=g.context, dtype=g.dtype))
+    half = np.dtype(g.dtype) == np.float16
+    with g.context:  # the one-hot matrix scatter_rows builds lives beside the gradient
+        grad = scatter_rows(ids, g.astype("float32") if half else g, weight, "clip", sparse)
+    return None, grad.astype("float16") if half else grad
 
 
 @gradient("take")
