@@ -183,7 +183,8 @@ def test_take_along_another_axis_still_falls_back():
        st.sampled_from(("Embedding", "take")))
 def test_gradient_is_row_sparse_and_matches_numpy(weight, id_shape, id_dtype, op):
     dense, stored, dtype, rng = weight
-    assume(op == "Embedding" or dtype != np.float16)  # take's gradient has no float16 yet
+    # take's gradient has no float16 and no empty ids yet (s7-grads brings the latter)
+    assume(op == "Embedding" or (dtype != np.float16 and 0 not in id_shape))
     dense = np.nan_to_num(dense, posinf=1.0, neginf=-1.0)  # values do not reach the gradient
     rows, cols = dense.shape
     ids = _ids(rng, rows, id_shape, id_dtype)

@@ -102,7 +102,9 @@ def _take_rsp(dtype: str) -> tvm.tirx.PrimFunc:
                 T.reads(Data[0:k, 0:d], Idx[0:k], Ids[vr])
                 T.writes(Out[vr, 0:d])
                 at = T.alloc_buffer((3,), "int64", scope="local")
-                find_row(at, Idx, k, fixed(Ids[vr], n, wrap))
+                at[2] = T.int64(0)
+                if n > T.int64(0):  # no row to clip or wrap into (the front end refuses)
+                    find_row(at, Idx, k, fixed(Ids[vr], n, wrap))
                 if at[2] == T.int64(1):
                     cols.each(d, _copy, Out, vr, Data, at[0])
                 else:
