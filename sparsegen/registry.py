@@ -371,6 +371,8 @@ _NN_KERNELS = (
         ("dtype",),
         (
             ("take", f"({_NN_PRE}, ids[m] int64, wrap int64, out[pre,m,post] dtype WRITTEN)"),
+            ("take_rsp", "(data[k,d] dtype, indices[k] int64 sorted, ids[m] int64, n int64, "
+                         "wrap int64, out[m,d] dtype WRITTEN)"),
             ("pick", f"({_NN_PRE}, ids[pre,post] int64, wrap int64, "
                      "out[pre,post] dtype WRITTEN)"),
             ("gather_nd", "(x[r,post] dtype, ids[m,y] int64, dims[m] int64, "
@@ -387,7 +389,8 @@ _NN_KERNELS = (
             ("transpose", "(x[n,d] dtype, out[d,n] dtype WRITTEN)"),
             ("check", "(ids[m] int64, lo int64, hi int64, bad[1] int64 WRITTEN)"),
         ),
-        "gathers by id (take, pick, gather_nd, one_hot, Embedding, csr take: ids clipped or "
+        "gathers by id (take, pick, gather_nd, one_hot, Embedding, csr take, rows of a "
+        "row_sparse array by binary search: ids clipped or "
         "wrapped, out-of-range nd ids skipped and reported in bad), scatter_nd, a 2-D "
         "transpose, and the range check of ids",
     ),

@@ -129,12 +129,14 @@ _NN_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
     ("Cast", _DENSE1): OpRule("default", _NN + "astype:cast"),
     ("take", _DENSE2): OpRule("default", _NN + "gather:take"),
     ("take", ("csr", "default")): OpRule("csr", _NN + "gather:take_csr"),
+    ("take", ("row_sparse", "default")): OpRule("default", _NN + "gather:take_rsp"),
     ("take->default", _DENSE2): OpRule("default", _NN + "gather:take"),
     ("pick", _DENSE2): OpRule("default", _NN + "gather:pick"),
     ("gather_nd", _DENSE2): OpRule("default", _NN + "gather:gather_nd"),
     ("scatter_nd", _DENSE2): OpRule("default", _NN + "gather:scatter_nd"),
     ("one_hot", _DENSE1): OpRule("default", _NN + "gather:one_hot"),
     ("Embedding", _DENSE2): OpRule("default", _NN + "gather:embedding"),
+    ("Embedding", ("default", "row_sparse")): OpRule("default", _NN + "gather:embedding_rsp"),
     **{("FullyConnected", stypes): OpRule("default", _NN + "layers:fully_connected")
        for stypes in (_DENSE2, _DENSE3)},
     **{("FullyConnected", ("csr", *stypes)): OpRule("default", _NN + "layers:fully_connected_csr")
@@ -146,8 +148,10 @@ _NN_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
     ("topk", _DENSE1): OpRule("default", _NN + "sort:topk"),
     ("_topk_both", _DENSE1): OpRule(None, _NN + "sort:topk"),
 }
-"""Indexing, neural-network and sorting rules (MXNet 1.9.1's: only csr take along axis 0 and
-FullyConnected on csr data have sparse kernels; every other sparse input falls back to dense).
+"""Indexing, neural-network and sorting rules (MXNet 1.9.1's: csr take along axis 0, Embedding of a
+row_sparse weight and FullyConnected on csr data have sparse kernels, and so has take of
+row_sparse rows along axis 0, which MXNet runs on a dense copy; every other sparse input falls
+back to dense).
 ``take->default`` is take where the csr kernel does not serve (another axis, mode='raise');
 ``_topk_both`` returns topk's (values, indices) pair of dense buffers, which the front end wraps
 (its input is dense: the front end converts first)."""

@@ -55,7 +55,8 @@ def take(a: NDArray, indices: NDArray, axis: int = 0, mode: str = "clip",
 
     ``mode``: 'clip' (ids into range), 'wrap' (ids modulo the axis), 'raise' (ids outside
     ``[0, n)`` raise ``InvalidIndex``). A csr ``a`` along axis 0 with 'clip' or 'wrap' gives csr
-    (MXNet's csr take); other sparse cases fall back to dense."""
+    (MXNet's csr take); a row_sparse ``a`` along axis 0 gives dense rows from its kernel; other
+    sparse cases fall back to dense."""
     a, indices = array_arg(a, "a", "take"), array_arg(indices, "indices", "take")
     axis = axis_arg(axis, a.ndim, "take")
     mode = choice_arg(mode, "mode", _TAKE_MODES, "take")
@@ -63,7 +64,8 @@ def take(a: NDArray, indices: NDArray, axis: int = 0, mode: str = "clip",
         raise InvalidIndex(f"take: cannot take indices from axis {axis} of size 0")
     shape = (*a.shape[:axis], *indices.shape, *a.shape[axis + 1:])
     check_out("take", out, shape, a.dtype, a.context)
-    sparse_rows = a.stype == "csr" and axis == 0 and mode != "raise" and indices.ndim == 1
+    sparse_rows = axis == 0 and (a.stype == "row_sparse" or (
+        a.stype == "csr" and mode != "raise" and indices.ndim == 1))
     return invoke("take" if sparse_rows else "take->default", (a, indices), out=out, axis=axis,
                   mode=mode)
 

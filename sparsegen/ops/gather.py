@@ -1,5 +1,5 @@
-"""take, pick, gather_nd, scatter_nd, one_hot and Embedding on dense storage, and take of csr
-rows, on the generated ``nn_gather`` kernel.
+"""take, pick, gather_nd, scatter_nd, one_hot and Embedding on dense storage, take of csr rows,
+and take and Embedding of row_sparse rows, on the generated ``nn_gather`` kernel.
 
 Ids of any dtype are cast to int64 on the device first (kernel ``astype``: truncation toward
 zero, as MXNet's cast). Ids are clipped or wrapped in the kernel; where an op refuses bad ids
@@ -17,10 +17,10 @@ import numpy as np
 
 from ..device import colocate, contiguous, empty_like, item
 from ..errors import InvalidIndex
-from ..formats import CSR, INDEX_DTYPE
+from ..formats import CSR, INDEX_DTYPE, RowSparse
 from .astype import as_ids
 from .elemwise import has_nonfinite
-from .layout import dtype_name, kernel
+from .layout import as_rows, dtype_name, kernel
 
 
 def lines(shape: tuple[int, ...], axis: int) -> tuple[int, int, int]:
@@ -70,6 +70,25 @@ def take_csr(x: CSR, ids: Any, axis: int = 0, mode: str = "clip") -> CSR:
     data, indices = empty_like(x.data, (nnz,), x.dtype), empty_like(x.indices, (nnz,), INDEX_DTYPE)
     gather.csr_fill(x.data, x.indices, x.indptr, flat, wrap, indptr, data, indices)
     return CSR(data, indices, indptr, (flat.size, x.shape[1]))
+
+
+def _rows_rsp(x: RowSparse, ids: Any, mode: str, what: str) -> Any:
+    """The rows ``ids`` of ``x`` (clipped, wrapped, or checked for ``what``), dense."""
+    flat = as_ids(ids).reshape(-1)
+    n = x.shape[0]
+    if mode == "raise":
+        _first_bad(ids, flat, 0, n, what)
+    out = empty_like(x.data, (*ids.shape, *x.shape[1:]), x.dtype)
+    if out.size:
+        _gather(x.data, out.size).take_rsp(as_rows(x.data), x.indices, flat, n, int(mode == "wrap"),
+                                           out.reshape(flat.size, math.prod(x.shape[1:])))
+    return out
+
+
+def take_rsp(x: RowSparse, ids: Any, axis: int = 0, mode: str = "clip") -> Any:
+    """The rows ``ids`` of a row_sparse array along axis 0, dense (``take`` of MXNet's result):
+    ids clipped, wrapped, or (``mode='raise'``) checked; rows not stored are zeros."""
+    return _rows_rsp(x, ids, mode, "take")
 
 
 def pick(x: Any, ids: Any, axis: int, mode: str = "clip", keepdims: bool = False) -> Any:
@@ -145,6 +164,12 @@ def embedding(ids: Any, weight: Any) -> Any:
     """The rows of ``weight`` at ``ids`` (clipped into range, as MXNet's Embedding): shape
     ``ids.shape + (output_dim,)``."""
     return take(weight, ids, 0, "clip")
+
+
+def embedding_rsp(ids: Any, weight: RowSparse) -> Any:
+    """The rows of a row_sparse ``weight`` at ``ids``, dense (zeros where a row is not stored):
+    ids past the weight's rows raise ``InvalidIndex``, as MXNet's row_sparse Embedding."""
+    return _rows_rsp(weight, ids, "raise", "Embedding")
 
 
 def transpose(x: Any) -> Any:

@@ -9,6 +9,24 @@ from . import element_bytes
 from .columns import cols
 
 
+@T.macro
+def find_row(at, idx, k, row):
+    """Binary search of id ``row`` in the sorted ``idx[0:k]``: ``at[0]`` its position (the first
+    not below it), ``at[2]`` 1 when ``idx[at[0]] == row`` (the row is stored), else 0 (``at``: a
+    local (3,) int64 buffer; ``at[1]`` is scratch)."""
+    at[0] = T.int64(0)
+    at[1] = k
+    while at[0] < at[1]:
+        if idx[(at[0] + at[1]) // 2] < row:
+            at[0] = (at[0] + at[1]) // 2 + 1
+        else:
+            at[1] = (at[0] + at[1]) // 2
+    at[2] = T.int64(0)
+    if at[0] < k:  # TIR's `and` does not short-circuit: the bound is checked before the load
+        if idx[at[0]] == row:
+            at[2] = T.int64(1)
+
+
 def retain(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """``gather``: ``out[r] = data[s]`` where ``indices[s] == req[r]``, else zeros (binary search).
     ``check``: ``bad[0]`` is -1 when ``req`` is sorted, unique and in ``[0, rows)``, else a
@@ -39,23 +57,10 @@ def retain(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 vr = T.axis.spatial(m, r)
                 T.reads(Data[0:k, 0:d], Idx[0:k], Req[vr])
                 T.writes(Out[vr, 0:d])
-                bounds = T.alloc_buffer((2,), "int64", scope="local")
-                bounds[0] = T.int64(0)
-                bounds[1] = k
-                while bounds[0] < bounds[1]:
-                    if Idx[(bounds[0] + bounds[1]) // 2] < Req[vr]:
-                        bounds[0] = (bounds[0] + bounds[1]) // 2 + 1
-                    else:
-                        bounds[1] = (bounds[0] + bounds[1]) // 2
-                # found[0]: the row is stored (TIR's `and` does not short-circuit, so the bound
-                # is checked before the load)
-                found = T.alloc_buffer((1,), "int32", scope="local")
-                found[0] = 0
-                if bounds[0] < k:
-                    if Idx[bounds[0]] == Req[vr]:
-                        found[0] = 1
-                if found[0] == 1:
-                    cols.each(d, copy, Out, vr, Data, bounds[0])
+                at = T.alloc_buffer((3,), "int64", scope="local")
+                find_row(at, Idx, k, Req[vr])
+                if at[2] == T.int64(1):
+                    cols.each(d, copy, Out, vr, Data, at[0])
                 else:
                     cols.each(d, clear, Out, vr)
 

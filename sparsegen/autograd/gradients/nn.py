@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ... import ndarray as nd
 from ...errors import SparsegenError
 from ...tape import Node
@@ -37,9 +39,18 @@ def scatter_rows(ids: Any, g: Any, weight: Any, mode: str, sparse: bool) -> Any:
 
 @gradient("Embedding")
 def _embedding(node: Node, out_grads: list[Any]) -> tuple[None, Any]:
+    """Row_sparse for ``sparse_grad`` or a row_sparse buffer (of a dense or a row_sparse
+    weight); float16 rows are summed in float32 (dot has no float16 kernel)."""
     ids, weight = node.inputs
     sparse = node.params.get("sparse_grad", False) or wants_row_sparse(weight)
-    return None, scatter_rows(ids, out_grads[0], weight, "clip", sparse)
+    g = densified(out_grads[0])
+    if ids.size == 0:
+        return None, (nd.sparse.zeros("row_sparse", weight.shape, ctx=g.context, dtype=g.dtype)
+                      if sparse else nd.zeros(weight.shape, ctx=g.context, dtype=g.dtype))
+    half = np.dtype(g.dtype) == np.float16
+    with g.context:  # the one-hot matrix scatter_rows builds lives beside the gradient
+        grad = scatter_rows(ids, g.astype("float32") if half else g, weight, "clip", sparse)
+    return None, grad.astype("float16") if half else grad
 
 
 @gradient("take")

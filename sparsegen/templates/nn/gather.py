@@ -1,5 +1,5 @@
-"""Gathers and scatters by id (kernel ``nn_gather``): take, pick, gather_nd, scatter_nd, one_hot,
-csr take, a 2-D transpose, and the range check of ids.
+"""Gathers and scatters by id (kernel ``nn_gather``): take (of dense and row_sparse rows), pick,
+gather_nd, scatter_nd, one_hot, csr take, a 2-D transpose, and the range check of ids.
 
 Ids arrive as int64 (the front end casts them with kernel ``astype``). Every function keeps its
 reads and writes in bounds whatever the ids hold: ``take`` and ``pick`` clip or wrap them (the
@@ -17,6 +17,7 @@ from .. import element_bytes
 from ..cast import _clear, _copy
 from ..columns import cols
 from ..flat import scalar_type
+from ..retain import find_row
 from ..scan import offsets
 
 Expr = tvm.ir.Expr
@@ -76,6 +77,40 @@ def _take(dtype: str) -> tvm.tirx.PrimFunc:
                     cols.each(post, _copy3, Out, vr // m, vr % m, X, fixed(Ids[vr % m], n, wrap))
 
     return take
+
+
+def _take_rsp(dtype: str) -> tvm.tirx.PrimFunc:
+    """``take_rsp``: ``out[i]`` the row ``ids[i]`` (clipped or wrapped into ``[0, n)``) of a
+    row_sparse array of ``n`` rows, found in its sorted ``indices`` (zeros when not stored)."""
+    itemsize = element_bytes(dtype)
+    clear = _clear(tvm.tirx.const(0, dtype))
+
+    @T.prim_func(s_tir=True)
+    def take_rsp(data: T.handle, indices: T.handle, ids: T.handle, n: T.int64, wrap: T.int64,
+                 out: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        k = T.int64()
+        d = T.int64()
+        m = T.int64()
+        Data = T.match_buffer(data, (k, d), dtype, align=itemsize)
+        Idx = T.match_buffer(indices, (k,), "int64", align=8)
+        Ids = T.match_buffer(ids, (m,), "int64", align=8)
+        Out = T.match_buffer(out, (m, d), dtype, align=itemsize)
+        for r in T.serial(m):
+            with T.sblock("rows"):
+                vr = T.axis.spatial(m, r)
+                T.reads(Data[0:k, 0:d], Idx[0:k], Ids[vr])
+                T.writes(Out[vr, 0:d])
+                at = T.alloc_buffer((3,), "int64", scope="local")
+                at[2] = T.int64(0)
+                if n > T.int64(0):  # no row to clip or wrap into (the front end refuses)
+                    find_row(at, Idx, k, fixed(Ids[vr], n, wrap))
+                if at[2] == T.int64(1):
+                    cols.each(d, _copy, Out, vr, Data, at[0])
+                else:
+                    cols.each(d, clear, Out, vr)
+
+    return take_rsp
 
 
 def _pick(dtype: str) -> tvm.tirx.PrimFunc:
@@ -312,6 +347,9 @@ def _check(dtype: str) -> tvm.tirx.PrimFunc:
 
 def gather(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """``take (x[pre,n,post], ids[m], wrap, out[pre,m,post])``: ``out[p,i] = x[p,ids[i]]``;
+    ``take_rsp (data[k,d], indices[k], ids[m], n, wrap, out[m,d])``: ``out[i]`` the row
+    ``ids[i]`` (clipped or wrapped into ``[0, n)``) of a row_sparse array (data, sorted
+    indices) of ``n`` rows, zeros where it is not stored (binary search);
     ``pick (x[pre,n,post], ids[pre,post], wrap, out[pre,post])``: ``out[p,q] = x[p,ids[p,q],q]``;
     ``gather_nd (x[r,post], ids[m,y], dims[m], out[y,post], bad[1])``: ``out[y]`` the row of
     ``x`` (the first ``m`` axes of extents ``dims``, flattened) that column ``y`` of ``ids``
@@ -323,6 +361,7 @@ def gather(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     when every id is in ``[lo, hi)``, else a position of one that is not."""
     return {name: build(dtype) for name, build in (
         ("take", _take),
+        ("take_rsp", _take_rsp),
         ("pick", _pick),
         ("gather_nd", _gather_nd),
         ("scatter_nd", _scatter_nd),
