@@ -343,7 +343,7 @@ class NDArray:
         if not (result.flags.c_contiguous and np.may_share_memory(result, values)):
             result = np.array(result, order="C")
         array = NDArray(result, self._ctx)  # on a GPU, a copy
-        tape.record("_getitem_advanced", (self,), array)  # no gradient rule: backward raises
+        tape.record("_getitem_advanced", (self,), array, {"key": index})
         return array
 
     def reshape(self, *shape: Any, **kwargs: Any) -> "NDArray":
