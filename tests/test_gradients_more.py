@@ -1,0 +1,418 @@
+"""Gradients of the indexing, sorting, padding and remaining elementwise ops (issue 14), against
+hand-derived numpy oracles (``np.add.at`` of the output gradient at the positions read) and
+``mx.test_utils.check_numeric_gradient``; and the list of every op the front end can record,
+each with a gradient rule or named as not differentiable in MXNet 1.9.1.
+
+What MXNet 1.9.1 does, asked of it with ``autograd.record`` + ``backward`` (the values below
+were checked against it on small cases): ties in sort and topk send the gradient to the
+positions the (stable) order picked, e.g. topk(k=2) of [1, 2, 2, 1, 2] gives [0, g0, g1, 0, 0];
+topk's indices and mask, argsort, argmax/argmin, one_hot and the samplers with array
+parameters give zero gradients; ``_shuffle`` registers no gradient (backward raises);
+``x[idx] = v`` on a recorded array raises while recording.
+"""
+
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import sparsegen as mx
+from sparsegen import autograd
+from sparsegen.autograd.gradients import RULES
+from sparsegen.rules import OP_RULES
+from sparsegen.test_utils import check_numeric_gradient
+
+nd = mx.nd
+FLOATS = ("float32", "float64")
+
+NOT_DIFFERENTIABLE = {
+    "_shuffle": "MXNet 1.9.1: 'Operator _shuffle is non-differentiable' (no FGradient)",
+}
+"""Recordable ops MXNet 1.9.1 does not differentiate: backward through them raises."""
+
+MISSING = {
+    "Convolution": "differentiable in MXNet; sparsegen's rule is not written yet (issue 14)",
+}
+"""Recordable ops MXNet differentiates and sparsegen does not yet: backward raises, naming them."""
+
+
+def _backward(f, arrays, head=None, dtype="float32"):
+    """The gradients (numpy) of ``sum(f(*arrays) * head)``, ``head`` default 1, and f's value."""
+    xs = [nd.array(np.asarray(a), dtype=dtype) for a in arrays]
+    for x in xs:
+        x.attach_grad()
+    with autograd.record():
+        y = f(*xs)
+    y = y[0] if isinstance(y, list) else y
+    y.backward(None if head is None else nd.array(head, dtype=y.dtype))
+    return [x.grad.asnumpy() for x in xs], y.asnumpy()
+
+
+def _head(rng, shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+def _values(rng, shape, dtype):
+    return rng.standard_normal(shape).astype(dtype)
+
+
+shapes = st.lists(st.integers(0, 4), min_size=1, max_size=3).map(tuple)
+
+
+# -- take on every axis and mode ---------------------------------------------------------------
+@settings(max_examples=25)
+@given(shape=shapes, data=st.data(), mode=st.sampled_from(("clip", "wrap", "raise")),
+       dtype=st.sampled_from(FLOATS), seed=st.integers(0, 2**31))
+def test_take_gradient_adds_up_every_read_along_any_axis(shape, data, mode, dtype, seed):
+    rng = np.random.default_rng(seed)
+    axis = data.draw(st.integers(-len(shape), len(shape) - 1))
+    n = shape[axis]
+    ids_shape = data.draw(st.lists(st.integers(0, 3), min_size=1, max_size=2).map(tuple))
+    if n == 0:
+        ids_shape = (0,)
+    ids = (rng.integers(0, n, ids_shape) if mode == "raise" or n == 0
+           else rng.integers(-2 * n - 1, 2 * n + 2, ids_shape))
+    x = _values(rng, shape, dtype)
+    k = axis % len(shape)
+    out_shape = shape[:k] + ids_shape + shape[k + 1:]
+    head = _head(rng, out_shape)
+    (grad, _), y = _backward(lambda a, i: nd.take(a, i, axis=axis, mode=mode), [x, ids], head,
+                             dtype)
+    rows = np.mod(ids, n) if mode == "wrap" else np.clip(ids, 0, max(n - 1, 0))
+    want = np.zeros(x.shape, np.float64)
+    moved = np.moveaxis(want, k, 0)  # a view: add.at writes through it
+    g = np.moveaxis(head.reshape(shape[:k] + (ids.size,) + shape[k + 1:]), k, 0)
+    np.add.at(moved, rows.reshape(-1), g.astype(np.float64))
+    np.testing.assert_allclose(grad, want, rtol=1e-5, atol=1e-5)
+    assert grad.dtype == np.dtype(dtype)
+
+
+def test_take_gradient_numeric_on_inner_axes():
+    rng = np.random.default_rng(1)
+    for axis, mode in ((1, "clip"), (2, "wrap"), (-2, "raise")):
+        ids = nd.array([[2, 0], [1, 2]] if mode != "wrap" else [[5, -1], [-4, 2]])
+        check_numeric_gradient(lambda a: nd.take(a, ids, axis=axis, mode=mode),
+                               [rng.standard_normal((2, 3, 3))], dtype=np.float64,
+                               numeric_eps=1e-4, rtol=1e-4)
+
+
+# -- gather_nd, scatter_nd, advanced indexing --------------------------------------------------
+@settings(max_examples=25)
+@given(shape=st.lists(st.integers(0, 4), min_size=1, max_size=3).map(tuple), data=st.data(),
+       seed=st.integers(0, 2**31))
+def test_gather_nd_gradient_adds_repeated_picks(shape, data, seed):
+    rng = np.random.default_rng(seed)
+    m = data.draw(st.integers(1, len(shape)))
+    picks = data.draw(st.integers(0, 6)) if all(shape[:m]) else 0
+    ids = np.stack([rng.integers(-d, d, picks) if d else np.zeros(picks, int)
+                    for d in shape[:m]]) if picks else np.zeros((m, 0))
+    x = _values(rng, shape, np.float32)
+    head = _head(rng, (picks, *shape[m:]))
+    (grad, _), y = _backward(nd.gather_nd, [x, ids], head)
+    want = np.zeros(shape, np.float64)
+    if picks:
+        np.add.at(want, tuple(ids.astype(int)), head.astype(np.float64))
+        np.testing.assert_array_equal(y, x[tuple(ids.astype(int))])
+    np.testing.assert_allclose(grad, want, rtol=1e-5, atol=1e-6)
+
+
+def test_gather_nd_and_scatter_nd_as_mxnet():
+    # MXNet 1.9.1: repeated picks add up (gather_nd); every scattered element gets the gradient
+    # of the position it was written to, even where a later one overwrote it (scatter_nd)
+    head = np.arange(1, 3, dtype=np.float32)
+    (grad, _), _ = _backward(nd.gather_nd, [np.ones((2, 3)), [[1, 1], [2, 2]]], head)
+    np.testing.assert_array_equal(grad, [[0, 0, 0], [0, 0, 3]])
+    head = np.arange(1, 7, dtype=np.float32).reshape(2, 3)
+    (grad, _), _ = _backward(lambda d, i: nd.scatter_nd(d, i, shape=(2, 3)),
+                             [np.ones(2), [[1, 1], [2, 2]]], head)
+    np.testing.assert_array_equal(grad, [6, 6])
+
+
+@settings(max_examples=20)
+@given(rows=st.integers(1, 5), cols=st.integers(1, 4), picks=st.integers(0, 5),
+       seed=st.integers(0, 2**31))
+def test_scatter_nd_gradient_reads_back_the_written_positions(rows, cols, picks, seed):
+    rng = np.random.default_rng(seed)
+    ids = np.stack([rng.integers(-rows, rows, picks), rng.integers(0, cols, picks)]) \
+        if picks else np.zeros((2, 0))
+    head = _head(rng, (rows, cols))
+    (grad, _), _ = _backward(lambda d, i: nd.scatter_nd(d, i, shape=(rows, cols)),
+                             [_values(rng, (picks,), np.float32), ids], head)
+    want = head[tuple(ids.astype(int))] if picks else np.zeros(0)
+    np.testing.assert_array_equal(grad, want)
+
+
+KEYS = {
+    "int list": [1, 0, 1],
+    "int array 2-d": np.array([[2, 0], [2, 2]]),
+    "two arrays": (np.array([1, 0, 1]), np.array([2, 2, 0])),
+    "slice and array": (slice(None), np.array([2, 0, 2])),
+    "array and int": (np.array([0, 2, 0]), 1),
+    "negative ids": np.array([-1, -3, 0]),
+    "empty": np.array([], dtype=np.int64),
+}
+
+
+@pytest.mark.parametrize("name", KEYS)
+def test_advanced_indexing_gradient(name):
+    key = KEYS[name]
+    rng = np.random.default_rng(3)
+    x = _values(rng, (3, 3, 2), np.float32)
+    out_shape = x[key].shape
+    head = _head(rng, out_shape)
+    (grad,), y = _backward(lambda a: a[key], [x], head)
+    np.testing.assert_array_equal(y, x[key])
+    want = np.zeros(x.shape)
+    np.add.at(want, key, head)
+    np.testing.assert_allclose(grad, want, rtol=1e-6, atol=1e-6)
+    if y.size:
+        check_numeric_gradient(lambda a: a[key], [x.astype(np.float64)], dtype=np.float64,
+                               numeric_eps=1e-4, rtol=1e-4)
+
+
+def test_setitem_on_a_recorded_array_raises_as_mxnet():
+    x = nd.ones((2, 3))
+    x.attach_grad()
+    for key in (0, nd.array([0], dtype="int64"), slice(None)):
+        with autograd.record():
+            z = x * 2
+            with pytest.raises(mx.MXNetError, match="in-place"):
+                z[key] = 5
+
+
+# -- sort and topk: ties, axes, direction ------------------------------------------------------
+def _lines(rng, shape, dtype, ties):
+    values = rng.integers(0, 3, shape) if ties else rng.permutation(math.prod(shape))
+    return values.reshape(shape).astype(dtype)
+
+
+def _stable_order(x, axis, ascend):
+    """Positions in the order sparsegen's stable sort takes them (MXNet's on its tests)."""
+    return np.argsort(x if ascend else -x, axis=axis, kind="stable")
+
+
+@settings(max_examples=25)
+@given(shape=st.lists(st.integers(0, 5), min_size=1, max_size=3).map(tuple), data=st.data(),
+       ascend=st.booleans(), ties=st.booleans(), dtype=st.sampled_from(FLOATS),
+       seed=st.integers(0, 2**31))
+def test_sort_gradient_goes_to_the_sorted_positions(shape, data, ascend, ties, dtype, seed):
+    rng = np.random.default_rng(seed)
+    axis = data.draw(st.integers(-len(shape), len(shape) - 1))
+    x = _lines(rng, shape, dtype, ties)
+    head = _head(rng, shape)
+    (grad,), y = _backward(lambda a: nd.sort(a, axis=axis, is_ascend=ascend), [x], head, dtype)
+    order = _stable_order(x, axis, ascend)
+    want = np.zeros(shape)
+    np.put_along_axis(want, order, head, axis=axis)
+    np.testing.assert_array_equal(y, np.take_along_axis(x, order, axis=axis))
+    np.testing.assert_allclose(grad, want, rtol=1e-6)
+
+
+@settings(max_examples=25)
+@given(shape=st.lists(st.integers(1, 5), min_size=1, max_size=3).map(tuple), data=st.data(),
+       ascend=st.booleans(), ties=st.booleans(), ret_typ=st.sampled_from(("value", "both")),
+       seed=st.integers(0, 2**31))
+def test_topk_value_gradient_goes_to_the_k_picked_positions(shape, data, ascend, ties, ret_typ,
+                                                           seed):
+    rng = np.random.default_rng(seed)
+    axis = data.draw(st.integers(-len(shape), len(shape) - 1))
+    k = data.draw(st.integers(1, shape[axis]))
+    x = _lines(rng, shape, np.float32, ties)
+    order = np.take(_stable_order(x, axis, ascend), np.arange(k), axis=axis)
+    head = _head(rng, order.shape)
+    (grad,), y = _backward(lambda a: nd.topk(a, axis=axis, k=k, ret_typ=ret_typ,
+                                               is_ascend=ascend), [x], head)
+    want = np.zeros(shape)
+    np.put_along_axis(want, order, head, axis=axis)
+    np.testing.assert_array_equal(y, np.take_along_axis(x, order, axis=axis))
+    np.testing.assert_allclose(grad, want, rtol=1e-6)
+
+
+def test_ties_as_mxnet_and_zero_gradient_of_indices_and_masks():
+    x = [[1, 2, 2, 1, 2]]
+    (grad,), _ = _backward(lambda a: nd.topk(a, k=2, ret_typ="value"), [x], [[10, 20]])
+    np.testing.assert_array_equal(grad, [[0, 10, 20, 0, 0]])  # MXNet 1.9.1's answer
+    (grad,), _ = _backward(lambda a: nd.sort(a, axis=1), [x], [[1, 2, 3, 4, 5]])
+    np.testing.assert_array_equal(grad, [[1, 3, 4, 2, 5]])  # MXNet 1.9.1's answer
+    zero_gradient = (lambda a: nd.topk(a, k=2), lambda a: nd.topk(a, k=2, ret_typ="mask"),
+                     lambda a: nd.argsort(a), lambda a: nd.argmax(a, axis=1),
+                     lambda a: nd.topk(a, k=2, ret_typ="both")[1])
+    for f in zero_gradient:
+        x_ = nd.array(x)
+        x_.attach_grad()
+        with autograd.record():
+            y = f(x_) * 1 + nd.sum(x_) * 0
+        y.backward()
+        np.testing.assert_array_equal(x_.grad.asnumpy(), np.zeros((1, 5)))
+
+
+def test_sort_and_topk_numeric_gradients_on_flattened_input():
+    rng = np.random.default_rng(5)
+    x = rng.permutation(12).reshape(3, 4).astype(np.float64)
+    for f in (lambda a: nd.sort(a, axis=None, is_ascend=False),
+              lambda a: nd.topk(a, axis=None, k=5, ret_typ="value"),
+              lambda a: nd.topk(a, axis=0, k=2, ret_typ="both")[0]):
+        check_numeric_gradient(f, [x], dtype=np.float64, numeric_eps=1e-4, rtol=1e-4)
+
+
+# -- pad, csr slices and concat, retain ------------------------------------------------------------
+@settings(max_examples=20)
+@given(mode=st.sampled_from(("constant", "edge", "reflect")), ndim=st.sampled_from((4, 5)),
+       data=st.data(), seed=st.integers(0, 2**31))
+def test_pad_gradient_adds_every_padded_copy_back(mode, ndim, data, seed):
+    rng = np.random.default_rng(seed)
+    spatial = data.draw(st.lists(st.integers(1, 4), min_size=ndim - 2, max_size=ndim - 2))
+    widths = [data.draw(st.tuples(st.integers(0, n - 1 if mode == "reflect" else 3),
+                                  st.integers(0, n - 1 if mode == "reflect" else 3)))
+              for n in spatial]
+    shape = (data.draw(st.integers(1, 2)), data.draw(st.integers(1, 2)), *spatial)
+    pad_width = (0, 0, 0, 0, *(w for pair in widths for w in pair))
+    x = _values(rng, shape, np.float32)
+    # the position of x each padded element copies (constant: any, its gradient is checked apart)
+    where = np.pad(np.arange(x.size).reshape(shape), [(0, 0), (0, 0), *widths],
+                   mode="edge" if mode == "constant" else mode)
+    head = _head(rng, where.shape)
+    (grad,), y = _backward(lambda a: nd.pad(a, mode=mode, pad_width=pad_width), [x], head)
+    want = np.zeros(x.size)
+    if mode == "constant":  # only the copy of x itself reads x
+        inner = tuple(slice(b, b + n) for (b, _), n in zip(widths, spatial))
+        want = head[(slice(None), slice(None), *inner)]
+    else:
+        np.add.at(want, where.reshape(-1), head.reshape(-1))
+        np.testing.assert_array_equal(y, x.reshape(-1)[where])
+    np.testing.assert_allclose(grad, want.reshape(shape), rtol=1e-5, atol=1e-5)
+
+
+def test_pad_numeric_gradient():
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((1, 2, 3, 3))
+    for mode in ("constant", "edge", "reflect"):
+        check_numeric_gradient(lambda a: nd.pad(a, mode=mode, pad_width=(0, 0, 0, 0, 1, 2, 2, 1)),
+                               [x], dtype=np.float64, numeric_eps=1e-4, rtol=1e-4)
+
+
+def test_csr_slice_and_concat_gradients_dense_as_mxnet():
+    rng = np.random.default_rng(7)
+    x = np.where(rng.random((4, 5)) < 0.5, rng.standard_normal((4, 5)), 0).astype(np.float32)
+    head = _head(rng, (2, 2))
+    (grad,), _ = _backward(lambda a: nd.slice(a.tostype("csr"), begin=(1, 2), end=(3, 4))
+                           .tostype("default"), [x], head)
+    want = np.zeros((4, 5))
+    want[1:3, 2:4] = head
+    np.testing.assert_array_equal(grad, want)
+    head = _head(rng, (8, 5))
+    (g1, g2), _ = _backward(lambda a, b: nd.concat(a.tostype("csr"), b.tostype("csr"), dim=0)
+                            .tostype("default"), [x, x * 2], head)
+    np.testing.assert_array_equal(g1, head[:4])
+    np.testing.assert_array_equal(g2, head[4:])
+
+
+@settings(max_examples=20)
+@given(rows=st.integers(1, 8), seed=st.integers(0, 2**31))
+def test_retain_gradient_keeps_the_retained_rows_row_sparse(rows, seed):
+    rng = np.random.default_rng(seed)
+    stored = np.flatnonzero(rng.random(rows) < 0.6)
+    keep = np.flatnonzero(rng.random(rows) < 0.5)
+    data = np.zeros((rows, 3), np.float32)
+    data[stored] = rng.standard_normal((stored.size, 3))
+    x = nd.array(data).tostype("row_sparse")
+    x.attach_grad()
+    head = _head(rng, (rows, 3))
+    with autograd.record():
+        y = nd.sparse.retain(x, nd.array(keep, dtype="int64"))
+    y.backward(nd.array(head))
+    assert x.grad.stype == "row_sparse"
+    want = np.zeros((rows, 3), np.float32)
+    want[keep] = head[keep]
+    np.testing.assert_array_equal(x.grad.asnumpy(), want)
+
+
+# -- elementwise leftovers, samplers, Dropout ----------------------------------------------------
+def test_quadratic_rmod_and_broadcast_mod_gradients():
+    rng = np.random.default_rng(8)
+    x = rng.uniform(0.3, 3, (3, 4)).astype(np.float32)
+    b = rng.uniform(0.3, 3, (1, 4)).astype(np.float32)
+    head = _head(rng, (3, 4))
+    (grad,), _ = _backward(lambda a: nd.contrib.quadratic(a, a=2, b=-3, c=1), [x], head)
+    np.testing.assert_allclose(grad, head * (4 * x - 3), rtol=1e-5)
+    (grad,), _ = _backward(lambda a: 5 % a, [x], head)
+    np.testing.assert_allclose(grad, -head * np.floor(5 / x), rtol=1e-6)
+    (ga, gb), _ = _backward(nd.broadcast_mod, [x, b], head)
+    np.testing.assert_allclose(ga, head, rtol=1e-6)
+    np.testing.assert_allclose(gb, np.sum(-head * np.floor(x / b), axis=0, keepdims=True),
+                               rtol=1e-5)
+    check_numeric_gradient(lambda a: nd.contrib.quadratic(a, a=0.5, b=2, c=3), [x],
+                           dtype=np.float64, numeric_eps=1e-4, rtol=1e-4)
+
+
+def test_samplers_with_array_parameters_give_zero_gradients_as_mxnet():
+    for f in (lambda m, s: nd.random.normal(m, s, shape=(2,)),
+              lambda m, s: nd.random.uniform(m, m + s, shape=(2,)),
+              lambda m, s: nd.random.gamma(m, s)):
+        (gm, gs), y = _backward(f, [[1.0, 2.0], [0.5, 1.0]])
+        assert np.all(np.isfinite(y))
+        np.testing.assert_array_equal(gm, 0)
+        np.testing.assert_array_equal(gs, 0)
+
+
+def test_dropout_gradient_is_the_scaled_mask():
+    rng = np.random.default_rng(9)
+    x = rng.uniform(1, 2, (40, 30)).astype(np.float32)
+    head = _head(rng, x.shape)
+    (grad,), y = _backward(lambda a: nd.Dropout(a, p=0.3), [x], head)
+    kept = y != 0
+    assert 0.5 < kept.mean() < 0.9
+    np.testing.assert_allclose(y[kept], x[kept] / 0.7, rtol=1e-6)
+    np.testing.assert_allclose(grad, np.where(kept, head / 0.7, 0), rtol=1e-6)
+    xs = nd.array(x)
+    xs.attach_grad()
+    with autograd.record(train_mode=False):  # predict mode: Dropout is the identity
+        out = nd.Dropout(xs, p=0.3) * 1
+    out.backward(nd.array(head))
+    np.testing.assert_array_equal(xs.grad.asnumpy(), head)
+
+
+# -- the list of recordable ops ----------------------------------------------------------------
+def _recorded_outside_invoke() -> dict[str, bool]:
+    """Op names the front end records itself (``tape.record("name", ...)``), and whether the
+    call passes its own gradient function."""
+    found = {}
+    for path in Path(mx.__file__).parent.rglob("*.py"):
+        for match in re.finditer(r'tape\.record\("(\w+)"([^\n]*)', path.read_text()):
+            found[match.group(1)] = "gradient=" in match.group(2)
+    return found
+
+
+def recordable_ops() -> set[str]:
+    """Every op a backward pass can meet: the rules with an array result (``name->stype``
+    variants share their op's name), and the names recorded outside ``invoke``."""
+    ops = {op.split("->", 1)[0] for (op, _), rule in OP_RULES.items()
+           if rule.output_stype is not None}
+    return ops | {op for op, own in _recorded_outside_invoke().items() if not own}
+
+
+def test_every_recordable_op_has_a_gradient_or_is_named_not_differentiable():
+    ops = recordable_ops()
+    assert {"take", "sort", "_topk_both", "_getitem_advanced", "_shuffle"} <= ops
+    without = ops - set(RULES)
+    assert without == set(NOT_DIFFERENTIABLE) | set(MISSING), sorted(without)
+    assert not (set(NOT_DIFFERENTIABLE) | set(MISSING)) & set(RULES)
+
+
+def test_backward_through_an_op_without_gradient_names_it():
+    x = nd.array(np.arange(6.0).reshape(2, 3))
+    x.attach_grad()
+    with autograd.record():
+        y = nd.random.shuffle(x)
+    with pytest.raises(mx.MXNetError, match="_shuffle has no gradient"):
+        y.backward()
+
+
+def test_gather_nd_and_scatter_nd_of_empty_rows():
+    # an empty table beside an empty trailing block (numpy cannot infer -1 there)
+    assert nd.gather_nd(nd.zeros((0, 0)), nd.zeros((1, 0))).shape == (0, 0)
+    assert nd.scatter_nd(nd.zeros((0, 0)), nd.zeros((1, 0)), shape=(2, 0)).shape == (2, 0)
