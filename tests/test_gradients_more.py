@@ -25,6 +25,7 @@ from sparsegen import autograd
 from sparsegen.autograd.gradients import RULES
 from sparsegen.rules import OP_RULES
 from sparsegen.test_utils import check_numeric_gradient
+from test_conv import conv_oracle
 
 nd = mx.nd
 FLOATS = ("float32", "float64")
@@ -34,10 +35,6 @@ NOT_DIFFERENTIABLE = {
 }
 """Recordable ops MXNet 1.9.1 does not differentiate: backward through them raises."""
 
-MISSING = {
-    "Convolution": "differentiable in MXNet; sparsegen's rule is not written yet (issue 14)",
-}
-"""Recordable ops MXNet differentiates and sparsegen does not yet: backward raises, naming them."""
 
 
 def _backward(f, arrays, head=None, dtype="float32"):
@@ -376,6 +373,63 @@ def test_dropout_gradient_is_the_scaled_mask():
     np.testing.assert_array_equal(xs.grad.asnumpy(), head)
 
 
+# -- Convolution ---------------------------------------------------------------------------------
+def _transpose_of(f, shape, head):
+    """The exact gradient of ``sum(f(x) * head)`` for a linear ``f``: f of each basis vector."""
+    grad = np.zeros(shape)
+    for i in np.ndindex(shape):
+        basis = np.zeros(shape)
+        basis[i] = 1
+        grad[i] = np.sum(f(basis) * head)
+    return grad
+
+
+@settings(max_examples=15)
+@given(rank=st.integers(1, 3), data=st.data(), bias=st.booleans(), seed=st.integers(0, 2**31))
+def test_convolution_gradients_are_the_transposes_of_the_oracle(rank, data, bias, seed):
+    rng = np.random.default_rng(seed)
+    groups = data.draw(st.sampled_from((1, 2)))
+    channels, filters = groups * data.draw(st.integers(1, 2)), groups * data.draw(st.integers(1, 2))
+    window = data.draw(st.lists(st.integers(1, 3), min_size=rank, max_size=rank))
+    stride = data.draw(st.lists(st.integers(1, 3), min_size=rank, max_size=rank))
+    dilate = data.draw(st.lists(st.integers(1, 2), min_size=rank, max_size=rank))
+    pad = data.draw(st.lists(st.integers(0, 2), min_size=rank, max_size=rank))
+    spatial = [max(d * (k - 1) + 1 - 2 * p, 1) + data.draw(st.integers(0, 3))
+               for k, d, p in zip(window, dilate, pad)]
+    x = rng.standard_normal((data.draw(st.integers(1, 2)), channels, *spatial))
+    w = rng.standard_normal((filters, channels // groups, *window))
+    b = rng.standard_normal(filters)
+    geometry = dict(stride=tuple(stride), dilate=tuple(dilate), pad=tuple(pad), groups=groups)
+    head = rng.standard_normal(conv_oracle(x, w, None, **geometry).shape)
+    grads, _ = _backward(
+        lambda *a: nd.Convolution(*a, kernel=window, stride=stride, dilate=dilate, pad=pad,
+                                  num_filter=filters, num_group=groups, no_bias=not bias),
+        [x, w, b] if bias else [x, w], head, "float64")
+    np.testing.assert_allclose(grads[0], _transpose_of(
+        lambda e: conv_oracle(e, w, None, **geometry), x.shape, head), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(grads[1], _transpose_of(
+        lambda e: conv_oracle(x, e, None, **geometry), w.shape, head), rtol=1e-9, atol=1e-9)
+    if bias:
+        np.testing.assert_allclose(grads[2], head.sum(axis=(0, *range(2, head.ndim))),
+                                   rtol=1e-9)
+
+
+def test_convolution_gradient_as_mxnet_and_numeric():
+    x = np.arange(1, 5).reshape(1, 1, 4) * 0.37 % 1.3 + 0.1  # MXNet 1.9.1's answer, asked of it
+    w = np.arange(1, 5).reshape(2, 1, 2) * 0.37 % 1.3 + 0.1
+    head = np.arange(1, 7).reshape(1, 2, 3)
+    (gx, gw), _ = _backward(lambda a, b: nd.Convolution(a, b, kernel=(2,), num_filter=2,
+                                                        no_bias=True), [x, w], head)
+    np.testing.assert_allclose(gx, [[[5.31, 8.95, 11.75, 4.2]]], rtol=1e-5)
+    np.testing.assert_allclose(gw, [[[5.78, 4.1]], [[13.34, 11.09]]], rtol=1e-5)
+    rng = np.random.default_rng(10)
+    check_numeric_gradient(
+        lambda a, b, c: nd.Convolution(a, b, c, kernel=(2, 2), stride=(2, 1), pad=(1, 1),
+                                       num_filter=2),
+        [rng.standard_normal((1, 2, 3, 4)), rng.standard_normal((2, 2, 2, 2)),
+         rng.standard_normal(2)], dtype=np.float64, numeric_eps=1e-4, rtol=1e-4)
+
+
 # -- the list of recordable ops ----------------------------------------------------------------
 def _recorded_outside_invoke() -> dict[str, bool]:
     """Op names the front end records itself (``tape.record("name", ...)``), and whether the
@@ -399,8 +453,7 @@ def test_every_recordable_op_has_a_gradient_or_is_named_not_differentiable():
     ops = recordable_ops()
     assert {"take", "sort", "_topk_both", "_getitem_advanced", "_shuffle"} <= ops
     without = ops - set(RULES)
-    assert without == set(NOT_DIFFERENTIABLE) | set(MISSING), sorted(without)
-    assert not (set(NOT_DIFFERENTIABLE) | set(MISSING)) & set(RULES)
+    assert without == set(NOT_DIFFERENTIABLE), sorted(without)
 
 
 def test_gather_nd_and_scatter_nd_of_empty_rows():
