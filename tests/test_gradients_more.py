@@ -373,6 +373,80 @@ def test_dropout_gradient_is_the_scaled_mask():
     np.testing.assert_array_equal(xs.grad.asnumpy(), head)
 
 
+# -- LeakyReLU and softmin (composed of recorded ops) ------------------------------------------
+X0 = np.arange(1, 7).reshape(2, 3) * 0.37 % 1.3 + 0.1 - 0.6
+HEAD0 = np.arange(1, 7, dtype=np.float32).reshape(2, 3)
+MXNET_LEAKY = {  # (kwargs, value, gradient of sum(y * HEAD0)): MXNet 1.9.1's answers
+    "leaky": (dict(slope=0.1), [[-0.013, 0.24, 0.61], [-0.032, 0.05, 0.42]],
+              [[0.1, 2, 3], [0.4, 5, 6]]),
+    "elu": (dict(slope=0.3), [[-0.036571, 0.24, 0.61], [-0.082155, 0.05, 0.42]],
+            [[0.263429, 2, 3], [0.871379, 5, 6]]),
+    # selu below 0: MXNet's backward gives λ(y + α) (1.532913, 5.008928), not the derivative
+    # λαeˣ = y + λα that sparsegen gives (docs/mxnet-differences.md)
+    "selu": ({}, [[-0.21432, 0.252168, 0.640928], [-0.481457, 0.052535, 0.441294]],
+             [[1.543779, 2.101402, 3.152103], [5.106569, 5.253505, 6.304206]]),
+}
+
+
+@pytest.mark.parametrize("act_type", MXNET_LEAKY)
+def test_leaky_relu_values_and_gradients_as_mxnet(act_type):
+    kwargs, value, grad_want = MXNET_LEAKY[act_type]
+    (grad,), y = _backward(lambda a: nd.LeakyReLU(a, act_type=act_type, **kwargs), [X0], HEAD0)
+    np.testing.assert_allclose(y, value, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(grad, grad_want, rtol=1e-5)
+    check_numeric_gradient(lambda a: nd.LeakyReLU(a, act_type=act_type, **kwargs), [X0],
+                           dtype=np.float64, numeric_eps=1e-5, rtol=1e-4)
+
+
+@settings(max_examples=15)
+@given(shape=st.lists(st.integers(0, 4), min_size=1, max_size=4).map(tuple),
+       per_channel=st.booleans(), seed=st.integers(0, 2**31))
+def test_prelu_gradients_of_data_and_gamma(shape, per_channel, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape).astype(np.float32)
+    channels = shape[1] if len(shape) > 1 else 1
+    gamma = rng.standard_normal(channels if per_channel else 1).astype(np.float32)
+    slope = gamma.reshape((1, -1) + (1,) * (len(shape) - 2)) if len(shape) > 1 else gamma
+    head = _head(rng, shape)
+    (gx, gg), y = _backward(lambda a, g: nd.LeakyReLU(a, g, act_type="prelu"), [x, gamma], head)
+    np.testing.assert_allclose(y, np.where(x > 0, x, x * slope), rtol=1e-6)
+    np.testing.assert_allclose(gx, np.where(x > 0, head, head * slope), rtol=1e-6)
+    per_element = np.where(x > 0, 0, head * x)
+    want = (per_element.sum(axis=tuple(k for k in range(len(shape)) if k != 1))
+            if per_channel and len(shape) > 1 else per_element.sum(keepdims=True).reshape(1))
+    np.testing.assert_allclose(gg, want, rtol=1e-4, atol=1e-5)
+
+
+def test_prelu_gamma_as_mxnet_rrelu_and_gelu():
+    (gx, gg), y = _backward(lambda a, g: nd.LeakyReLU(a, g, act_type="prelu"),
+                            [X0.T, [0.2, -0.5]], HEAD0.T)
+    np.testing.assert_allclose(gx, [[0.2, -2], [2, 5], [3, 6]], rtol=1e-6)  # MXNet 1.9.1's
+    np.testing.assert_allclose(gg, [-0.13, -1.28], rtol=1e-5)
+    rng = np.random.default_rng(11)
+    x = -rng.uniform(0.5, 1, (50, 20))
+    (grad,), y = _backward(lambda a: nd.LeakyReLU(a, act_type="rrelu", lower_bound=0.1,
+                                                  upper_bound=0.3), [x])
+    rate = y / x.astype(np.float32)  # one slope per element, drawn when training
+    assert 0.1 <= rate.min() < 0.12 and 0.28 < rate.max() <= 0.3
+    np.testing.assert_allclose(grad, rate, rtol=1e-5)
+    predicted = nd.LeakyReLU(nd.array(x), act_type="rrelu", lower_bound=0.1, upper_bound=0.3)
+    np.testing.assert_allclose(predicted.asnumpy(), x * 0.2, rtol=1e-6)  # the mean slope
+    with pytest.raises(mx.MXNetError, match="erf"):
+        nd.LeakyReLU(nd.array(x), act_type="gelu")
+    with pytest.raises(mx.MXNetError, match="gamma must have shape"):
+        nd.LeakyReLU(nd.ones((2, 3)), nd.ones((2,)), act_type="prelu")
+
+
+def test_softmin_value_and_gradient_as_mxnet():
+    (grad,), y = _backward(lambda a: nd.softmin(a, temperature=2.0), [X0], HEAD0)
+    want = np.exp(-X0 / 2) / np.exp(-X0 / 2).sum(axis=-1, keepdims=True)
+    np.testing.assert_allclose(y, want, rtol=1e-5)
+    np.testing.assert_allclose(y[0], [0.396536, 0.329563, 0.273901], rtol=1e-5)  # MXNet's
+    np.testing.assert_allclose(grad[0], [0.173953, -0.020208, -0.153745], rtol=1e-4)
+    np.testing.assert_allclose(grad, -want * (HEAD0 - (HEAD0 * want).sum(-1, keepdims=True)) / 2,
+                               rtol=1e-4, atol=1e-6)
+
+
 # -- Convolution ---------------------------------------------------------------------------------
 def _transpose_of(f, shape, head):
     """The exact gradient of ``sum(f(x) * head)`` for a linear ``f``: f of each basis vector."""

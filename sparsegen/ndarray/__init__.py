@@ -165,3 +165,8 @@ sparse.__all__ += [*_ALSO_SPARSE, *optim_ops.SPARSE_NAMES, "current_context"]
 from .dropout import Dropout  # noqa: E402
 
 __all__ += ["Dropout"]
+
+# -- autograd: LeakyReLU --
+from .leaky_relu import LeakyReLU  # noqa: E402
+
+__all__ += ["LeakyReLU"]

@@ -37,14 +37,14 @@ def view_offsets(dims: list[int], strides: list[int], offset: int, ctx: Any) -> 
 def _view(node: Node, out_grads: list[Any]) -> tuple[Any]:
     x = node.inputs[0]
     shape, view = tuple(node.params["shape"]), node.params["view"]
+    if x.size == 0 or 0 in shape:  # (reshape reads a 0 as "keep this dimension")
+        return (nd.zeros(x.shape, ctx=x.context, dtype=x.dtype),)
     g = densified(out_grads[0]).reshape(shape)
     spread = tuple(k for k, s in enumerate(view.strides) if s == 0 and shape[k] != 1)
     if spread:
         g = nd.sum(g, axis=spread)
     dims = [n for k, n in enumerate(shape) if k not in spread]
     strides = [s for k, s in enumerate(view.strides) if k not in spread]
-    if x.size == 0 or g.size == 0:
-        return (nd.zeros(x.shape, ctx=x.context, dtype=x.dtype),)
     plain = [s for n, s in zip(dims, strides) if n != 1]
     wanted = [s for n, s in zip(x.shape, contiguous_strides(x.shape)) if n != 1]
     if view.offset == 0 and plain == wanted:  # the same elements in the same order
