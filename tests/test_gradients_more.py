@@ -534,3 +534,27 @@ def test_gather_nd_and_scatter_nd_of_empty_rows():
     # an empty table beside an empty trailing block (numpy cannot infer -1 there)
     assert nd.gather_nd(nd.zeros((0, 0)), nd.zeros((1, 0))).shape == (0, 0)
     assert nd.scatter_nd(nd.zeros((0, 0)), nd.zeros((1, 0)), shape=(2, 0)).shape == (2, 0)
+
+
+def test_convolution_gradient_of_an_empty_batch_and_of_the_data_alone():
+    x, w, b = nd.zeros((0, 2, 5)), nd.ones((3, 2, 2)), nd.ones((3,))
+    for a in (x, w, b):
+        a.attach_grad()
+    with autograd.record():
+        y = nd.Convolution(x, w, b, kernel=(2,), num_filter=3)
+    y.backward()
+    assert x.grad.shape == (0, 2, 5)
+    np.testing.assert_array_equal(w.grad.asnumpy(), np.zeros((3, 2, 2)))
+    np.testing.assert_array_equal(b.grad.asnumpy(), np.zeros(3))
+    rng = np.random.default_rng(12)
+    data, weight = rng.standard_normal((2, 2, 6)), rng.standard_normal((2, 2, 3))
+    x = nd.array(data, dtype="float64")
+    x.attach_grad()
+    with autograd.record():
+        y = nd.Convolution(x, nd.array(weight, dtype="float64"), kernel=(3,), stride=(2,),
+                           num_filter=2, no_bias=True)
+    y.backward()
+    geometry = dict(stride=(2,), dilate=(1,), pad=(0,), groups=1)
+    np.testing.assert_allclose(x.grad.asnumpy(), _transpose_of(
+        lambda e: conv_oracle(e, weight, None, **geometry), data.shape, np.ones(y.shape)),
+        rtol=1e-9, atol=1e-9)

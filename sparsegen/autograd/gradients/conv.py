@@ -13,7 +13,6 @@ For ``y = conv(x, w)`` (stride s, dilate d, pad p, G groups) and the output grad
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from ... import ndarray as nd
@@ -54,7 +53,7 @@ def _data_gradient(x: Any, w: Any, g: Any, p: dict) -> Any:
         last = min(g.shape[axis], (length - 1 - left) // s + 1)
         shape[axis] = length
         if last <= first:
-            return nd.zeros(x.shape, ctx=x.context, dtype=x.dtype)
+            return nd.zeros_like(x)
         g = nd.slice_axis(g, axis=axis, begin=first, end=last)
         rows = nd.arange(first, last, ctx=x.context, dtype="int64") * s + left
         g = take_gradient(rows, g, tuple(shape), axis)
@@ -68,14 +67,12 @@ def _convolution(node: Node, out_grads: list[Any]) -> tuple[Any, ...]:
     x, w = node.inputs[:2]
     g, p = densified(out_grads[0]), node.params
     empty = 0 in (x.size, w.size, g.size)
-    zeros = [nd.zeros(a.shape, ctx=a.context, dtype=a.dtype) for a in node.inputs]
-    grads = [
-        (zeros[0] if empty else _data_gradient(x, w, g, p)) if node.wanted[0] else None,
-        (zeros[1] if empty else _weight_gradient(x, g, w.shape[2:], p)) if node.wanted[1]
-        else None,
-    ]
-    if len(node.inputs) == 3:
-        axes = (0, *range(2, g.ndim))
-        grads.append((zeros[2] if math.prod(g.shape) == 0 else nd.sum(g, axis=axes))
-                     if node.wanted[2] else None)
+    grads = [None] * len(node.inputs)
+    if node.wanted[0]:
+        grads[0] = nd.zeros_like(x) if empty else _data_gradient(x, w, g, p)
+    if node.wanted[1]:
+        grads[1] = nd.zeros_like(w) if empty else _weight_gradient(x, g, w.shape[2:], p)
+    if len(grads) == 3 and node.wanted[2]:
+        bias = node.inputs[2]
+        grads[2] = nd.zeros_like(bias) if g.size == 0 else nd.sum(g, axis=(0, *range(2, g.ndim)))
     return tuple(grads)

@@ -19,17 +19,13 @@ from .registry import gradient
 from .shape import view_offsets
 
 
-def _zeros(x: Any) -> Any:
-    return nd.zeros(x.shape, ctx=x.context, dtype=x.dtype)
-
-
 @gradient("gather_nd")
 def _gather_nd(node: Node, out_grads: list[Any]) -> tuple[Any, None]:
     data, indices = node.inputs
     m, picks = indices.shape[0], math.prod(indices.shape[1:])
     count, width = math.prod(data.shape[:m]), math.prod(data.shape[m:])
     if 0 in (picks, count, width):
-        return _zeros(data), None
+        return nd.zeros_like(data), None
     ids = indices.astype("int64").reshape((m, picks))  # truncated toward zero, as the forward
     rows, stride = None, count
     for axis in range(m):  # the flat row of data[ids[0], ..., ids[m-1]] (negative ids wrap)
@@ -50,7 +46,7 @@ def _scatter_nd(node: Node, out_grads: list[Any]) -> tuple[Any, None]:
 def _getitem_advanced(node: Node, out_grads: list[Any]) -> tuple[Any]:
     x, g = node.inputs[0], out_grads[0]
     if x.size == 0 or g.size == 0:
-        return (_zeros(x),)
+        return (nd.zeros_like(x),)
     # the flat position each result element was read from, by the same indexing of positions
     where = nd.arange(0, x.size, ctx=x.context, dtype="int64").reshape(x.shape)[node.params["key"]]
     grad = add_rows(where.reshape((g.size,)), densified(g).reshape((g.size, 1)), x.size)
@@ -61,7 +57,7 @@ def _scatter_lines(x: Any, ids: Any, g: Any, axis: int) -> Any:
     """``g`` scattered to the positions ``ids`` (int64, distinct in each line) name along
     ``axis`` of ``x``: what a gradient of sort or topk's values is."""
     if g.size == 0:
-        return _zeros(x)
+        return nd.zeros_like(x)
     n, post = x.shape[axis], math.prod(x.shape[axis + 1:])
     dims = [math.prod(x.shape[:axis]), ids.shape[axis], post]
     where = nd.broadcast_add(view_offsets(dims, [n * post, 0, 1], 0, x.context),

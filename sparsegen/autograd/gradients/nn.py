@@ -72,7 +72,7 @@ def _take(node: Node, out_grads: list[Any]) -> tuple[Any, None]:
     axis = node.params["axis"]
     mode = "wrap" if node.params["mode"] == "wrap" else "clip"  # 'raise': every id was in range
     if a.size == 0 or ids.size == 0:
-        return nd.zeros(a.shape, ctx=a.context, dtype=a.dtype), None
+        return nd.zeros_like(a), None
     if axis == 0:
         return scatter_rows(ids, out_grads[0], a, mode, wants_row_sparse(a)), None
     rows = _row_ids(ids, a.shape[axis], mode)

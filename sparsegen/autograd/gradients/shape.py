@@ -38,7 +38,7 @@ def _view(node: Node, out_grads: list[Any]) -> tuple[Any]:
     x = node.inputs[0]
     shape, view = tuple(node.params["shape"]), node.params["view"]
     if x.size == 0 or 0 in shape:  # (reshape reads a 0 as "keep this dimension")
-        return (nd.zeros(x.shape, ctx=x.context, dtype=x.dtype),)
+        return (nd.zeros_like(x),)
     g = densified(out_grads[0]).reshape(shape)
     spread = tuple(k for k, s in enumerate(view.strides) if s == 0 and shape[k] != 1)
     if spread:
