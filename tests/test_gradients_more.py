@@ -28,7 +28,8 @@ from sparsegen.test_utils import check_numeric_gradient
 from test_conv import conv_oracle
 
 nd = mx.nd
-FLOATS = ("float32", "float64")
+FLOATS = ("float16", "float32", "float64")
+TOLERANCE = {"float16": 2e-3, "float32": 1e-5, "float64": 1e-9}
 
 NOT_DIFFERENTIABLE = {
     "_shuffle": "MXNet 1.9.1: 'Operator _shuffle is non-differentiable' (no FGradient)",
@@ -83,8 +84,8 @@ def test_take_gradient_adds_up_every_read_along_any_axis(shape, data, mode, dtyp
     want = np.zeros(x.shape, np.float64)
     moved = np.moveaxis(want, k, 0)  # a view: add.at writes through it
     g = np.moveaxis(head.reshape(shape[:k] + (ids.size,) + shape[k + 1:]), k, 0)
-    np.add.at(moved, rows.reshape(-1), g.astype(np.float64))
-    np.testing.assert_allclose(grad, want, rtol=1e-5, atol=1e-5)
+    np.add.at(moved, rows.reshape(-1), g.astype(dtype).astype(np.float64))
+    np.testing.assert_allclose(grad, want, rtol=TOLERANCE[dtype], atol=TOLERANCE[dtype])
     assert grad.dtype == np.dtype(dtype)
 
 
@@ -204,9 +205,9 @@ def test_sort_gradient_goes_to_the_sorted_positions(shape, data, ascend, ties, d
     (grad,), y = _backward(lambda a: nd.sort(a, axis=axis, is_ascend=ascend), [x], head, dtype)
     order = _stable_order(x, axis, ascend)
     want = np.zeros(shape)
-    np.put_along_axis(want, order, head, axis=axis)
+    np.put_along_axis(want, order, head.astype(dtype), axis=axis)
     np.testing.assert_array_equal(y, np.take_along_axis(x, order, axis=axis))
-    np.testing.assert_allclose(grad, want, rtol=1e-6)
+    np.testing.assert_array_equal(grad, want)
 
 
 @settings(max_examples=25)

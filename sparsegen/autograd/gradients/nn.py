@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from ... import ndarray as nd
 from ...tape import Node
 from ...ndarray.storage import densified
@@ -25,12 +27,15 @@ def _row_ids(ids: Any, rows: int, mode: str) -> Any:
 def add_rows(rows: Any, g: Any, count: int, sparse: bool = False) -> Any:
     """``count`` rows, row ``r`` the sum of the rows ``i`` of ``g`` (n, width) with
     ``rows[i] == r`` (int64, in range; repeats add up): ``onehot(rows)ᵀ · g`` by the csrᵀ·dense
-    kernel (row_sparse when ``sparse``)."""
-    n = rows.size
+    kernel (row_sparse when ``sparse``); float16 sums in float32 (dot has no float16 kernel)."""
+    n, dtype = rows.size, g.dtype
+    if dtype == np.float16:
+        g = g.astype("float32")
     onehot = nd.sparse.csr_matrix(
         (nd.ones((n,), ctx=g.context, dtype=g.dtype), rows,
          nd.arange(0, n + 1, ctx=g.context, dtype="int64")), shape=(n, count))
-    return nd.dot(onehot, g, transpose_a=True, forward_stype="row_sparse" if sparse else "default")
+    grad = nd.dot(onehot, g, transpose_a=True, forward_stype="row_sparse" if sparse else "default")
+    return grad.astype(dtype) if grad.dtype != dtype else grad
 
 
 def scatter_rows(ids: Any, g: Any, weight: Any, mode: str, sparse: bool) -> Any:
