@@ -559,3 +559,48 @@ def test_convolution_gradient_of_an_empty_batch_and_of_the_data_alone():
     np.testing.assert_allclose(x.grad.asnumpy(), _transpose_of(
         lambda e: conv_oracle(e, weight, None, **geometry), data.shape, np.ones(y.shape)),
         rtol=1e-9, atol=1e-9)
+
+
+# -- depth_to_space, space_to_depth ------------------------------------------------------------
+def test_depth_and_space_moves_and_their_gradients_as_mxnet():
+    head = np.arange(24).reshape(1, 1, 4, 6) * 10
+    (grad,), y = _backward(lambda a: nd.depth_to_space(a, 2), [np.arange(24).reshape(1, 4, 2, 3)],
+                           head)
+    np.testing.assert_array_equal(y, [[[[0, 6, 1, 7, 2, 8], [12, 18, 13, 19, 14, 20],
+                                        [3, 9, 4, 10, 5, 11], [15, 21, 16, 22, 17, 23]]]])
+    np.testing.assert_array_equal(grad, [[[[0, 20, 40], [120, 140, 160]],
+                                          [[10, 30, 50], [130, 150, 170]],
+                                          [[60, 80, 100], [180, 200, 220]],
+                                          [[70, 90, 110], [190, 210, 230]]]])  # MXNet 1.9.1's
+    (grad,), y = _backward(lambda a: nd.space_to_depth(a, 2), [np.arange(24).reshape(1, 1, 4, 6)],
+                           np.arange(24).reshape(1, 4, 2, 3) * 10)
+    np.testing.assert_array_equal(y, [[[[0, 2, 4], [12, 14, 16]], [[1, 3, 5], [13, 15, 17]],
+                                       [[6, 8, 10], [18, 20, 22]], [[7, 9, 11], [19, 21, 23]]]])
+    np.testing.assert_array_equal(grad, [[[[0, 60, 10, 70, 20, 80],
+                                           [120, 180, 130, 190, 140, 200],
+                                           [30, 90, 40, 100, 50, 110],
+                                           [150, 210, 160, 220, 170, 230]]]])
+    for call, message in ((lambda: nd.depth_to_space(nd.zeros((1, 3, 2, 2)), 2), "multiple"),
+                          (lambda: nd.space_to_depth(nd.zeros((1, 1, 3, 4)), 2), "multiples"),
+                          (lambda: nd.depth_to_space(nd.zeros((4, 2, 2)), 2), "4-D"),
+                          (lambda: nd.depth_to_space(nd.zeros((1, 4, 2, 2)), 0), "block_size")):
+        with pytest.raises(mx.MXNetError, match=message):
+            call()
+
+
+@settings(max_examples=20)
+@given(n=st.integers(0, 2), c=st.integers(1, 3), hw=st.tuples(st.integers(0, 3), st.integers(1, 3)),
+       b=st.integers(1, 3), seed=st.integers(0, 2**31))
+def test_depth_to_space_gradient_is_the_inverse_move(n, c, hw, b, seed):
+    rng = np.random.default_rng(seed)
+    x = _values(rng, (n, c * b * b, *hw), np.float32)
+    head = _head(rng, (n, c, hw[0] * b, hw[1] * b))
+    (grad,), y = _backward(lambda a: nd.depth_to_space(a, b), [x], head)
+    where = np.arange(x.size).reshape(x.shape)  # MXNet's definition of the move, on positions
+    moved = where.reshape(n, b, b, c, *hw).transpose(0, 3, 4, 1, 5, 2).reshape(head.shape)
+    np.testing.assert_array_equal(y, x.reshape(-1)[moved])
+    want = np.zeros(x.size, np.float32)
+    want[moved.reshape(-1)] = head.reshape(-1)
+    np.testing.assert_array_equal(grad, want.reshape(x.shape))
+    (back,), _ = _backward(lambda a: nd.space_to_depth(a, b), [y], x)
+    np.testing.assert_array_equal(back, y)  # space_to_depth undoes the move, so does its gradient

@@ -19,7 +19,7 @@ from .registry import gradient
 
 VIEW_OPS = ("transpose", "swapaxes", "flip", "expand_dims", "squeeze", "flatten", "reshape",
             "tile", "repeat", "broadcast_to", "broadcast_like", "broadcast_axis", "slice",
-            "slice_axis", "slice_like", "split", "_getitem")
+            "slice_axis", "slice_like", "split", "_getitem", "depth_to_space", "space_to_depth")
 """The ops that copy a strided view of their input (params ``shape``, ``view``, ``into``)."""
 
 
