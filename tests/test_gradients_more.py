@@ -446,6 +446,7 @@ def test_softmin_value_and_gradient_as_mxnet():
     np.testing.assert_allclose(grad[0], [0.173953, -0.020208, -0.153745], rtol=1e-4)
     np.testing.assert_allclose(grad, -want * (HEAD0 - (HEAD0 * want).sum(-1, keepdims=True)) / 2,
                                rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(nd.array(X0).softmin(temperature=2.0).asnumpy(), want, rtol=1e-5)
 
 
 # -- Convolution ---------------------------------------------------------------------------------
@@ -602,5 +603,6 @@ def test_depth_to_space_gradient_is_the_inverse_move(n, c, hw, b, seed):
     want = np.zeros(x.size, np.float32)
     want[moved.reshape(-1)] = head.reshape(-1)
     np.testing.assert_array_equal(grad, want.reshape(x.shape))
-    (back,), _ = _backward(lambda a: nd.space_to_depth(a, b), [y], x)
+    np.testing.assert_array_equal(nd.array(x).depth_to_space(b).asnumpy(), y)
+    (back,), _ = _backward(lambda a: a.space_to_depth(b), [y], x)
     np.testing.assert_array_equal(back, y)  # space_to_depth undoes the move, so does its gradient

@@ -143,7 +143,8 @@ def softmin(data: NDArray, axis: int = -1, temperature: float | None = None,
     of ``-x`` (two recorded ops, so autograd differentiates it)."""
     data = array_arg(data, "data", "softmin")
     _float_data(data, "softmin")
-    return _softmax("softmin", UNARY_OPS["negative"](data), axis, temperature, dtype, use_length, length, out)
+    return _softmax("softmin", UNARY_OPS["negative"](data), axis, temperature, dtype,
+                    use_length, length, out)
 
 
 def cast(data: NDArray, dtype: Any, out: NDArray | None = None) -> NDArray:
