@@ -38,15 +38,16 @@ NOT_DIFFERENTIABLE = {
 
 
 
-def _backward(f, arrays, head=None, dtype="float32"):
+def _backward(f, arrays, head=None, dtype="float32", ctx=None):
     """The gradients (numpy) of ``sum(f(*arrays) * head)``, ``head`` default 1, and f's value."""
-    xs = [nd.array(np.asarray(a), dtype=dtype) for a in arrays]
+    xs = [nd.array(np.asarray(a), dtype=dtype, ctx=ctx) for a in arrays]
     for x in xs:
         x.attach_grad()
     with autograd.record():
         y = f(*xs)
     y = y[0] if isinstance(y, list) else y
-    y.backward(None if head is None else nd.array(head, dtype=y.dtype))
+    y.backward(None if head is None else nd.array(head, dtype=y.dtype, ctx=ctx))
+    assert all(x.grad.context == y.context for x in xs)
     return [x.grad.asnumpy() for x in xs], y.asnumpy()
 
 
@@ -606,3 +607,31 @@ def test_depth_to_space_gradient_is_the_inverse_move(n, c, hw, b, seed):
     np.testing.assert_array_equal(nd.array(x).depth_to_space(b).asnumpy(), y)
     (back,), _ = _backward(lambda a: a.space_to_depth(b), [y], x)
     np.testing.assert_array_equal(back, y)  # space_to_depth undoes the move, so does its gradient
+
+
+
+def test_gradients_on_an_emulated_gpu_as_mxnet(monkeypatch):
+    monkeypatch.setenv("SPARSEGEN_GPU", "host")  # the GPU code path, in host memory
+    gpu = mx.gpu(0)
+    x23 = np.arange(1, 7).reshape(2, 3) * 0.37 % 1.3 + 0.1
+    cases = [  # (function, inputs, head, MXNet 1.9.1's gradient of the first input)
+        (lambda a: nd.take(a, nd.array([4, -1, 2], ctx=gpu), axis=1, mode="wrap"), [x23],
+         np.arange(1, 7).reshape(2, 3), [[0, 1, 5], [0, 4, 11]]),
+        (lambda a: nd.gather_nd(a, nd.array([[1, 1], [2, 2]], ctx=gpu)), [x23], [1, 2],
+         [[0, 0, 0], [0, 0, 3]]),
+        (lambda a: nd.sort(a, axis=1), [[[1, 2, 2, 1, 2]]], [[1, 2, 3, 4, 5]], [[1, 3, 4, 2, 5]]),
+        (lambda a: nd.topk(a, k=2, ret_typ="value"), [[[1, 2, 2, 1, 2]]], [[10, 20]],
+         [[0, 10, 20, 0, 0]]),
+        (lambda a: a[[1, 0, 1]], [x23], np.arange(1, 7).reshape(3, 2)[:, :1].repeat(3, 1),
+         [[3, 3, 3], [6, 6, 6]]),  # x[0] gets row 1 of head, x[1] rows 0 and 2
+        (lambda a: nd.pad(a, mode="edge", pad_width=(0, 0, 0, 0, 1, 2, 0, 1)),
+         [x23.reshape(1, 1, 2, 3)], np.arange(1, 21).reshape(1, 1, 5, 4),
+         [[[[6, 8, 22], [39, 42, 93]]]]),
+        (lambda a, b: nd.Convolution(a, b, kernel=(2,), num_filter=2, no_bias=True),
+         [np.arange(1, 5).reshape(1, 1, 4) * 0.37 % 1.3 + 0.1,
+          np.arange(1, 5).reshape(2, 1, 2) * 0.37 % 1.3 + 0.1],
+         np.arange(1, 7).reshape(1, 2, 3), [[[5.31, 8.95, 11.75, 4.2]]]),
+    ]
+    for f, arrays, head, want in cases:
+        grads, _ = _backward(f, arrays, head, ctx=gpu)
+        np.testing.assert_allclose(grads[0], want, rtol=1e-5)

@@ -33,7 +33,7 @@ def add_rows(rows: Any, g: Any, count: int, sparse: bool = False) -> Any:
         g = g.astype("float32")
     onehot = nd.sparse.csr_matrix(
         (nd.ones((n,), ctx=g.context, dtype=g.dtype), rows,
-         nd.arange(0, n + 1, ctx=g.context, dtype="int64")), shape=(n, count))
+         nd.arange(0, n + 1, ctx=g.context, dtype="int64")), shape=(n, count), ctx=g.context)
     grad = nd.dot(onehot, g, transpose_a=True, forward_stype="row_sparse" if sparse else "default")
     return grad.astype(dtype) if grad.dtype != dtype else grad
 
