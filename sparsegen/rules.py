@@ -159,7 +159,7 @@ _SHAPE = "sparsegen.ops.shape:"
 VIEW_OPS = (
     "transpose", "swapaxes", "flip", "expand_dims", "squeeze", "flatten", "reshape", "tile",
     "repeat", "slice", "slice_axis", "slice_like", "split", "broadcast_to", "broadcast_like",
-    "broadcast_axis", "_getitem",
+    "broadcast_axis", "_getitem", "depth_to_space", "space_to_depth",
 )
 """Ops that copy a strided view of their input (the front end computes the view from shapes)."""
 

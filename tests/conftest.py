@@ -63,3 +63,12 @@ def fresh_cache(tmp_path, monkeypatch):
     cache.reset()
     yield cache.default_cache()
     cache.reset()
+
+
+@pytest.fixture
+def fresh_warnings(monkeypatch):
+    """An empty record of the storage-fallback warnings already given (MXNet-style, one per op
+    and storage types per process), so the test sees its first ones."""
+    from sparsegen.ndarray import dispatch
+
+    monkeypatch.setattr(dispatch, "_WARNED", set())

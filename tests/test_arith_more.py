@@ -11,13 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sparsegen as mx
-from sparsegen.ndarray import dispatch
 
 
-@pytest.fixture(autouse=True)
-def _warn_every_time(monkeypatch):
-    """Every test sees the first storage-fallback warning of each op again."""
-    monkeypatch.setattr(dispatch, "_WARNED", set())
+pytestmark = pytest.mark.usefixtures("fresh_warnings")  # each test sees its first warnings
 
 EDGES = np.array([-3, 3, 5.5, -5.5, 0, -0.0, np.nan, 1, np.inf, -8, 7, 1e30, -np.inf, 0.5],
                  np.float32)

@@ -487,8 +487,8 @@ def test_mark_variables_and_bad_arguments():
 def test_an_op_without_a_gradient_raises_when_backward_reaches_it():
     x = variable([3.0, 1.0, 2.0])
     with autograd.record():
-        y = mx.nd.sort(x)
-    with pytest.raises(mx.MXNetError, match="sort has no gradient"):
+        y = mx.nd.random.shuffle(x)  # not differentiable in MXNet 1.9.1 either
+    with pytest.raises(mx.MXNetError, match="_shuffle has no gradient"):
         y.backward()
 
 
@@ -520,5 +520,5 @@ def test_function_runs_the_user_backward():
 def test_every_differentiable_rule_is_an_op_the_registry_knows():
     from sparsegen.rules import COMPOSED_OPS, OP_RULES
 
-    ops = {key[0].split("->")[0] for key in OP_RULES} | set(COMPOSED_OPS)
+    ops = {key[0].split("->")[0] for key in OP_RULES} | set(COMPOSED_OPS) | {"_getitem_advanced"}  # NDArray[...]
     assert set(RULES) <= ops, sorted(set(RULES) - ops)

@@ -14,13 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sparsegen as mx
-from sparsegen.ndarray import dispatch
 
 
-@pytest.fixture(autouse=True)
-def _warn_every_time(monkeypatch):
-    """Every test sees the first storage-fallback warning of each op again."""
-    monkeypatch.setattr(dispatch, "_WARNED", set())
+pytestmark = pytest.mark.usefixtures("fresh_warnings")  # each test sees its first warnings
 
 NUMPY = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,

@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 import sparsegen as mx
 from conftest import DTYPES
 from sparsegen.errors import StorageFallbackWarning
-from sparsegen.ndarray import dispatch
 from strategies import sparse_dense_arrays
 
 FIXTURE = json.loads((pathlib.Path(__file__).parent / "fixtures" / "compare.json").read_text())
@@ -28,12 +27,6 @@ NUMPY = {"equal": np.equal, "not_equal": np.not_equal, "greater": np.greater,
 SCALARS = {"0": 0, "0.0": 0.0, "-0.0": -0.0, "1": 1, "-1": -1, "0.5": 0.5, "nan": math.nan,
            "inf": math.inf, "-inf": -math.inf}
 ERRORS = {"MXNetError": mx.MXNetError, "TypeError": TypeError, "ValueError": ValueError}
-
-
-@pytest.fixture
-def warned(monkeypatch):
-    """A fresh record of fallback warnings already given (one per op and storage types)."""
-    monkeypatch.setattr(dispatch, "_WARNED", set())
 
 
 def to_stype(x: np.ndarray, stype: str):
@@ -61,7 +54,7 @@ MATRIX = np.array(FIXTURE["matrix"], dtype=np.float32)
 
 
 @pytest.mark.parametrize("key", sorted(FIXTURE["arrays"]))
-def test_array_pairs_as_mxnet(warned, key):
+def test_array_pairs_as_mxnet(fresh_warnings, key):
     lhs, op, rhs = key.split()
     result, fell_back = run(lambda: OPERATORS[op](to_stype(MATRIX, lhs), to_stype(MATRIX, rhs)))
     check_against_mxnet(result, fell_back, FIXTURE["arrays"][key], {lhs, rhs} != {"default"})
@@ -70,7 +63,7 @@ def test_array_pairs_as_mxnet(warned, key):
 
 
 @pytest.mark.parametrize("key", sorted(FIXTURE["scalars"]))
-def test_scalars_on_either_side_as_mxnet(warned, key):
+def test_scalars_on_either_side_as_mxnet(fresh_warnings, key):
     left, op, right = key.split()
     if left in STYPES:
         stype, call = left, lambda: OPERATORS[op](to_stype(MATRIX, left), SCALARS[right])

@@ -13,7 +13,6 @@ from numpy.lib.stride_tricks import sliding_window_view
 import sparsegen as mx
 from sparsegen.errors import (InvalidType, InvalidValue, MXNetError, NotSupported,
                               StorageFallbackWarning)
-from sparsegen.ndarray import dispatch
 
 nd = mx.nd
 
@@ -120,8 +119,7 @@ def test_defaults_and_scalar_geometry_as_mxnet():
     assert not hasattr(nd.sparse, "Convolution")  # as MXNet 1.9.1
 
 
-def test_sparse_inputs_fall_back_to_dense(monkeypatch):
-    monkeypatch.setattr(dispatch, "_WARNED", set())
+def test_sparse_inputs_fall_back_to_dense(fresh_warnings):
     rng = np.random.default_rng(2)
     x = rng.standard_normal((3, 2, 5)).astype(np.float32)
     x[1] = 0

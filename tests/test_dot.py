@@ -12,7 +12,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import sparsegen as mx
-from sparsegen.ndarray import dispatch
 
 STYPES = ("default", "csr", "row_sparse")
 HUGE = 2**40
@@ -33,12 +32,6 @@ KERNELS = {
     ("default", "default", False, False), ("default", "default", True, False),
     ("default", "default", False, True), ("default", "default", True, True),
 }
-
-
-@pytest.fixture
-def fresh_warnings(monkeypatch):
-    """Fallback warnings are issued once per process and (op, stypes): start from none."""
-    monkeypatch.setattr(dispatch, "_WARNED", set())
 
 
 def _values(rng, shape, dtype):

@@ -9,13 +9,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sparsegen as mx
-from sparsegen.ndarray import dispatch
-
-
-@pytest.fixture
-def warned(monkeypatch):
-    """A fresh record of the warnings already given, so that each test sees its first ones."""
-    monkeypatch.setattr(dispatch, "_WARNED", set())
 
 
 def fallback_warnings(call):
@@ -29,7 +22,7 @@ def rsp(values):
     return mx.nd.array(values).tostype("row_sparse")
 
 
-def test_tutorial_fallback(warned):
+def test_tutorial_fallback(fresh_warnings):
     a = rsp([[0, 0], [7, 8], [0, 0], [1, 2], [0, 0]])
     e = mx.nd.sparse.zeros("row_sparse", a.shape)
     d, first = fallback_warnings(lambda: mx.nd.log(a))
@@ -45,7 +38,7 @@ def test_tutorial_fallback(warned):
     np.testing.assert_array_equal(e.indices.asnumpy(), np.arange(5))  # log(0) = -inf is stored
 
 
-def test_one_warning_per_op_and_storage_types(warned):
+def test_one_warning_per_op_and_storage_types(fresh_warnings):
     a, c = rsp([[1, 0], [0, 2]]), mx.nd.array([[1, 0], [0, 2]]).tostype("csr")
     calls = [lambda: a / a, lambda: a / a, lambda: a / c, lambda: c / a, lambda: a / c,
              lambda: mx.nd.exp(a), lambda: mx.nd.exp(c), lambda: mx.nd.exp(a), lambda: a + c]
@@ -85,7 +78,7 @@ def test_unary_fallback_values_and_out(name, stype, out_stype, seed):
 @pytest.mark.parametrize("pair", [("row_sparse", "csr"), ("csr", "row_sparse")])
 @pytest.mark.parametrize("fn", ["add", "sub", "mul", "div"])
 @pytest.mark.parametrize("out_stype", ["default", "row_sparse", "csr"])
-def test_binary_fallback_values_and_out(warned, pair, fn, out_stype):
+def test_binary_fallback_values_and_out(fresh_warnings, pair, fn, out_stype):
     a = np.array([[1, 0, 2], [0, 0, 0], [3, 4, 0]], np.float32)
     b = np.array([[0, 5, 1], [0, 0, 0], [2, 0, 0]], np.float32)
     x, y = (mx.nd.array(v).tostype(s) for v, s in zip((a, b), pair))
@@ -100,7 +93,7 @@ def test_binary_fallback_values_and_out(warned, pair, fn, out_stype):
     assert op(x, y).stype == "default"
 
 
-def test_inplace_fallback_keeps_the_updated_array(warned):
+def test_inplace_fallback_keeps_the_updated_array(fresh_warnings):
     c = mx.nd.array([[1, 0], [0, 2]]).tostype("csr")
     before = c
     c, caught = fallback_warnings(lambda: _iadd(c, rsp([[0, 1], [0, 1]])))

@@ -134,10 +134,7 @@ def test_misc_on_an_emulated_gpu(monkeypatch):
     a.wait_to_read()
 
 
-def test_fallback_warning_names_the_callers_line(monkeypatch):
-    from sparsegen.ndarray import dispatch
-
-    monkeypatch.setattr(dispatch, "_WARNED", set())
+def test_fallback_warning_names_the_callers_line(fresh_warnings):
     csr = mx.nd.ones((2, 2)).tostype("csr")
     with pytest.warns(mx.StorageFallbackWarning) as record:
         mx.nd.log(csr)  # through the keyword-checking wrapper and the front end

@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 
 import sparsegen as mx
 from sparsegen.errors import StorageFallbackWarning
-from sparsegen.ndarray import dispatch
 from test_gpu import gpu  # noqa: F401 - the fixture: emulated (host) and real CUDA GPUs
 from test_optimizer_ops import F, _clip, _step
 
@@ -165,12 +164,11 @@ def test_float16_without_multi_precision_warns_and_updates_in_float16():
     np.testing.assert_allclose(weight.asnumpy(), expected, rtol=1e-3)
 
 
-def test_csr_weight_updates_through_a_dense_copy_as_mxnet():
+def test_csr_weight_updates_through_a_dense_copy_as_mxnet(fresh_warnings):
     opt = mx.optimizer.SGD(learning_rate=0.1, momentum=0.9)
     weight = mx.nd.array([[1.0, 0.0], [0.0, 2.0]]).tostype("csr")
     state = opt.create_state(0, weight)
     assert state.stype == "csr"
-    dispatch._WARNED.clear()  # one warning per op and storage types per process
     with pytest.warns(StorageFallbackWarning):
         opt.update(0, weight, mx.nd.ones((2, 2)), state)
     assert weight.stype == "csr" and state.stype == "csr"

@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 
 import sparsegen as mx
 from sparsegen.errors import StorageFallbackWarning
-from sparsegen.ndarray import dispatch
 from test_gpu import gpu  # noqa: F401 - the fixture: emulated (host) and real CUDA GPUs
 
 # -- the reference ------------------------------------------------------------------------------
@@ -212,16 +211,15 @@ def test_nag_momentum_uses_the_weight_before_the_step():
 
 
 def _fallback(call):
-    """``call()`` and whether it warned of a storage fallback (warned once per op and storage
-    types per process: the record of earlier warnings is emptied first)."""
-    dispatch._WARNED.clear()
+    """``call()`` and whether it warned of a storage fallback (once per op and storage types
+    per process: a test calling this takes the ``fresh_warnings`` fixture)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = call()
     return result, any(issubclass(w.category, StorageFallbackWarning) for w in caught)
 
 
-def test_csr_arrays_fall_back_to_dense_as_mxnet():
+def test_csr_arrays_fall_back_to_dense_as_mxnet(fresh_warnings):
     g = np.array([[0, 2.0], [0, 0], [1.0, 0]], F)
     weight = mx.nd.array(np.ones((3, 2), F)).tostype("csr")
     result, warned = _fallback(lambda: mx.nd.sgd_update(weight, mx.nd.array(g).tostype("csr"),
@@ -237,7 +235,7 @@ def test_csr_arrays_fall_back_to_dense_as_mxnet():
     np.testing.assert_allclose(weight.asnumpy(), 1 - g)
 
 
-def test_row_sparse_grad_of_a_dense_only_op_warns_and_updates_every_row():
+def test_row_sparse_grad_of_a_dense_only_op_warns_and_updates_every_row(fresh_warnings):
     grad = mx.nd.sparse.row_sparse_array((np.ones((1, 2), F), [1]), shape=(3, 2))
     weight = mx.nd.ones((3, 2))
     _, warned = _fallback(lambda: mx.nd.signsgd_update(weight, grad, lr=0.5, wd=0.2, out=weight))

@@ -172,3 +172,8 @@ from .output import (BlockGrad, LinearRegressionOutput, LogisticRegressionOutput
                      MAERegressionOutput, MakeLoss, Softmax, SoftmaxOutput, stop_gradient)
 
 __all__ += output.__all__
+
+# -- autograd: LeakyReLU --
+from .leaky_relu import LeakyReLU  # noqa: E402
+
+__all__ += ["LeakyReLU"]

@@ -343,7 +343,7 @@ class NDArray:
         if not (result.flags.c_contiguous and np.may_share_memory(result, values)):
             result = np.array(result, order="C")
         array = NDArray(result, self._ctx)  # on a GPU, a copy
-        tape.record("_getitem_advanced", (self,), array)  # no gradient rule: backward raises
+        tape.record("_getitem_advanced", (self,), array, {"key": index})
         return array
 
     def reshape(self, *shape: Any, **kwargs: Any) -> "NDArray":
@@ -494,6 +494,10 @@ class NDArray:
         """``mx.nd.log_softmax(self, axis, temperature)``."""
         return _late("nn").log_softmax(self, axis, temperature, **kwargs)
 
+    def softmin(self, axis: int = -1, temperature: float | None = None, **kwargs: Any) -> "NDArray":
+        """``mx.nd.softmin(self, axis, temperature)``."""
+        return _late("nn").softmin(self, axis, temperature, **kwargs)
+
     def sort(self, axis: Any = -1, is_ascend: bool = True, **kwargs: Any) -> "NDArray":
         """``mx.nd.sort(self, axis, is_ascend)``."""
         return _late("sort").sort(self, axis, is_ascend, **kwargs)
@@ -567,6 +571,14 @@ class NDArray:
     def pad(self, *args: Any, **kwargs: Any) -> "NDArray":
         """See ``mx.nd.pad``."""
         return _late("shape").pad(self, *args, **kwargs)
+
+    def depth_to_space(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.depth_to_space``."""
+        return _late("shape").depth_to_space(self, *args, **kwargs)
+
+    def space_to_depth(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.space_to_depth``."""
+        return _late("shape").space_to_depth(self, *args, **kwargs)
 
     def broadcast_to(self, *args: Any, **kwargs: Any) -> "NDArray":
         """See ``mx.nd.broadcast_to``."""

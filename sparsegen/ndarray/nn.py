@@ -18,6 +18,7 @@ from ..formats import check_dtype
 from ..ops.conv import output_size
 from ..params import flag, integer, items, real
 from .dispatch import check_out, invoke
+from .elemwise import UNARY_OPS
 from .indexing import array_arg, axis_arg, choice_arg
 from .ndarray import NDArray
 
@@ -135,6 +136,17 @@ def log_softmax(data: NDArray, axis: int = -1, temperature: float | None = None,
     return _softmax("log_softmax", data, axis, temperature, dtype, use_length, length, out)
 
 
+def softmin(data: NDArray, axis: int = -1, temperature: float | None = None,
+            dtype: Any = None, use_length: bool = False, length: NDArray | None = None,
+            out: NDArray | None = None) -> NDArray:
+    """``exp(-x / t) / sum(exp(-x / t))`` along ``axis``, as ``mxnet.nd.softmin``: the softmax
+    of ``-x`` (two recorded ops, so autograd differentiates it)."""
+    data = array_arg(data, "data", "softmin")
+    _float_data(data, "softmin")
+    return _softmax("softmin", UNARY_OPS["negative"](data), axis, temperature, dtype,
+                    use_length, length, out)
+
+
 def cast(data: NDArray, dtype: Any, out: NDArray | None = None) -> NDArray:
     """``data`` with elements cast to ``dtype``, as ``mxnet.nd.cast`` / ``Cast``: the result is
     dense (sparse input falls back, as MXNet); floats to integers truncate toward zero, nan
@@ -149,7 +161,8 @@ def cast(data: NDArray, dtype: Any, out: NDArray | None = None) -> NDArray:
 
 Cast = cast
 
-__all__ = ["Activation", "Cast", "Embedding", "FullyConnected", "cast", "log_softmax", "softmax"]
+__all__ = ["Activation", "Cast", "Embedding", "FullyConnected", "cast", "log_softmax", "softmax",
+           "softmin"]
 
 
 # -- conv --

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidType, SparsegenError
+from ..errors import InvalidType, InvalidValue, SparsegenError
 from ..ops.shape import PAD_MODES
 from ..ops.strided import View, broadcast, contiguous_strides, transposed
 from ..params import integer, items
@@ -349,8 +349,47 @@ def pad(data: NDArray, mode: str = "constant", pad_width: Any = None, constant_v
 Pad = pad
 
 
+def _blocks(op: str, data: Any, block_size: Any) -> tuple[NDArray, int]:
+    """``data`` (4-D) and ``block_size`` (at least 1), checked for the block moves."""
+    data = _data(data, op)
+    b = integer(block_size, f"{op}: block_size", low=1)
+    if data.ndim != 4:
+        raise InvalidValue(f"{op}: data must be 4-D (batch, channels, height, width), got shape "
+                           f"{data.shape}")
+    return data, b
+
+
+def depth_to_space(data: NDArray, block_size: Any, out: NDArray | None = None) -> NDArray:
+    """Blocks of ``block_size²`` channels moved into ``block_size`` x ``block_size`` spatial
+    tiles, as ``mxnet.nd.depth_to_space``: (N, C, H, W) -> (N, C / b², H·b, W·b), one strided
+    copy (so autograd differentiates it as a view)."""
+    data, b = _blocks("depth_to_space", data, block_size)
+    n, c, h, w = data.shape
+    if c % (b * b):
+        raise InvalidValue(f"depth_to_space: the {c} channels must be a multiple of block_size² "
+                           f"({b * b})")
+    split, order = (n, b, b, c // (b * b), h, w), (0, 3, 4, 1, 5, 2)
+    return _copy("depth_to_space", data, [split[a] for a in order], transposed(split, order), out,
+                 (n, c // (b * b), h * b, w * b))
+
+
+def space_to_depth(data: NDArray, block_size: Any, out: NDArray | None = None) -> NDArray:
+    """``block_size`` x ``block_size`` spatial tiles moved into channels, as
+    ``mxnet.nd.space_to_depth``: (N, C, H, W) -> (N, C·b², H / b, W / b), the inverse of
+    depth_to_space."""
+    data, b = _blocks("space_to_depth", data, block_size)
+    n, c, h, w = data.shape
+    if h % b or w % b:
+        raise InvalidValue(f"space_to_depth: height {h} and width {w} must be multiples of "
+                           f"block_size {b}")
+    split, order = (n, c, h // b, b, w // b, b), (0, 3, 5, 1, 2, 4)
+    return _copy("space_to_depth", data, [split[a] for a in order], transposed(split, order), out,
+                 (n, c * b * b, h // b, w // b))
+
+
 __all__ = [
     "Concat", "Flatten", "Pad", "broadcast_axes", "broadcast_axis", "broadcast_like",
     "broadcast_to", "concat", "expand_dims", "flatten", "flip", "pad", "repeat", "reshape",
-    "reverse", "squeeze", "stack", "swapaxes", "tile", "transpose",
+    "reverse", "squeeze", "stack", "swapaxes", "tile", "transpose", "depth_to_space",
+    "space_to_depth",
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import tape
 from ..errors import InvalidValue
 from ..formats import check_dtype
 from ..params import flag, integer
@@ -71,7 +72,9 @@ def topk(data: NDArray, axis: Any = -1, k: int = 1, ret_typ: str = "indices",
             raise InvalidValue("topk: out is not supported with ret_typ='both'")
         dense = densified(data)
         values, ids = invoke("_topk_both", (dense,), ret_typ="both", **params)
-        return [wrap(values, data.context), wrap(ids, data.context)]
+        both = [wrap(values, data.context), wrap(ids, data.context)]
+        tape.record("_topk_both", (dense,), both, {"ret_typ": "both", **params})
+        return both
     shape = data.shape if ret_typ == "mask" else (*data.shape[:axis], k, *data.shape[axis + 1:])
     check_out("topk", out, shape, resolved if ret_typ == "indices" else data.dtype,
               data.context)

@@ -129,7 +129,8 @@ def gather_nd(x: Any, ids: Any) -> Any:
     out = empty_like(x, (*ids.shape[1:], *x.shape[m:]), x.dtype)
     bad = empty_like(table, (1,), INDEX_DTYPE)
     _gather(x, out.size + table.size).gather_nd(
-        contiguous(x).reshape(-1, post), table, dims, out.reshape(table.shape[1], post), bad)
+        contiguous(x).reshape(math.prod(x.shape[:m]), post), table, dims,
+        out.reshape(table.shape[1], post), bad)  # (no -1: it cannot be inferred beside a 0)
     _raise_bad(bad, table, x.shape[:m], "gather_nd")
     return out
 
@@ -144,7 +145,7 @@ def scatter_nd(data: Any, ids: Any, shape: tuple[int, ...]) -> Any:
     bad = empty_like(table, (1,), INDEX_DTYPE)
     _gather(data, out.size + table.size).scatter_nd(
         contiguous(data).reshape(table.shape[1], post), table, dims,
-        out.reshape(-1, post), bad)
+        out.reshape(math.prod(shape[:m]), post), bad)
     _raise_bad(bad, table, shape[:m], "scatter_nd")
     return out
 

@@ -7,7 +7,7 @@ in ``ZERO``; an op with no rule raises when a backward pass reaches it.
 """
 
 from .registry import RULES, ZERO, gradient, gradient_of
-from . import elemwise, linalg, nn, reduce, shape  # noqa: E402,F401 - they register their rules
-from . import output  # noqa: E402,F401
+# the family modules register their rules
+from . import conv, elemwise, indexing, linalg, nn, output, reduce, shape  # noqa: E402,F401
 
 __all__ = ["RULES", "ZERO", "gradient", "gradient_of"]

@@ -1,5 +1,5 @@
 """Gradients of the elementwise ops: unary maps, ops with a scalar, binary ops (broadcasting
-ones sum their gradient back to each operand's shape), add_n, where, clip, casts."""
+ones sum their gradient back to each operand's shape), add_n, where, clip, quadratic, casts."""
 
 from __future__ import annotations
 
@@ -78,6 +78,7 @@ _SCALAR: dict[str, Callable[[Any, Any, float, Any], Any]] = {
     "maximum_scalar": lambda x, y, s, g: g * (x >= s),
     "minimum_scalar": lambda x, y, s, g: g * (x <= s),
     "mod_scalar": lambda x, y, s, g: g,
+    "rmod_scalar": lambda x, y, s, g: -g * nd.floor(s / x),
 }
 
 
@@ -98,6 +99,7 @@ _BINARY: dict[str, Callable[[Any, Any, Any, Any], tuple[Any, Any]]] = {
     "maximum": lambda a, b, y, g: (g * (a >= b), g * (a < b)),
     "minimum": lambda a, b, y, g: (g * (a <= b), g * (a > b)),
     "hypot": lambda a, b, y, g: (g * a / y, g * b / y),
+    "mod": lambda a, b, y, g: (g, -g * nd.floor(a / b)),
 }
 
 
@@ -130,6 +132,12 @@ def _clip(node: Node, out_grads: list[Any]) -> tuple[Any]:
     x = node.inputs[0]
     inside = (x >= node.params["a_min"]) * (x <= node.params["a_max"])
     return (out_grads[0] * inside,)
+
+
+@gradient("quadratic")
+def _quadratic(node: Node, out_grads: list[Any]) -> tuple[Any]:
+    x, p = node.inputs[0], node.params  # d(a x² + b x + c)/dx = 2 a x + b
+    return (out_grads[0] * (x * (2 * p["a"]) + p["b"]),)
 
 
 @gradient("Cast", "cast_storage")

@@ -1,14 +1,15 @@
 """Gradients of the neural-network ops: Embedding and take (row_sparse for a row_sparse
-gradient buffer or ``sparse_grad=True``), pick, Activation, softmax / log_softmax."""
+gradient buffer or ``sparse_grad=True``; take on every axis), pick, Activation, softmax /
+log_softmax."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from ... import ndarray as nd
-from ...errors import SparsegenError
 from ...tape import Node
 from ...ndarray.storage import densified
 from .registry import gradient
@@ -23,18 +24,44 @@ def _row_ids(ids: Any, rows: int, mode: str) -> Any:
     return nd.clip(flat, 0, rows - 1).astype("int64")
 
 
+def add_rows(rows: Any, g: Any, count: int, sparse: bool = False) -> Any:
+    """``count`` rows, row ``r`` the sum of the rows ``i`` of ``g`` (n, width) with
+    ``rows[i] == r`` (int64, in range; repeats add up): ``onehot(rows)ᵀ · g`` by the csrᵀ·dense
+    kernel (row_sparse when ``sparse``); float16 sums in float32 (dot has no float16 kernel)."""
+    n, dtype = rows.size, g.dtype
+    if dtype == np.float16:
+        g = g.astype("float32")
+    onehot = nd.sparse.csr_matrix(
+        (nd.ones((n,), ctx=g.context, dtype=g.dtype), rows,
+         nd.arange(0, n + 1, ctx=g.context, dtype="int64")), shape=(n, count), ctx=g.context)
+    grad = nd.dot(onehot, g, transpose_a=True, forward_stype="row_sparse" if sparse else "default")
+    return grad.astype(dtype) if grad.dtype != dtype else grad
+
+
 def scatter_rows(ids: Any, g: Any, weight: Any, mode: str, sparse: bool) -> Any:
     """The gradient of ``weight[ids]``: each row of ``g`` added into row ``ids[i]``, computed
     as ``onehot(ids)ᵀ · g`` by the csrᵀ·dense kernel (row_sparse when ``sparse``)."""
     rows = weight.shape[0]
-    n = ids.size
-    g = densified(g).reshape((n, weight.size // max(rows, 1)))
-    onehot = nd.sparse.csr_matrix(
-        (nd.ones((n,), ctx=g.context, dtype=g.dtype), _row_ids(ids, rows, mode),
-         nd.arange(0, n + 1, ctx=g.context, dtype="int64")), shape=(n, rows))
-    grad = nd.dot(onehot, g, transpose_a=True,
-                  forward_stype="row_sparse" if sparse else "default")
+    g = densified(g).reshape((ids.size, weight.size // max(rows, 1)))
+    grad = add_rows(_row_ids(ids, rows, mode), g, rows, sparse)
     return grad.reshape(weight.shape) if grad.stype == "default" else grad
+
+
+def take_gradient(rows: Any, g: Any, shape: tuple[int, ...], axis: int) -> Any:
+    """The gradient (dense, of ``shape``) of a take along ``axis`` that read the int64 ``rows``
+    (in range) from an array of ``shape``, for the output gradient ``g``: the axis moved to
+    the front (transpose kernels), its rows added up by ``add_rows``, moved back."""
+    pre, n = math.prod(shape[:axis]), shape[axis]
+    post = math.prod(shape[axis + 1:])
+    if 0 in (rows.size, pre, post):
+        return nd.zeros(shape, ctx=g.context, dtype=g.dtype)
+    g = densified(g).reshape((pre, rows.size, post))
+    if pre > 1:
+        g = nd.transpose(g, axes=(1, 0, 2))
+    grad = add_rows(rows, g.reshape((rows.size, pre * post)), n)
+    if pre > 1:
+        grad = nd.transpose(grad.reshape((n, pre, post)), axes=(1, 0, 2))
+    return grad.reshape(shape)
 
 
 @gradient("Embedding")
@@ -56,11 +83,14 @@ def _embedding(node: Node, out_grads: list[Any]) -> tuple[None, Any]:
 @gradient("take")
 def _take(node: Node, out_grads: list[Any]) -> tuple[Any, None]:
     a, ids = node.inputs
-    if node.params["axis"] != 0:
-        raise SparsegenError(f"autograd: take along axis {node.params['axis']} has no gradient "
-                             "in sparsegen yet (axis 0 has)")
+    axis = node.params["axis"]
     mode = "wrap" if node.params["mode"] == "wrap" else "clip"  # 'raise': every id was in range
-    return scatter_rows(ids, out_grads[0], a, mode, wants_row_sparse(a)), None
+    if a.size == 0 or ids.size == 0:
+        return nd.zeros_like(a), None
+    if axis == 0:
+        return scatter_rows(ids, out_grads[0], a, mode, wants_row_sparse(a)), None
+    rows = _row_ids(ids, a.shape[axis], mode)
+    return take_gradient(rows, out_grads[0], a.shape, axis), None
 
 
 @gradient("pick")

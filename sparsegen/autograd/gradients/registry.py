@@ -33,8 +33,11 @@ ZERO = (
     "_lesser_scalar", "_not_equal_scalar", "broadcast_equal", "broadcast_greater",
     "broadcast_greater_equal", "broadcast_lesser", "broadcast_lesser_equal", "broadcast_not_equal",
     "broadcast_logical_and", "broadcast_logical_or", "broadcast_logical_xor", "getnnz",
+    "_sample_uniform", "_sample_normal", "_sample_gamma", "_sample_exponential", "_sample_poisson",
+    "_sample_negative_binomial", "_sample_generalized_negative_binomial",
 )
-"""Ops whose gradient is zero (MXNet registers zero gradients for them)."""
+"""Ops whose gradient is zero (MXNet registers zero gradients for them; the samplers with array
+parameters too)."""
 for _op in ZERO:
     RULES[_op] = _zero
 
