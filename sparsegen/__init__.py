@@ -7,21 +7,23 @@ TVM compiler: cached kernels load through the TVM runtime alone.
 import importlib as _importlib
 
 from . import (autograd, base, context, gluon, initializer, interop, io, kernels, lr_scheduler,
-               metric, name, ndarray, optimizer, random)
+               metric, name, ndarray, optimizer, random, symbol)
 from ._version import __version__
+from .attribute import AttrScope
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
 from .errors import MXNetError, SparsegenError, StorageFallbackWarning
 from .ndarray.keywords import check_keywords as _check_keywords
 
 nd = ndarray
+sym = symbol
 init = initializer
 _check_keywords(ndarray)  # once every module has added its functions to mx.nd
 
 __all__ = [
-    "Context", "MXNetError", "SparsegenError", "StorageFallbackWarning", "__version__", "autograd",
+    "AttrScope", "Context", "MXNetError", "SparsegenError", "StorageFallbackWarning", "__version__", "autograd",
     "base", "context", "cpu", "cpu_pinned", "current_context", "gluon", "gpu", "init",
     "initializer", "interop", "io", "kernels", "lr_scheduler", "metric", "name", "nd", "ndarray",
-    "num_gpus", "optimizer", "random", "test_utils",
+    "num_gpus", "optimizer", "random", "sym", "symbol", "test_utils",
 ]
 
 
