@@ -177,17 +177,19 @@ class Executor:
 
 def _grad_stype(symbol: Symbol, found_stypes: dict[int, str]) -> dict[str, str]:
     """MXNet's gradient storage type of each argument: row_sparse when every use of it is an
-    ``Embedding(sparse_grad=True)`` weight or the ``w`` of ``dot(csr, w)``, else default."""
+    ``Embedding(sparse_grad=True)`` weight, the ``w`` of ``dot(csr, w)`` or a row_sparse
+    ``_square_sum`` input, else default."""
     uses: dict[str, list[bool]] = {}
     for node in topological(symbol._outputs):
         for position, (child, _) in enumerate(node.inputs):
             if not child.is_variable:
                 continue
             p = params(node)
-            sparse = position == 1 and (
+            sparse = (position == 1 and (
                 (node.op == "Embedding" and bool(p.get("sparse_grad")))
                 or (node.op == "dot" and found_stypes[id(node.inputs[0][0])] == "csr"
-                    and not p.get("transpose_a") and not p.get("transpose_b")))
+                    and not p.get("transpose_a") and not p.get("transpose_b")))) or (
+                node.op == "_square_sum" and found_stypes[id(child)] == "row_sparse")
             uses.setdefault(child.name, []).append(sparse)
     return {name: "row_sparse" if all(flags) else "default" for name, flags in uses.items()}
 

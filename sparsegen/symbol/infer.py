@@ -118,7 +118,9 @@ def _expand_dims(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], S
 
 def _regression(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
     data, label = shapes
-    return [data, data if label is None else label], data
+    if label is None and data is not None:  # MXNet's: (n,) for data of shape (n, 1)
+        label = data[:1] if len(data) == 2 and data[1] == 1 else data
+    return [data, label], data
 
 
 def _softmax_output(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
