@@ -125,13 +125,15 @@ class Executor:
         if is_train and variables:
             autograd.mark_variables(*map(list, zip(*variables)))
             with autograd.record(train_mode=True):
-                self.outputs = self._run()
+                self.outputs = self.compute()
         else:
             with autograd.pause(train_mode=bool(is_train)):
-                self.outputs = self._run()
+                self.outputs = self.compute()
         return self.outputs
 
-    def _run(self) -> list[Any]:
+    def compute(self) -> list[Any]:
+        """The outputs on the bound arrays, in the current autograd scope (recorded when
+        recording and an argument is a variable); ``forward`` sets the scope."""
         values: dict[int, Any] = {}
         arrays = self.arg_dict
         for node in topological(self._symbol._outputs):

@@ -5,12 +5,14 @@ keyword becomes one of MXNet's string attributes."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from .. import ndarray as nd
 from ..errors import InvalidType, InvalidValue
 from ..name import NameManager
 from .graph import Entry, Node, VARIABLE
@@ -81,6 +83,10 @@ SPARSE = ("dot", "Embedding", "FullyConnected", "cast_storage", "elemwise_add", 
 """The ops ``mx.sym.sparse`` names too (the same ops, as MXNet's)."""
 
 INTERNAL: dict[str, OpDef] = {"_square_sum": OpDef("_square_sum", function="_internal._square_sum")}
+SPARSE_ONLY: dict[str, OpDef] = {
+    "retain": OpDef("_sparse_retain", ("data", "indices"), function="sparse.retain"),
+}
+"""``mx.sym.sparse``'s ops that are not ``mx.sym``'s."""
 """``mx.sym._internal``'s ops."""
 
 RANDOM: dict[str, OpDef] = {
@@ -119,13 +125,42 @@ def attr_string(key: str, value: Any) -> str:
     return str(value)
 
 
+NAMESPACES = {"": nd, "sparse.": nd.sparse, "_internal.": nd._internal,
+              "contrib.": nd.contrib}
+"""Where ``mx.nd`` functions of each ``mx.sym`` namespace live (by their dotted prefix)."""
+
+
+def generated(name: str, prefix: str = "") -> OpDef | None:
+    """The op of the ``mx.nd`` function ``name`` of namespace ``prefix`` (``'sparse.'``),
+    read from its signature: parameters annotated as NDArrays are the inputs; None when there
+    is no such function or it takes no arrays."""
+    function = getattr(NAMESPACES[prefix], name, None)
+    if name.startswith("__") or not callable(function) or isinstance(function, type):
+        return None
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return None
+    inputs, variadic = [], False
+    for parameter in signature.parameters.values():
+        arrays = "NDArray" in str(parameter.annotation)
+        if parameter.kind is parameter.VAR_POSITIONAL:
+            variadic = arrays
+        elif arrays and parameter.name != "out" and parameter.kind is not parameter.KEYWORD_ONLY:
+            inputs.append(parameter.name)
+    if not inputs and not variadic:
+        return None
+    return OpDef(name, tuple(inputs), function=prefix + name, variadic=variadic)
+
+
 def definition(op: str) -> OpDef | None:
-    """The table entry of MXNet's op name ``op`` (None for the operators' ops)."""
+    """The op named ``op`` in a graph (MXNet's name; None for the operators' ops): a table
+    entry, else generated from the ``mx.nd`` function of that name."""
     for table in (OPS, INTERNAL, RANDOM):
         for found in table.values():
             if found.op == op:
                 return found
-    return None
+    return next((d for prefix in NAMESPACES if (d := generated(op, prefix))), None)
 
 
 def _entries(spec: OpDef, function: str, args: tuple[Any, ...],
@@ -155,7 +190,7 @@ def make(function: str, spec: OpDef) -> Callable[..., Symbol]:
     inputs as variables ``<name>_<input>``, the other keywords as attributes."""
 
     def op(*args: Any, name: str | None = None, attr: dict[str, str] | None = None,
-           **kwargs: Any) -> Symbol:
+           out: Any = None, **kwargs: Any) -> Symbol:  # out: accepted and unused, as MXNet's
         inputs, params = _entries(spec, function, args, kwargs)
         attrs = {key: attr_string(key, value) for key, value in params.items()
                  if value is not None}
