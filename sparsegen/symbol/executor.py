@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .. import autograd
 from .. import ndarray as nd
 from ..context import Context, current_context
@@ -89,6 +91,7 @@ class Executor:
                                    f"{req!r}")
         self.aux_arrays: list[Any] = []
         self.outputs: list[Any] = []
+        self._recorded = False  # whether the last forward recorded a graph for backward
 
     @property
     def arg_dict(self) -> dict[str, Any]:
@@ -122,7 +125,8 @@ class Executor:
                 arrays[name].__setitem__(slice(None), value)
         variables = [(a, g, r) for a, g, r in zip(self.arg_arrays, self.grad_arrays,
                                                   self._grad_req) if r != "null"]
-        if is_train and variables:
+        self._recorded = bool(is_train and variables)
+        if self._recorded:
             autograd.mark_variables(*map(list, zip(*variables)))
             with autograd.record(train_mode=True):
                 self.outputs = self.compute()
@@ -143,9 +147,15 @@ class Executor:
 
     def backward(self, out_grads: Any = None, is_train: bool = True) -> None:
         """Gradients of the outputs (weighted by ``out_grads``, default ones) into
-        ``grad_arrays`` (written or added, by ``grad_req``)."""
+        ``grad_arrays`` (written or added, by ``grad_req``); nothing to do when every
+        ``grad_req`` is ``'null'``."""
         if not self.outputs:
             raise InvalidValue("backward: call forward(is_train=True) first")
+        if not any(req != "null" for req in self._grad_req):
+            return
+        if not self._recorded:
+            raise InvalidValue("backward: the last forward ran with is_train=False; run "
+                               "forward(is_train=True) first")
         if isinstance(out_grads, nd.NDArray):
             out_grads = [out_grads]
         autograd.backward(self.outputs, head_grads=out_grads, train_mode=is_train)
@@ -232,7 +242,8 @@ def simple_bind(self: Symbol, ctx: Context | None, grad_req: Any = "write",
         shape, dtype = found_shapes[id(node)], found_dtypes.get(id(node)) or "float32"
         stype = found_stypes[id(node)]
         old = shared.get(name)
-        if old is not None and (old.shape, old.dtype, old.stype) == (shape, dtype, stype):
+        if old is not None and (old.shape, np.dtype(old.dtype), old.stype) == (
+                shape, np.dtype(dtype), stype):
             args.append(old)
             grads.append(shared_grads.get(name))
             continue
