@@ -14,16 +14,8 @@ from ..errors import InvalidValue, NotSupported
 from ..tape import GRAD_REQS
 from .graph import Node, params, topological
 from .infer import dtypes, shapes, stypes
-from .ops import ARRAY_OPS, SCALAR_OPS, definition
+from .ops import ARRAY_OPS, SCALAR_OPS, definition, nd_function
 from .symbol import Symbol
-
-
-def _nd_function(path: str) -> Any:
-    """The ``mx.nd`` function at dotted ``path`` (``sparse.dot``), None when absent."""
-    found: Any = nd
-    for part in path.split("."):
-        found = getattr(found, part, None)
-    return found
 
 
 def run_node(node: Node, inputs: list[Any], ctx: Context) -> Any:
@@ -34,7 +26,7 @@ def run_node(node: Node, inputs: list[Any], ctx: Context) -> Any:
     if node.op in ARRAY_OPS:
         return ARRAY_OPS[node.op](*inputs)
     spec = definition(node.op)
-    function = None if spec is None else _nd_function(spec.nd_function)
+    function = None if spec is None else nd_function(spec)
     if function is None:
         raise NotSupported(f"executor: op {node.op} ({node.name}) has no mx.nd function "
                            "in sparsegen")
@@ -90,8 +82,20 @@ class Executor:
                 raise InvalidValue(f"bind: grad_req of {name} must be one of {GRAD_REQS}, got "
                                    f"{req!r}")
         self.aux_arrays: list[Any] = []
-        self.outputs: list[Any] = []
+        self.outputs = self._allocated_outputs()
         self._recorded = False  # whether the last forward recorded a graph for backward
+
+    def _allocated_outputs(self) -> list[Any]:
+        """Zero outputs of the inferred shapes and dtypes, as MXNet's executor has before the
+        first forward (none when a shape stays unknown)."""
+        given = {name: a.shape for name, a in self.arg_dict.items()}
+        found_shapes = shapes(self._symbol._outputs, given)
+        found_dtypes = dtypes(self._symbol._outputs, {n: a.dtype for n, a in self.arg_dict.items()})
+        heads = [node for node, _ in self._symbol._outputs]
+        if any(found_shapes.get(id(node)) is None for node in heads):
+            return []
+        return [nd.zeros(found_shapes[id(node)], self._ctx, found_dtypes.get(id(node)) or "float32")
+                for node in heads]
 
     @property
     def arg_dict(self) -> dict[str, Any]:
@@ -149,8 +153,6 @@ class Executor:
         """Gradients of the outputs (weighted by ``out_grads``, default ones) into
         ``grad_arrays`` (written or added, by ``grad_req``); nothing to do when every
         ``grad_req`` is ``'null'``."""
-        if not self.outputs:
-            raise InvalidValue("backward: call forward(is_train=True) first")
         if not any(req != "null" for req in self._grad_req):
             return
         if not self._recorded:

@@ -82,7 +82,12 @@ SPARSE = ("dot", "Embedding", "FullyConnected", "cast_storage", "elemwise_add", 
           "broadcast_add", "broadcast_sub", "broadcast_mul", "broadcast_div")
 """The ops ``mx.sym.sparse`` names too (the same ops, as MXNet's)."""
 
-INTERNAL: dict[str, OpDef] = {"_square_sum": OpDef("_square_sum", function="_internal._square_sum")}
+INTERNAL: dict[str, OpDef] = {
+    "_square_sum": OpDef("_square_sum", function="_internal._square_sum"),
+    "_maximum": OpDef("_maximum", ("lhs", "rhs"), function="broadcast_maximum"),
+    "_minimum": OpDef("_minimum", ("lhs", "rhs"), function="broadcast_minimum"),
+    "_hypot": OpDef("_hypot", ("lhs", "rhs"), function="broadcast_hypot"),
+}
 SPARSE_ONLY: dict[str, OpDef] = {
     "retain": OpDef("_sparse_retain", ("data", "indices"), function="sparse.retain"),
 }
@@ -156,7 +161,7 @@ def generated(name: str, prefix: str = "") -> OpDef | None:
 def definition(op: str) -> OpDef | None:
     """The op named ``op`` in a graph (MXNet's name; None for the operators' ops): a table
     entry, else generated from the ``mx.nd`` function of that name."""
-    for table in (OPS, INTERNAL, RANDOM):
+    for table in (OPS, INTERNAL, SPARSE_ONLY, RANDOM):
         for found in table.values():
             if found.op == op:
                 return found
@@ -170,10 +175,17 @@ def _entries(spec: OpDef, function: str, args: tuple[Any, ...],
         if any(not isinstance(a, Symbol) for a in args):
             raise InvalidType(f"{function}: the inputs must be Symbols")
         return [(f"arg{i}", a) for i, a in enumerate(args)], kwargs
-    if len(args) > len(spec.inputs):
-        raise InvalidValue(f"{function}: {len(args)} positional inputs, the op takes "
-                           f"{len(spec.inputs)} ({', '.join(spec.inputs)})")
     given = dict(zip(spec.inputs, args))
+    extra = args[len(spec.inputs):]
+    if extra:  # parameters by position, in the order of the mx.nd function's signature
+        names = [n for n in _parameters(spec) if n not in spec.inputs and n != "out"]
+        if len(extra) > len(names):
+            raise InvalidValue(f"{function}: {len(args)} positional arguments, the op takes "
+                               f"{len(spec.inputs) + len(names)}")
+        for key, value in zip(names, extra):
+            if key in kwargs:
+                raise InvalidValue(f"{function}: {key} given twice")
+            kwargs[key] = value
     for key in spec.inputs:
         if key in kwargs:
             if key in given:
@@ -183,6 +195,23 @@ def _entries(spec: OpDef, function: str, args: tuple[Any, ...],
         if value is not None and not isinstance(value, Symbol):
             raise InvalidType(f"{function}: {key} must be a Symbol, got {type(value).__name__}")
     return [(key, given.get(key)) for key in spec.inputs], kwargs
+
+
+def nd_function(spec: OpDef) -> Any:
+    """The ``mx.nd`` function that runs ``spec`` (None when ``mx.nd`` has none)."""
+    found: Any = nd
+    for part in spec.nd_function.split("."):
+        found = getattr(found, part, None)
+    return found
+
+
+def _parameters(spec: OpDef) -> list[str]:
+    """The parameter names of the ``mx.nd`` function running ``spec`` (none when absent)."""
+    found = nd_function(spec)
+    if found is None:
+        return []
+    return [p.name for p in inspect.signature(found).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
 
 def make(function: str, spec: OpDef) -> Callable[..., Symbol]:
