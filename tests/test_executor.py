@@ -207,3 +207,78 @@ def test_linear_regression_output_head():
     executor.backward()
     np.testing.assert_allclose(executor.grad_dict["d"].asnumpy(),
                                (data - label[:, None]) / 1, rtol=1e-6)
+
+
+@pytest.mark.skipif(not hasattr(mx.nd, "SoftmaxOutput"),
+                    reason="mx.nd.SoftmaxOutput is another branch's (s7-kvstore)")
+def test_softmax_output_sparse_linear_classifier():
+    """example/sparse/linear_classification's model with a softmax head: forward is the
+    softmax, backward (no head gradient) ``softmax - onehot(label)`` into a row_sparse weight."""
+    rng = np.random.default_rng(5)
+    x = sp.random(4, FEATURES, density=0.2, format="csr", random_state=5, dtype=np.float32)
+    w = rng.normal(size=(FEATURES, 2)).astype(np.float32)
+    label = np.array([0, 1, 1, 0], np.float32)
+    with mx.name.NameManager():
+        weight = mx.sym.Variable("weight", shape=(FEATURES, 2), stype="row_sparse")
+        pred = mx.sym.broadcast_add(mx.sym.sparse.dot(mx.sym.Variable("data", stype="csr"),
+                                                      weight), mx.sym.Variable("bias", shape=(2,)))
+        net = mx.sym.SoftmaxOutput(pred, mx.sym.Variable("softmax_label"), name="out")
+    executor = net.simple_bind(mx.cpu(), data=(4, FEATURES), stype_dict={"data": "csr"})
+    executor.copy_params_from({"weight": mx.nd.array(w).tostype("row_sparse")})
+    out = executor.forward(is_train=True, data=mx.nd.sparse.csr_matrix(x),
+                           softmax_label=mx.nd.array(label))[0]
+    logits = x.toarray() @ w
+    p = np.exp(logits - logits.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    np.testing.assert_allclose(out.asnumpy(), p, rtol=1e-5, atol=1e-6)
+    executor.backward()
+    dlogits = p - np.eye(2)[label.astype(int)]
+    assert executor.grad_dict["weight"].stype == "row_sparse"
+    np.testing.assert_allclose(executor.grad_dict["weight"].asnumpy(), x.toarray().T @ dlogits,
+                               rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(executor.grad_dict["bias"].asnumpy(), dlogits.sum(0), rtol=1e-4,
+                               atol=1e-6)
+
+
+def test_contrib_sparse_embedding_and_repeated_backward():
+    ids = np.array([4, 0, 4], np.float32)
+    weight = np.arange(10, dtype=np.float32).reshape(5, 2)
+    net = mx.sym.contrib.SparseEmbedding(data=mx.sym.var("data"), weight=mx.sym.var("w"),
+                                         input_dim=5, output_dim=2, name="embed")
+    assert net.tojson().count('"_contrib_SparseEmbedding"') == 1
+    executor = net.simple_bind(mx.cpu(), grad_req={"data": "null", "w": "write"}, data=(3,))
+    assert executor.outputs[0].shape == (3, 2)  # allocated at bind, as MXNet's
+    executor.arg_dict["data"][:] = ids
+    executor.arg_dict["w"][:] = weight
+    np.testing.assert_array_equal(executor.forward(is_train=True)[0].asnumpy(), weight[[4, 0, 4]])
+    head = np.array([[1, 2], [3, 4], [5, 6]], np.float32)
+    expected = np.zeros((5, 2), np.float32)
+    np.add.at(expected, [4, 0, 4], head)
+    for _ in range(2):  # a second backward after one forward gives the same gradient
+        executor.backward([mx.nd.array(head)])
+        assert executor.grad_dict["w"].stype == "row_sparse"
+        np.testing.assert_array_equal(executor.grad_dict["w"].asnumpy(), expected)
+    loaded = mx.sym.load_json(net.tojson())
+    np.testing.assert_array_equal(loaded.eval(data=mx.nd.array(ids), w=mx.nd.array(weight))[0]
+                                  .asnumpy(), weight[[4, 0, 4]])
+
+
+def test_generated_ops_and_positional_parameters():
+    a, b = mx.sym.var("a"), mx.sym.var("b")
+    x = np.array([[1.4, -2.6, 0.2], [3.7, 0.0, -1.2]], np.float32)  # no .5: MXNet rounds those down
+    y = np.array([[1.0, -3.0, 0.5], [4.0, 0.1, -2.0]], np.float32)
+    reshaped = mx.sym.reshape(a, (3, 2), name="r")
+    assert reshaped.attr("shape") == "(3, 2)" and reshaped.infer_shape(a=(2, 3))[1] == [(3, 2)]
+    cases = [(mx.sym.rint(a), np.rint(x)), (mx.sym.sparse.trunc(a), np.trunc(x)),
+             (mx.sym.where(a > 0, a, b), np.where(x > 0, x, y)), (reshaped, x.reshape(3, 2)),
+             (mx.sym._internal._maximum(a, b), np.maximum(x, y)),
+             (mx.sym._internal._hypot(a, b), np.hypot(x, y))]
+    for symbol, expected in cases:
+        names = symbol.list_arguments()
+        arrays = {"a": mx.nd.array(x), "b": mx.nd.array(y)}
+        out = symbol.eval(**{n: arrays[n] for n in names})[0]
+        np.testing.assert_allclose(out.asnumpy(), expected, rtol=1e-6)
+    with pytest.raises(AttributeError, match="no op 'nosuchop'"):
+        mx.sym.nosuchop
+    with pytest.raises(InvalidValue, match="positional"):
+        mx.sym.square(a, 1)

@@ -160,7 +160,8 @@ class Executor:
                                "forward(is_train=True) first")
         if isinstance(out_grads, nd.NDArray):
             out_grads = [out_grads]
-        autograd.backward(self.outputs, head_grads=out_grads, train_mode=is_train)
+        autograd.backward(self.outputs, head_grads=out_grads, retain_graph=True,
+                          train_mode=is_train)  # MXNet's executor may run backward again
 
     def copy_params_from(self, arg_params: dict[str, Any], aux_params: dict[str, Any] | None = None,
                          allow_extra_params: bool = False) -> None:
@@ -201,6 +202,7 @@ def _grad_stype(symbol: Symbol, found_stypes: dict[int, str]) -> dict[str, str]:
             p = params(node)
             sparse = (position == 1 and (
                 (node.op == "Embedding" and bool(p.get("sparse_grad")))
+                or node.op == "_contrib_SparseEmbedding"
                 or (node.op == "dot" and found_stypes[id(node.inputs[0][0])] == "csr"
                     and not p.get("transpose_a") and not p.get("transpose_b")))) or (
                 node.op == "_square_sum" and found_stypes[id(child)] == "row_sparse")

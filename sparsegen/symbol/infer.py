@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import InvalidValue
 from ..rules import op_rule
 from .graph import Node, dtype_name, params, stype_name, topological
-from .ops import SCALAR_OPS
+from .ops import EMBEDDINGS, SCALAR_OPS
 
 Shape = tuple[int, ...] | None
 ShapeRule = Callable[[list[Shape], dict[str, Any]], tuple[list[Shape], Shape]]
@@ -139,7 +139,8 @@ _ELEMWISE_SAME = ("elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div"
                   "_mod", "_power", "_equal", "_not_equal", "_greater", "_greater_equal",
                   "_lesser", "_lesser_equal")
 SHAPE_RULES: dict[str, ShapeRule] = {
-    "dot": _dot, "FullyConnected": _fully_connected, "Embedding": _embedding,
+    "dot": _dot, "FullyConnected": _fully_connected,
+    **{op: _embedding for op in EMBEDDINGS},
     "Concat": _concat, "Reshape": _reshape, "transpose": _transpose,
     "expand_dims": _expand_dims, "SoftmaxOutput": _softmax_output,
     "_random_uniform": _sampler, "_random_normal": _sampler,
@@ -210,7 +211,7 @@ def dtypes(heads: tuple, given: dict[str, Any]) -> dict[int, str | None]:
                 continue
             p = params(node)
             children = [child for child, _ in node.inputs]
-            if node.op == "Embedding":
+            if node.op in EMBEDDINGS:
                 children = children[1:]
                 out = found.get(id(node.inputs[1][0])) or np.dtype(p.get("dtype", "float32")).name
             elif node.op == "Cast" or node.op.startswith("_random_"):

@@ -100,6 +100,9 @@ RANDOM: dict[str, OpDef] = {
 }
 """``mx.sym.random``'s samplers (no array inputs)."""
 
+EMBEDDINGS = ("Embedding", "_contrib_SparseEmbedding")
+"""The ops that look rows of a weight up (the same shape and dtype rules)."""
+
 SCALAR_OPS: dict[str, Callable[[Any, Any], Any]] = {
     "_plus_scalar": lambda x, s: x + s, "_minus_scalar": lambda x, s: x - s,
     "_rminus_scalar": lambda x, s: s - x, "_mul_scalar": lambda x, s: x * s,
@@ -155,7 +158,8 @@ def generated(name: str, prefix: str = "") -> OpDef | None:
             inputs.append(parameter.name)
     if not inputs and not variadic:
         return None
-    return OpDef(name, tuple(inputs), function=prefix + name, variadic=variadic)
+    op = f"_contrib_{name}" if prefix == "contrib." else name  # MXNet's name of a contrib op
+    return OpDef(op, tuple(inputs), function=prefix + name, variadic=variadic)
 
 
 def definition(op: str) -> OpDef | None:
@@ -165,6 +169,8 @@ def definition(op: str) -> OpDef | None:
         for found in table.values():
             if found.op == op:
                 return found
+    if op.startswith("_contrib_"):
+        return generated(op[len("_contrib_"):], "contrib.")
     return next((d for prefix in NAMESPACES if (d := generated(op, prefix))), None)
 
 
