@@ -4,6 +4,8 @@ parameters, reshape."""
 
 from __future__ import annotations
 
+import pathlib
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -15,7 +17,8 @@ from sparsegen.errors import InvalidValue, NotSupported
 from sparsegen.test_utils import (check_numeric_gradient, check_symbolic_backward,
                                   check_symbolic_forward, simple_forward)
 
-FEATURES, FACTORS = 20, 4
+FEATURES, FACTORS = 20, 4  # as tests/fixtures/record_symbols.py
+DATA = pathlib.Path(__file__).resolve().parent / "data" / "symbols"
 
 
 def factorization_machine() -> mx.sym.Symbol:
@@ -31,9 +34,17 @@ def factorization_machine() -> mx.sym.Symbol:
     return w_all.sum(axis=1, keepdims=True) + -0.5 * bd_sum
 
 
+def mxnet_factorization_machine() -> mx.sym.Symbol:
+    """The factorization machine from the file MXNet 1.9.1 wrote, without its loss head."""
+    loaded = mx.sym.load(str(DATA / "factorization_machine-symbol.json"))
+    body = loaded.get_children()[0]
+    assert body.list_arguments() == ["data", "w", "w0", "v"]
+    return body
+
+
 @given(batch=st.integers(1, 8), density=st.sampled_from([0.0, 0.1, 0.5, 1.0]),
-       seed=st.integers(0, 2**31))
-def test_factorization_machine_forward_backward(batch, density, seed):
+       seed=st.integers(0, 2**31), from_mxnet=st.booleans())
+def test_factorization_machine_forward_backward(batch, density, seed, from_mxnet):
     rng = np.random.default_rng(seed)
     x = sp.random(batch, FEATURES, density=density, format="csr", random_state=seed,
                   dtype=np.float32)
@@ -41,8 +52,8 @@ def test_factorization_machine_forward_backward(batch, density, seed):
     w = rng.normal(size=(FEATURES, 1)).astype(np.float32)
     w0 = rng.normal(size=(1,)).astype(np.float32)
     g = rng.normal(size=(batch, 1)).astype(np.float32)
-    executor = factorization_machine().simple_bind(mx.cpu(), data=(batch, FEATURES),
-                                                   stype_dict={"data": "csr"})
+    net = mxnet_factorization_machine() if from_mxnet else factorization_machine()
+    executor = net.simple_bind(mx.cpu(), data=(batch, FEATURES), stype_dict={"data": "csr"})
     executor.copy_params_from({"v": mx.nd.array(v).tostype("row_sparse"),
                                "w": mx.nd.array(w).tostype("row_sparse"), "w0": mx.nd.array(w0)})
     out = executor.forward(is_train=True, data=mx.nd.sparse.csr_matrix(x))[0]
@@ -282,3 +293,11 @@ def test_generated_ops_and_positional_parameters():
         mx.sym.nosuchop
     with pytest.raises(InvalidValue, match="positional"):
         mx.sym.square(a, 1)
+
+
+def test_simple_bind_type_dict_and_variable_dtype():
+    net = mx.sym.dot(mx.sym.var("x"), mx.sym.var("w", dtype="float64"))
+    executor = net.simple_bind(mx.cpu(), type_dict={"x": "float64"}, x=(2, 3), w=(3, 1))
+    assert [np.dtype(a.dtype).name for a in executor.arg_arrays] == ["float64", "float64"]
+    assert [np.dtype(g.dtype).name for g in executor.grad_arrays] == ["float64", "float64"]
+    assert np.dtype(executor.outputs[0].dtype).name == "float64"
