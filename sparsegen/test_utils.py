@@ -769,3 +769,66 @@ def simple_forward(sym: Any, ctx: Context | None = None, is_train: bool = False,
 
 
 __all__ += ["check_symbolic_backward", "check_symbolic_forward", "simple_forward"]
+
+
+def _least_precise(dtypes: list[Any]) -> np.dtype:
+    """The dtype of fewest bytes among ``dtypes``."""
+    return min((np.dtype(d) for d in dtypes), key=lambda d: d.itemsize)
+
+
+def check_consistency(sym: Any, ctx_list: list[dict[str, Any]], scale: float = 1.0,
+                      grad_req: str = "write", arg_params: dict[str, Any] | None = None,
+                      aux_params: dict[str, Any] | None = None, rtol: Any = None,
+                      atol: Any = None, raise_on_err: bool = True,
+                      ground_truth: dict[str, Any] | None = None, equal_nan: bool = False,
+                      use_uniform: bool = False, rand_type: Any = np.float64) -> dict[str, Any]:
+    """Run ``sym`` (or one symbol per entry) bound as each entry of ``ctx_list`` says
+    (``ctx``, shapes, ``type_dict``, ``stype_dict``) on the same random arguments and compare
+    the outputs (predict and train) and the gradients (head gradients: the first executor's
+    outputs) with those of the most precise one (or ``ground_truth``), as MXNet's; returns the
+    values compared against, as numpy by name."""
+    symbols = [sym] * len(ctx_list) if isinstance(sym, mx.sym.Symbol) else list(sym)
+    if len(ctx_list) < 2 or len(symbols) != len(ctx_list):
+        raise InvalidValue(f"check_consistency: ctx_list needs two entries or more (and one "
+                           f"symbol each), got {len(ctx_list)} entries, {len(symbols)} symbols")
+    executors = [s.simple_bind(grad_req=grad_req, **entry) for s, entry in zip(symbols, ctx_list)]
+    params = dict(arg_params or {})
+    for name, arr in sorted(executors[0].arg_dict.items()):
+        if name not in params:
+            params[name] = (np.random.uniform(-0.92 * scale, 0.92 * scale, arr.shape)
+                            if use_uniform else np.random.normal(size=arr.shape, scale=scale)
+                            ).astype(rand_type)
+    for exe in executors:
+        for name, arr in exe.arg_dict.items():
+            value = array(_numpy(params[name]), ctx=arr.context, dtype=arr.dtype)
+            arr[:] = value if arr.stype == "default" else value.tostype(arr.stype)
+    names = symbols[0].list_outputs()
+    predicted = [[out.asnumpy() for out in exe.forward(is_train=False)] for exe in executors]
+    truth_index = int(np.argmax([np.dtype(p[0].dtype).itemsize for p in predicted]))
+    results = [dict(zip(names, p)) for p in predicted]
+    if grad_req != "null":
+        trained = [exe.forward(is_train=True) for exe in executors]
+        heads = [out.asnumpy().astype(_least_precise([t[i].dtype for t in trained]))
+                 for i, out in enumerate(trained[0])]
+        for exe, outputs, result in zip(executors, trained, results):
+            exe.backward([array(h, ctx=o.context, dtype=o.dtype) for h, o in zip(heads, outputs)])
+            result.update({f"train_{n}": o.asnumpy() for n, o in zip(names, outputs)})
+            result.update({n: g.asnumpy() for n, g in exe.grad_dict.items()})
+    truth = ground_truth or results[truth_index]
+    for position, result in enumerate(results):
+        if position == truth_index and ground_truth is None:
+            continue
+        for name, value in result.items():
+            if name not in truth:
+                continue
+            try:
+                assert_almost_equal(value, truth[name], rtol, atol,
+                                    (f"ctx_list[{position}] {name}", f"ground truth {name}"),
+                                    equal_nan=equal_nan)
+            except AssertionError:
+                if raise_on_err:
+                    raise
+    return truth
+
+
+__all__ += ["check_consistency"]

@@ -301,3 +301,24 @@ def test_simple_bind_type_dict_and_variable_dtype():
     assert [np.dtype(a.dtype).name for a in executor.arg_arrays] == ["float64", "float64"]
     assert [np.dtype(g.dtype).name for g in executor.grad_arrays] == ["float64", "float64"]
     assert np.dtype(executor.outputs[0].dtype).name == "float64"
+
+
+def test_check_consistency_across_dtypes():
+    from sparsegen.test_utils import check_consistency
+
+    net = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=3, name="fc")
+    entries = [{"ctx": mx.cpu(), "data": (4, 5), "type_dict": {"data": dtype}}
+               for dtype in ("float64", "float32")]
+    truth = check_consistency(net, entries)
+    assert truth["fc_output"].dtype == np.float64 and truth["fc_weight"].shape == (3, 5)
+    data = np.random.default_rng(2).normal(size=(4, 5))
+    weight = np.random.default_rng(3).normal(size=(3, 5))
+    truth = check_consistency(net, entries, arg_params={"data": data, "fc_weight": weight,
+                                                        "fc_bias": np.zeros(3)})
+    np.testing.assert_allclose(truth["fc_output"], data @ weight.T, rtol=1e-12)
+    with pytest.raises(AssertionError):  # float32 rounding is more than nothing
+        check_consistency(net, entries, rtol=0, atol=0)
+    with pytest.raises(AssertionError):
+        check_consistency(net, entries, ground_truth={"fc_output": np.zeros((4, 3))})
+    with pytest.raises(InvalidValue, match="two entries"):
+        check_consistency(net, entries[:1])
