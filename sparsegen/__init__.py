@@ -7,7 +7,7 @@ TVM compiler: cached kernels load through the TVM runtime alone.
 import importlib as _importlib
 
 from . import (autograd, base, context, gluon, initializer, interop, io, kernels, lr_scheduler,
-               metric, name, ndarray, optimizer, random, symbol)
+               metric, name, ndarray, operator, optimizer, random, symbol)
 from ._version import __version__
 from .attribute import AttrScope
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
@@ -23,7 +23,7 @@ __all__ = [
     "AttrScope", "Context", "MXNetError", "SparsegenError", "StorageFallbackWarning", "__version__", "autograd",
     "base", "context", "cpu", "cpu_pinned", "current_context", "gluon", "gpu", "init",
     "initializer", "interop", "io", "kernels", "lr_scheduler", "metric", "name", "nd", "ndarray",
-    "num_gpus", "optimizer", "random", "sym", "symbol", "test_utils",
+    "num_gpus", "operator", "optimizer", "random", "sym", "symbol", "test_utils",
 ]
 
 

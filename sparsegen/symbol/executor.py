@@ -7,12 +7,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import autograd
+from .. import autograd, operator
 from .. import ndarray as nd
 from ..context import Context, current_context
 from ..errors import InvalidValue, NotSupported
 from ..tape import GRAD_REQS
-from .graph import Node, params, topological
+from .graph import Node, params, strings, topological
 from .infer import dtypes, shapes, stypes
 from .ops import ARRAY_OPS, SCALAR_OPS, definition, nd_function
 from .symbol import Symbol
@@ -20,6 +20,8 @@ from .symbol import Symbol
 
 def run_node(node: Node, inputs: list[Any], ctx: Context) -> Any:
     """The output of ``node`` on ``inputs``, computed by the ``mx.nd`` function of its op."""
+    if node.op == "Custom":
+        return operator.run(inputs, strings(node), ctx)
     p = params(node)
     if node.op in SCALAR_OPS:
         return SCALAR_OPS[node.op](inputs[0], p["scalar"])

@@ -89,7 +89,12 @@ def parse_attr(value: str) -> object:
         return value
 
 
-def params(node: Node) -> dict[str, object]:
-    """A node's attributes as op parameters: parsed, without the ``__key__`` and scope keys."""
-    return {key: parse_attr(value) for key, value in node.attrs.items()
+def strings(node: Node) -> dict[str, str]:
+    """A node's attributes that are op parameters (not ``__key__`` or scope keys), as strings."""
+    return {key: value for key, value in node.attrs.items()
             if not key.startswith("__") and key not in HIDDEN_KEYS}
+
+
+def params(node: Node) -> dict[str, object]:
+    """A node's op parameters, parsed (``'True'`` -> True, ``'(2, 3)'`` -> (2, 3))."""
+    return {key: parse_attr(value) for key, value in strings(node).items()}

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import operator
 from ..errors import InvalidValue
 from ..rules import op_rule
 from .graph import Node, dtype_name, params, stype_name, topological
@@ -152,6 +153,20 @@ SHAPE_RULES: dict[str, ShapeRule] = {
 }
 """Shape rule by op; an op not named here (unary, scalar, Activation, Dropout, casts ...)
 keeps its first input's shape, and ``broadcast_*`` broadcast."""
+
+
+def _custom(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
+    """The registered op's ``infer_shape`` (unknown input shapes passed as ``()``)."""
+    if shapes[0] is None:
+        return shapes, None
+    kwargs = {key: str(value) for key, value in p.items()}
+    made = operator.prop(kwargs.pop("op_type"), kwargs)
+    ins, outs, _ = made.infer_shape([() if s is None else s for s in shapes])
+    return [s if s is not None or not tuple(i) else tuple(i) for s, i in zip(shapes, ins)], \
+        tuple(outs[0])
+
+
+SHAPE_RULES["Custom"] = _custom
 
 
 def _rule(op: str) -> ShapeRule:

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import ndarray as nd
+from .. import operator
 from ..errors import InvalidType, InvalidValue
 from ..name import NameManager
 from .graph import Entry, Node, VARIABLE
@@ -247,6 +248,27 @@ def make(function: str, spec: OpDef) -> Callable[..., Symbol]:
     return op
 
 
+def Custom(*data: Symbol, op_type: str, name: str | None = None,  # noqa: N802
+           attr: dict[str, str] | None = None, **kwargs: Any) -> Symbol:
+    """The symbol of the Python operator registered as ``op_type`` (``mx.operator.register``):
+    inputs by position or by the names its ``list_arguments`` gives (omitted ones become
+    variables ``<name>_<argument>``), the other keywords its string arguments, as
+    ``mx.sym.Custom``."""
+    arrays = {key: value for key, value in kwargs.items() if isinstance(value, Symbol)}
+    strings = {key: str(value) for key, value in kwargs.items() if key not in arrays}
+    arguments = tuple(operator.prop(op_type, strings).list_arguments())
+    inputs, unknown = _entries(OpDef("Custom", arguments), "Custom", data, arrays)
+    if unknown:
+        raise InvalidValue(f"Custom {op_type}: {sorted(unknown)} are not its arguments "
+                           f"{list(arguments)}")
+    attrs = {"op_type": op_type, **strings, **(attr or {})}
+    full_name = NameManager.current().get(name, "custom")
+    entries = [(value if value is not None else
+                Symbol(((Node(VARIABLE, f"{full_name}_{key}", dict(attrs)), 0),)))._entry(key)
+               for key, value in inputs]
+    return create("Custom", full_name, entries, attrs)
+
+
 FLUENT = ("square", "sqrt", "abs", "exp", "log", "relu", "sigmoid", "tanh", "sum", "mean",
           "norm", "max", "min", "prod", "reshape", "transpose", "expand_dims")
 """Ops a Symbol also has as methods (``x.square()``, ``y.sum(axis=1)``)."""
@@ -261,7 +283,7 @@ def _fluent(function: Callable[..., Symbol]) -> Callable[..., Symbol]:
     return method
 
 
-FUNCTIONS = {name: make(name, spec) for name, spec in OPS.items()}
+FUNCTIONS = {**{name: make(name, spec) for name, spec in OPS.items()}, "Custom": Custom}
 """``mx.sym``'s op functions."""
 
 for _name in FLUENT:
