@@ -23,6 +23,7 @@ import sparsegen as mx
 
 from .context import Context, current_context, set_default
 from .ndarray import array
+from .symbol.executor import grad_reqs
 from .errors import InvalidValue
 from .errors import NotSupported
 
@@ -731,8 +732,7 @@ def check_symbolic_backward(sym: Any, location: Any, out_grads: Any, expected: A
     names = sym.list_arguments()
     if isinstance(expected, (list, tuple)):
         expected = dict(zip(names, expected))
-    reqs = {name: grad_req for name in names} if isinstance(grad_req, str) else (
-        dict(zip(names, grad_req)) if isinstance(grad_req, (list, tuple)) else dict(grad_req))
+    reqs = dict(zip(names, grad_reqs(grad_req, names)))
     initial = {name: np.random.normal(size=np.shape(value)) for name, value in expected.items()}
     grads = {}
     for name, values in initial.items():
@@ -749,7 +749,7 @@ def check_symbolic_backward(sym: Any, location: Any, out_grads: Any, expected: A
     for name, expect in expected.items():
         got = grads[name].asnumpy()
         want = {"write": (expect, got), "add": (expect, got - initial[name]),
-                "null": (initial[name], got)}.get(reqs.get(name, "null"))
+                "null": (initial[name], got)}.get(reqs.get(name) or "null")
         if want is None:
             raise InvalidValue(f"check_symbolic_backward: grad_req {reqs[name]!r} of {name} is "
                                "not write, add or null")

@@ -40,7 +40,7 @@ def run_node(node: Node, inputs: list[Any], ctx: Context) -> Any:
     return function(**dict(zip(spec.inputs, inputs)), **p)
 
 
-def _listed(values: Any, names: list[str], what: str, required: bool) -> list[Any]:
+def _per_argument(values: Any, names: list[str], what: str, required: bool) -> list[Any]:
     """``values`` (a list in ``names`` order or a dict by name) as a list, None where absent."""
     if values is None:
         values = {}
@@ -62,6 +62,14 @@ def _listed(values: Any, names: list[str], what: str, required: bool) -> list[An
     return listed
 
 
+def grad_reqs(grad_req: Any, names: list[str]) -> list[str | None]:
+    """MXNet's ``grad_req`` (one string, a list in ``names`` order, or a dict by name) as one
+    entry per argument (None where a dict leaves it out)."""
+    if isinstance(grad_req, str):
+        return [grad_req] * len(names)
+    return _per_argument(grad_req, names, "grad_req", False)
+
+
 class Executor:
     """A symbol bound to arrays: ``forward`` runs it, ``backward`` writes the gradients into
     ``grad_arrays``, as ``mxnet.executor.Executor``."""
@@ -71,12 +79,9 @@ class Executor:
         self._symbol = symbol
         self._ctx = ctx or current_context()
         names = symbol.list_arguments()
-        self.arg_arrays = _listed(args, names, "args", True)
-        self.grad_arrays = _listed(args_grad, names, "args_grad", False)
-        if isinstance(grad_req, str):
-            reqs = [grad_req] * len(names)
-        else:
-            reqs = _listed(grad_req, names, "grad_req", False)
+        self.arg_arrays = _per_argument(args, names, "args", True)
+        self.grad_arrays = _per_argument(args_grad, names, "args_grad", False)
+        reqs = grad_reqs(grad_req, names)
         self._grad_req = [("null" if g is None else r or "null")
                           for r, g in zip(reqs, self.grad_arrays)]
         for name, req in zip(names, self._grad_req):
@@ -238,8 +243,7 @@ def simple_bind(self: Symbol, ctx: Context | None, grad_req: Any = "write",
         raise InvalidValue(f"simple_bind: the shapes given ({kwargs}) do not determine the "
                            f"shapes of {missing}")
     grad_stypes = _grad_stype(self, found_stypes)
-    reqs = {name: grad_req for name in names} if isinstance(grad_req, str) else (
-        dict(zip(names, grad_req)) if isinstance(grad_req, (list, tuple)) else dict(grad_req))
+    reqs = dict(zip(names, grad_reqs(grad_req, names)))
     shared = {} if shared_exec is None else shared_exec.arg_dict
     shared_grads = {} if shared_exec is None else shared_exec.grad_dict
     args, grads = [], []
@@ -254,7 +258,7 @@ def simple_bind(self: Symbol, ctx: Context | None, grad_req: Any = "write",
             grads.append(shared_grads.get(name))
             continue
         args.append(nd.zeros(shape, ctx, dtype, stype))
-        grads.append(None if reqs.get(name, "null") == "null" else
+        grads.append(None if reqs[name] in (None, "null") else
                      nd.zeros(shape, ctx, dtype, grad_stypes.get(name, "default")))
     return Executor(self, ctx, args, grads, reqs)
 

@@ -41,7 +41,7 @@ _UNARY = ("abs", "sqrt", "square", "negative", "relu", "sigmoid", "exp", "log", 
           "log2", "log1p", "expm1", "rsqrt", "cbrt", "sin", "cos", "tan", "tanh", "sinh",
           "cosh", "arcsin", "arccos", "arctan", "floor", "ceil", "round", "sign", "zeros_like",
           "ones_like")
-_BINARY = ("elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div")
+_ELEMWISE = ("elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div")
 _BROADCAST = ("add", "sub", "mul", "div", "minus", "plus", "power", "maximum", "minimum",
               "equal", "not_equal", "greater", "greater_equal", "lesser", "lesser_equal",
               "hypot")
@@ -71,7 +71,7 @@ OPS: dict[str, OpDef] = {
     "MakeLoss": OpDef("MakeLoss"),
     "BlockGrad": OpDef("BlockGrad"),
     **{name: OpDef(name) for name in _UNARY + _REDUCE},
-    **{name: OpDef(name, ("lhs", "rhs")) for name in _BINARY},
+    **{name: OpDef(name, ("lhs", "rhs")) for name in _ELEMWISE},
     **{f"broadcast_{name}": OpDef(f"broadcast_{name}", ("lhs", "rhs")) for name in _BROADCAST},
     **{name: OpDef(name, ("data", "label"), ("label",)) for name in _OUTPUTS},
 }
