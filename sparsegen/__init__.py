@@ -8,22 +8,25 @@ import importlib as _importlib
 
 from . import (autograd, base, callback, context, gluon, initializer, interop, io, kernels,
                kvstore, lr_scheduler, metric, model, name, ndarray, operator, optimizer,
-               random)
+               random, symbol)
 from ._version import __version__
+from .attribute import AttrScope
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
 from .errors import MXNetError, SparsegenError, StorageFallbackWarning
 from .ndarray.keywords import check_keywords as _check_keywords
 
 nd = ndarray
+sym = symbol
 init = initializer
 kv = kvstore
 _check_keywords(ndarray)  # once every module has added its functions to mx.nd
 
 __all__ = [
-    "Context", "MXNetError", "SparsegenError", "StorageFallbackWarning", "__version__", "autograd",
-    "base", "callback", "context", "cpu", "cpu_pinned", "current_context", "gluon", "gpu", "init",
-    "initializer", "interop", "io", "kernels", "kv", "kvstore", "lr_scheduler", "metric", "model",
-    "name", "nd", "ndarray", "num_gpus", "operator", "optimizer", "random", "test_utils",
+    "AttrScope", "Context", "MXNetError", "SparsegenError", "StorageFallbackWarning", "__version__",
+    "autograd", "base", "callback", "context", "cpu", "cpu_pinned", "current_context", "gluon",
+    "gpu", "init", "initializer", "interop", "io", "kernels", "kv", "kvstore", "lr_scheduler",
+    "metric", "model", "name", "nd", "ndarray", "num_gpus", "operator", "optimizer", "random",
+    "sym", "symbol", "test_utils",
 ]
 
 

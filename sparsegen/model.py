@@ -4,13 +4,13 @@
 
 from __future__ import annotations
 
-import importlib
 import logging
 from collections import namedtuple
 from typing import Any
 
 from .context import cpu
-from .errors import InvalidType, InvalidValue, NotSupported
+from . import symbol as symbol_module
+from .errors import InvalidType, InvalidValue
 from .ndarray import NDArray
 from .ndarray.persist import load, save
 from .params import integer
@@ -73,14 +73,6 @@ def load_checkpoint(prefix: str, epoch: int) -> tuple[Any, dict[str, NDArray],
                                                       dict[str, NDArray]]:
     """``(symbol, arg_params, aux_params)``: the symbol from ``prefix-symbol.json`` by
     ``mx.sym.load``, the parameters from ``prefix-%04d.params``."""
-    try:
-        symbol_module = importlib.import_module(f"{__package__}.symbol")
-    except ModuleNotFoundError as error:
-        if error.name != f"{__package__}.symbol":
-            raise
-        raise NotSupported("load_checkpoint: reading prefix-symbol.json needs mx.sym, which this "
-                           "build of sparsegen does not have; load_params(prefix, epoch) reads "
-                           "the parameters") from None
     symbol = symbol_module.load(f"{prefix}-symbol.json")
     return (symbol, *load_params(prefix, epoch))
 

@@ -77,6 +77,10 @@ class CustomOpProp:
         """The auxiliary states' names (inputs after the arguments, mutable by the op)."""
         return []
 
+    def infer_storage_type(self, in_stype: list[str]) -> tuple[list[str], list[str], list[str]]:
+        """(argument, output, auxiliary) storage types: default outputs."""
+        return in_stype, ["default"] * len(self.list_outputs()), []
+
     def declare_backward_dependency(self, out_grad: list[int], in_data: list[int],
                                     out_data: list[int]) -> list[int]:
         """What ``backward`` reads: the output gradients (if ``need_top_grad_``), inputs and
@@ -165,7 +169,24 @@ def Custom(*inputs: NDArray, op_type: str | None = None, **kwargs: Any) -> Any: 
     return _Custom(op, outputs, aux)(*arguments)
 
 
+def prop(op_type: str, kwargs: dict[str, str]) -> CustomOpProp:
+    """The properties of the registered op ``op_type``, made with its string ``kwargs`` (what
+    ``mx.sym.Custom`` and its shape inference read)."""
+    if op_type not in _REGISTRY:
+        raise InvalidValue(f"Custom: op_type {op_type!r} is not registered (registered: "
+                           f"{', '.join(sorted(_REGISTRY)) or 'none'}); use "
+                           "@mx.operator.register(name)")
+    return _REGISTRY[op_type](**kwargs)
+
+
+def run(inputs: list[NDArray], attrs: dict[str, str], ctx: Any) -> Any:
+    """The outputs of the custom op of a graph node (``attrs``: ``op_type`` and its string
+    kwargs) on ``inputs``, recorded for ``mx.autograd`` as ``Custom``."""
+    kwargs = dict(attrs)
+    return Custom(*inputs, op_type=kwargs.pop("op_type"), **kwargs)
+
+
 nd.Custom = Custom
 nd.__all__.append("Custom")
 
-__all__ = ["Custom", "CustomOp", "CustomOpProp", "REQS", "register"]
+__all__ = ["Custom", "CustomOp", "CustomOpProp", "REQS", "prop", "register", "run"]

@@ -23,6 +23,7 @@ import sparsegen as mx
 
 from .context import Context, current_context, set_default
 from .ndarray import array
+from .symbol.executor import grad_reqs
 from .errors import InvalidValue
 from .errors import NotSupported
 
@@ -594,10 +595,11 @@ def check_numeric_gradient(fn: Callable[..., Any], location: Any, aux_states: An
                            use_forward_train: bool = True, ctx: Context | None = None,
                            grad_stype_dict: dict[Any, str] | None = None,
                            dtype: Any = np.float32) -> None:
-    """Check the autograd gradients of ``fn`` (a function of NDArrays) against central finite
-    differences, as MXNet's ``check_numeric_gradient`` checks a Symbol's.
+    """Check the autograd gradients of ``fn`` (a Symbol, or a function of NDArrays) against
+    central finite differences, as MXNet's ``check_numeric_gradient``.
 
-    ``location``: the inputs, a list (passed by position, keyed by position) or a dict (passed
+    ``location``: the inputs (a Symbol's: a list in ``list_arguments`` order or a dict by
+    name), a list (passed by position, keyed by position) or a dict (passed
     by name); numpy, NDArrays of any storage type (kept) or scipy sparse matrices (csr), cast to
     ``dtype`` on ``ctx``. ``aux_states``: more arguments (a list after the inputs, or a dict by
     name), never differentiated. ``grad_nodes``: the keys checked (default all) or a dict key ->
@@ -607,10 +609,11 @@ def check_numeric_gradient(fn: Callable[..., Any], location: Any, aux_states: An
     same sum, read into float64 on the host; ``atol=None`` is the larger of MXNet's default for
     ``dtype`` and ``numeric_eps²``. Raises ``AssertionError`` naming the input on a mismatch.
     """
-    if hasattr(fn, "list_arguments") or not callable(fn):
-        raise NotSupported(
-            "check_numeric_gradient takes a Python function of NDArrays in sparsegen, got "
-            f"{type(fn).__name__}; Symbols (mx.sym) are issue 15")
+    if isinstance(fn, mx.sym.Symbol):
+        fn, location = _symbol_function(fn, ctx), _symbol_location(fn, location)
+    if not callable(fn):
+        raise NotSupported(f"check_numeric_gradient takes a Symbol or a Python function of "
+                           f"NDArrays, got {type(fn).__name__}")
     if np.dtype(dtype) not in _FLOATS:
         raise InvalidValue(f"check_numeric_gradient: dtype must be float16, float32 or float64, "
                            f"got {np.dtype(dtype)}")
@@ -655,3 +658,177 @@ __all__ = [
     "same", "set_default_context",
 ]
 __all__ += ["check_numeric_gradient"]
+
+
+# -- symbols ------------------------------------------------------------------------------------
+def _symbol_location(sym: Any, location: Any) -> dict[str, Any]:
+    """``location`` (a list in ``sym.list_arguments()`` order, or a dict naming every
+    argument) as a dict by argument name."""
+    names = sym.list_arguments()
+    if isinstance(location, dict):
+        if set(location) != set(names):
+            raise InvalidValue(f"location names {sorted(location)}, the symbol's arguments are "
+                               f"{names}")
+        return dict(location)
+    if not isinstance(location, (list, tuple)) or len(location) != len(names):
+        raise InvalidValue(f"location must be a dict or a list of {len(names)} arrays (the "
+                           f"arguments {names})")
+    return dict(zip(names, location))
+
+
+def _symbol_arrays(sym: Any, location: Any, ctx: Context, dtype: Any) -> dict[str, Any]:
+    """The arguments as NDArrays on ``ctx``: numpy values made arrays of ``dtype``
+    (``'asnumpy'``: their own), NDArrays kept."""
+    return {name: value if isinstance(value, mx.nd.NDArray) else
+            array(value, ctx=ctx, dtype=np.asarray(value).dtype if dtype == "asnumpy" else dtype)
+            for name, value in _symbol_location(sym, location).items()}
+
+
+def _symbol_function(sym: Any, ctx: Context | None) -> Callable[..., Any]:
+    """``sym`` as a function of its arguments (by name), run in the caller's autograd scope."""
+    def run(**arrays: Any) -> list[Any]:
+        return sym.bind(ctx, arrays, grad_req="null").compute()
+
+    return run
+
+
+def _head_grads(out_grads: Any, sym: Any, ctx: Context, dtype: Any) -> Any:
+    """``out_grads`` (a list, a dict by output name, or None) as NDArrays."""
+    if out_grads is None:
+        return None
+    if isinstance(out_grads, dict):
+        out_grads = [out_grads[name] for name in sym.list_outputs()]
+    return [g if isinstance(g, mx.nd.NDArray) else
+            array(g, ctx=ctx, dtype=np.asarray(g).dtype if dtype == "asnumpy" else dtype)
+            for g in out_grads]
+
+
+def check_symbolic_forward(sym: Any, location: Any, expected: Any, rtol: Any = None,
+                           atol: Any = None, aux_states: Any = None, ctx: Context | None = None,
+                           equal_nan: bool = False, dtype: Any = np.float32) -> list[Any]:
+    """Run ``sym`` forward (``is_train=False``) at ``location`` and compare each output with
+    ``expected`` (a list, or a dict by output name); returns the outputs."""
+    ctx = ctx or default_context()
+    executor = sym.bind(ctx, _symbol_arrays(sym, location, ctx, dtype), grad_req="null")
+    outputs = executor.forward(is_train=False)
+    if isinstance(expected, dict):
+        expected = [expected[name] for name in sym.list_outputs()]
+    for name, expect, output in zip(sym.list_outputs(), expected, outputs):
+        assert_almost_equal(expect, output, rtol, atol, (f"EXPECTED_{name}", f"FORWARD_{name}"),
+                            equal_nan=equal_nan)
+    return outputs
+
+
+def check_symbolic_backward(sym: Any, location: Any, out_grads: Any, expected: Any,
+                            rtol: Any = None, atol: Any = None, aux_states: Any = None,
+                            grad_req: Any = "write", ctx: Context | None = None,
+                            grad_stypes: dict[str, str] | None = None, equal_nan: bool = False,
+                            dtype: Any = np.float32) -> dict[str, Any]:
+    """Run ``sym`` forward (``is_train=True``) and backward with ``out_grads`` at ``location``
+    and compare the gradients with ``expected`` (a list in argument order, or a dict by name):
+    ``'write'`` the gradient, ``'add'`` what was added to a random buffer, ``'null'`` the
+    buffer untouched. Returns the gradient arrays."""
+    ctx = ctx or default_context()
+    names = sym.list_arguments()
+    if isinstance(expected, (list, tuple)):
+        expected = dict(zip(names, expected))
+    reqs = dict(zip(names, grad_reqs(grad_req, names)))
+    initial = {name: np.random.normal(size=np.shape(value)) for name, value in expected.items()}
+    grads = {}
+    for name, values in initial.items():
+        stype = (grad_stypes or {}).get(name) or "default"
+        grads[name] = mx.nd.zeros(values.shape, ctx=ctx, dtype=dtype if dtype != "asnumpy" else
+                                  np.asarray(expected[name]).dtype, stype=stype)
+        if stype == "default":
+            grads[name][:] = values
+        else:
+            initial[name] = np.zeros(values.shape)
+    executor = sym.bind(ctx, _symbol_arrays(sym, location, ctx, dtype), grads, reqs)
+    executor.forward(is_train=True)
+    executor.backward(_head_grads(out_grads, sym, ctx, dtype))
+    for name, expect in expected.items():
+        got = grads[name].asnumpy()
+        want = {"write": (expect, got), "add": (expect, got - initial[name]),
+                "null": (initial[name], got)}.get(reqs.get(name) or "null")
+        if want is None:
+            raise InvalidValue(f"check_symbolic_backward: grad_req {reqs[name]!r} of {name} is "
+                               "not write, add or null")
+        assert_almost_equal(*want, rtol, atol, (f"EXPECTED_{name}", f"BACKWARD_{name}"),
+                            equal_nan=equal_nan)
+    return grads
+
+
+def simple_forward(sym: Any, ctx: Context | None = None, is_train: bool = False,
+                   **inputs: Any) -> Any:
+    """The outputs of ``sym`` on ``inputs`` (by argument name) as numpy (one array for one
+    output)."""
+    executor = sym.bind(ctx or default_context(), {k: v if isinstance(v, mx.nd.NDArray)
+                                                  else array(v) for k, v in inputs.items()})
+    outputs = [out.asnumpy() for out in executor.forward(is_train=is_train)]
+    return outputs[0] if len(outputs) == 1 else outputs
+
+
+__all__ += ["check_symbolic_backward", "check_symbolic_forward", "simple_forward"]
+
+
+def _least_precise(dtypes: list[Any]) -> np.dtype:
+    """The dtype of fewest bytes among ``dtypes``."""
+    return min((np.dtype(d) for d in dtypes), key=lambda d: d.itemsize)
+
+
+def check_consistency(sym: Any, ctx_list: list[dict[str, Any]], scale: float = 1.0,
+                      grad_req: str = "write", arg_params: dict[str, Any] | None = None,
+                      aux_params: dict[str, Any] | None = None, rtol: Any = None,
+                      atol: Any = None, raise_on_err: bool = True,
+                      ground_truth: dict[str, Any] | None = None, equal_nan: bool = False,
+                      use_uniform: bool = False, rand_type: Any = np.float64) -> dict[str, Any]:
+    """Run ``sym`` (or one symbol per entry) bound as each entry of ``ctx_list`` says
+    (``ctx``, shapes, ``type_dict``, ``stype_dict``) on the same random arguments and compare
+    the outputs (predict and train) and the gradients (head gradients: the first executor's
+    outputs) with those of the most precise one (or ``ground_truth``), as MXNet's; returns the
+    values compared against, as numpy by name."""
+    symbols = [sym] * len(ctx_list) if isinstance(sym, mx.sym.Symbol) else list(sym)
+    if len(ctx_list) < 2 or len(symbols) != len(ctx_list):
+        raise InvalidValue(f"check_consistency: ctx_list needs two entries or more (and one "
+                           f"symbol each), got {len(ctx_list)} entries, {len(symbols)} symbols")
+    executors = [s.simple_bind(grad_req=grad_req, **entry) for s, entry in zip(symbols, ctx_list)]
+    params = dict(arg_params or {})
+    for name, arr in sorted(executors[0].arg_dict.items()):
+        if name not in params:
+            params[name] = (np.random.uniform(-0.92 * scale, 0.92 * scale, arr.shape)
+                            if use_uniform else np.random.normal(size=arr.shape, scale=scale)
+                            ).astype(rand_type)
+    for exe in executors:
+        for name, arr in exe.arg_dict.items():
+            value = array(_numpy(params[name]), ctx=arr.context, dtype=arr.dtype)
+            arr[:] = value if arr.stype == "default" else value.tostype(arr.stype)
+    names = symbols[0].list_outputs()
+    predicted = [[out.asnumpy() for out in exe.forward(is_train=False)] for exe in executors]
+    truth_index = int(np.argmax([np.dtype(p[0].dtype).itemsize for p in predicted]))
+    results = [dict(zip(names, p)) for p in predicted]
+    if grad_req != "null":
+        trained = [exe.forward(is_train=True) for exe in executors]
+        heads = [out.asnumpy().astype(_least_precise([t[i].dtype for t in trained]))
+                 for i, out in enumerate(trained[0])]
+        for exe, outputs, result in zip(executors, trained, results):
+            exe.backward([array(h, ctx=o.context, dtype=o.dtype) for h, o in zip(heads, outputs)])
+            result.update({f"train_{n}": o.asnumpy() for n, o in zip(names, outputs)})
+            result.update({n: g.asnumpy() for n, g in exe.grad_dict.items()})
+    truth = ground_truth or results[truth_index]
+    for position, result in enumerate(results):
+        if position == truth_index and ground_truth is None:
+            continue
+        for name, value in result.items():
+            if name not in truth:
+                continue
+            try:
+                assert_almost_equal(value, truth[name], rtol, atol,
+                                    (f"ctx_list[{position}] {name}", f"ground truth {name}"),
+                                    equal_nan=equal_nan)
+            except AssertionError:
+                if raise_on_err:
+                    raise
+    return truth
+
+
+__all__ += ["check_consistency"]

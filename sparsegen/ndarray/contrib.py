@@ -30,3 +30,18 @@ def getnnz(data: NDArray, axis: Any = None, out: NDArray | None = None, **kwargs
 from .arith import quadratic  # noqa: E402 - mx.nd.contrib.quadratic
 
 __all__ = ["getnnz", "quadratic"]
+
+# -- nn --
+from .nn import Embedding  # noqa: E402
+
+
+def SparseEmbedding(data: NDArray, weight: NDArray, input_dim: int, output_dim: int,  # noqa: N802
+                    dtype: Any = "float32", deterministic: bool = False,
+                    out: NDArray | None = None) -> NDArray:
+    """``Embedding(..., sparse_grad=True)``, as MXNet's deprecated
+    ``mx.nd.contrib.SparseEmbedding`` (the weight's gradient is row_sparse; ``deterministic``
+    changes nothing: sparsegen's gradient is always deterministic)."""
+    return Embedding(data, weight, input_dim, output_dim, dtype=dtype, sparse_grad=True, out=out)
+
+
+__all__ += ["SparseEmbedding"]

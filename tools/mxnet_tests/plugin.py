@@ -19,10 +19,12 @@ alias.install()
 SPARSE_WORDS = ("row_sparse", "csr", "sparse")
 """A test of test_optimizer.py is a sparse case when its source names one of these."""
 
-OUT_OF_SCOPE_WORDS = ("mx.sym", "check_numeric_gradient", "check_symbolic_", "simple_bind",
-                      ".bind(") + (() if os.environ.get("MXNET_TESTS_WITH_GLUON") else
-                                   ("gluon", "autograd"))
-"""Source text that makes a test need the symbolic API (issue 15), or Gluon or autograd (issue
+OUT_OF_SCOPE_WORDS = (() if os.environ.get("MXNET_TESTS_WITH_SYMBOL") else
+                      ("mx.sym", "check_numeric_gradient", "check_symbolic_", "simple_bind",
+                       ".bind(")) + (() if os.environ.get("MXNET_TESTS_WITH_GLUON") else
+                                     ("gluon", "autograd"))
+"""Source text that makes a test need the symbolic API (issue 15, unless
+``MXNET_TESTS_WITH_SYMBOL`` is set: ``run.py --with-symbol``), or Gluon or autograd (issue
 14, unless ``MXNET_TESTS_WITH_GLUON`` is set: ``run.py --with-gluon``)."""
 
 _RESULTS = os.environ.get("MXNET_TESTS_RESULTS")

@@ -31,9 +31,10 @@ COUNTED = ("passed", "failed", "missing", "timeout", "collect_failed", "collect_
 
 
 def run_tests(tests: Path, files: list[str], keyword: str | None, timeout: float,
-              with_gluon: bool = False) -> list[dict]:
+              with_gluon: bool = False, with_symbol: bool = False) -> list[dict]:
     """Run ``files`` of ``tests`` under pytest with the harness; the recorded outcomes
-    (``with_gluon``: the tests that use Gluon or autograd count too)."""
+    (``with_gluon``: the tests that use Gluon or autograd count too; ``with_symbol``: those
+    that use mx.sym, bind or check_symbolic_*)."""
     with tempfile.TemporaryDirectory(prefix="mxnet-tests-") as work:
         for name in files:
             shutil.copy(tests / name, Path(work) / name)
@@ -41,6 +42,7 @@ def run_tests(tests: Path, files: list[str], keyword: str | None, timeout: float
         env = dict(os.environ, MXNET_TESTS_RESULTS=str(results),
                    MXNET_TESTS_TIMEOUT=str(timeout),
                    MXNET_TESTS_WITH_GLUON="1" if with_gluon else "",
+                   MXNET_TESTS_WITH_SYMBOL="1" if with_symbol else "",
                    PYTHONPATH=os.pathsep.join([str(HERE / "shim"), str(HERE),
                                                os.environ.get("PYTHONPATH", "")]))
         command = [sys.executable, "-m", "pytest", "-q", "-p", "plugin", "-p", "no:cacheprovider",
@@ -88,8 +90,11 @@ def main() -> int:
     parser.add_argument("--status", type=Path, help="also write the summary there (markdown)")
     parser.add_argument("--with-gluon", action="store_true",
                         help="count the tests that use Gluon or autograd (issue 14) too")
+    parser.add_argument("--with-symbol", action="store_true",
+                        help="count the tests that use mx.sym, bind or check_symbolic_* too")
     args = parser.parse_args()
-    outcomes = run_tests(args.tests, args.files, args.keyword, args.timeout, args.with_gluon)
+    outcomes = run_tests(args.tests, args.files, args.keyword, args.timeout, args.with_gluon,
+                         args.with_symbol)
     for o in outcomes:
         print(f"{o['outcome']:>15}  {o['test']}  {o.get('detail', '')}")
     text = summary(outcomes)

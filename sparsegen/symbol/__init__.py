@@ -1,0 +1,62 @@
+"""``mx.sym`` / ``mx.symbol``: symbolic graphs of the NDArray front end's ops, MXNet 1.9.1's
+JSON format, shape / dtype / storage inference and executors (docs/symbol.md).
+
+The modules add their methods to ``Symbol``: ``ops`` the fluent ones (``x.square()``),
+``serialize`` ``tojson`` / ``save``, ``infer`` ``infer_*``, ``executor`` ``bind`` /
+``simple_bind`` / ``eval``.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+from . import executor, infer, ops, serialize
+from .executor import Executor
+from .graph import Node
+from .serialize import load, load_json
+from .symbol import Group, Symbol, Variable, var
+
+for _name in ("infer_shape", "infer_shape_partial", "infer_type", "infer_storage_type"):
+    setattr(Symbol, _name, getattr(infer, _name))
+
+
+def _generator(module: types.ModuleType | dict, prefixes: tuple[str, ...]) -> Any:
+    """A module ``__getattr__`` giving the op function of a ``mx.nd`` function (first found
+    in the namespaces ``prefixes``), made once from its signature (``ops.generated``)."""
+
+    def find(name: str) -> Any:
+        spec = next((d for prefix in prefixes if (d := ops.generated(name, prefix))), None)
+        if spec is None:
+            raise AttributeError(f"mx.sym has no op {name!r} (no mx.nd function of that name "
+                                 "takes arrays)")
+        function = ops.make(name, spec)
+        (module if isinstance(module, dict) else module.__dict__)[name] = function
+        return function
+
+    return find
+
+
+def _namespace(name: str, functions: dict, prefixes: tuple[str, ...]) -> types.ModuleType:
+    """A sub-namespace of ``mx.sym`` (``sparse``, ``contrib``, ``_internal``, ``random``)."""
+    module = types.ModuleType(f"{__name__}.{name}", f"``mx.sym.{name}``.")
+    for key, function in functions.items():
+        setattr(module, key, function)
+    module.__all__ = list(functions)
+    module.__getattr__ = _generator(module, prefixes)  # type: ignore[attr-defined]
+    return module
+
+
+globals().update(ops.FUNCTIONS)
+sparse = _namespace("sparse", {**{name: ops.FUNCTIONS[name] for name in ops.SPARSE},
+                               **{n: ops.make(n, s) for n, s in ops.SPARSE_ONLY.items()}},
+                    ("sparse.", ""))
+contrib = _namespace("contrib", {}, ("contrib.",))
+_internal = _namespace("_internal", {n: ops.make(n, s) for n, s in ops.INTERNAL.items()},
+                       ("_internal.",))
+random = _namespace("random", {n: ops.make(n, s) for n, s in ops.RANDOM.items()}, ())
+__getattr__ = _generator(globals(), ("",))
+
+__all__ = ["Executor", "Group", "Node", "Symbol", "Variable", "contrib", "load", "load_json",
+           "random", "sparse", "var", *ops.FUNCTIONS]
+del executor, serialize

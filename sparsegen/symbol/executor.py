@@ -1,0 +1,273 @@
+"""``Executor``: a bound symbol run on the NDArray front end (the same generated kernels),
+with gradients from ``mx.autograd``; ``Symbol.bind``, ``simple_bind`` and ``eval``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import autograd, operator
+from .. import ndarray as nd
+from ..context import Context, current_context
+from ..errors import InvalidValue, NotSupported
+from ..tape import GRAD_REQS
+from .graph import Node, params, strings, topological
+from .infer import dtypes, shapes, stypes
+from .ops import ARRAY_OPS, SCALAR_OPS, definition, nd_function
+from .symbol import Symbol
+
+
+def run_node(node: Node, inputs: list[Any], ctx: Context) -> Any:
+    """The output of ``node`` on ``inputs``, computed by the ``mx.nd`` function of its op."""
+    if node.op == "Custom":
+        return operator.run(inputs, strings(node), ctx)
+    p = params(node)
+    if node.op in SCALAR_OPS:
+        return SCALAR_OPS[node.op](inputs[0], p["scalar"])
+    if node.op in ARRAY_OPS:
+        return ARRAY_OPS[node.op](*inputs)
+    spec = definition(node.op)
+    function = None if spec is None else nd_function(spec)
+    if function is None:
+        raise NotSupported(f"executor: op {node.op} ({node.name}) has no mx.nd function "
+                           "in sparsegen")
+    if spec.variadic:
+        p.pop("num_args", None)
+        return function(*inputs, **p)
+    if node.op.startswith("_random_"):
+        return function(ctx=ctx, **p)
+    return function(**dict(zip(spec.inputs, inputs)), **p)
+
+
+def _per_argument(values: Any, names: list[str], what: str, required: bool) -> list[Any]:
+    """``values`` (a list in ``names`` order or a dict by name) as a list, None where absent."""
+    if values is None:
+        values = {}
+    if isinstance(values, dict):
+        unknown = set(values) - set(names)
+        if unknown:
+            raise InvalidValue(f"bind: {what} names {sorted(unknown)}, not arguments of the "
+                               f"symbol ({names})")
+        listed = [values.get(name) for name in names]
+    else:
+        listed = list(values)
+        if len(listed) != len(names):
+            raise InvalidValue(f"bind: {what} has {len(listed)} arrays for {len(names)} "
+                               f"arguments ({names})")
+    if required:
+        missing = [n for n, v in zip(names, listed) if v is None]
+        if missing:
+            raise InvalidValue(f"bind: {what} lacks {missing}")
+    return listed
+
+
+def grad_reqs(grad_req: Any, names: list[str]) -> list[str | None]:
+    """MXNet's ``grad_req`` (one string, a list in ``names`` order, or a dict by name) as one
+    entry per argument (None where a dict leaves it out)."""
+    if isinstance(grad_req, str):
+        return [grad_req] * len(names)
+    return _per_argument(grad_req, names, "grad_req", False)
+
+
+class Executor:
+    """A symbol bound to arrays: ``forward`` runs it, ``backward`` writes the gradients into
+    ``grad_arrays``, as ``mxnet.executor.Executor``."""
+
+    def __init__(self, symbol: Symbol, ctx: Context | None, args: Any, args_grad: Any = None,
+                 grad_req: Any = "write", aux_states: Any = None) -> None:
+        self._symbol = symbol
+        self._ctx = ctx or current_context()
+        names = symbol.list_arguments()
+        self.arg_arrays = _per_argument(args, names, "args", True)
+        self.grad_arrays = _per_argument(args_grad, names, "args_grad", False)
+        reqs = grad_reqs(grad_req, names)
+        self._grad_req = [("null" if g is None else r or "null")
+                          for r, g in zip(reqs, self.grad_arrays)]
+        for name, req in zip(names, self._grad_req):
+            if req not in GRAD_REQS:
+                raise InvalidValue(f"bind: grad_req of {name} must be one of {GRAD_REQS}, got "
+                                   f"{req!r}")
+        self.aux_arrays: list[Any] = []
+        self.outputs = self._allocated_outputs()
+        self._recorded = False  # whether the last forward recorded a graph for backward
+
+    def _allocated_outputs(self) -> list[Any]:
+        """Zero outputs of the inferred shapes and dtypes, as MXNet's executor has before the
+        first forward (none when a shape stays unknown)."""
+        given = {name: a.shape for name, a in self.arg_dict.items()}
+        found_shapes = shapes(self._symbol._outputs, given)
+        found_dtypes = dtypes(self._symbol._outputs, {n: a.dtype for n, a in self.arg_dict.items()})
+        heads = [node for node, _ in self._symbol._outputs]
+        if any(found_shapes.get(id(node)) is None for node in heads):
+            return []
+        return [nd.zeros(found_shapes[id(node)], self._ctx, found_dtypes.get(id(node)) or "float32")
+                for node in heads]
+
+    @property
+    def arg_dict(self) -> dict[str, Any]:
+        """The argument arrays by name."""
+        return dict(zip(self._symbol.list_arguments(), self.arg_arrays))
+
+    @property
+    def grad_dict(self) -> dict[str, Any]:
+        """The gradient arrays by argument name (those with a gradient)."""
+        return {name: grad for name, grad in zip(self._symbol.list_arguments(), self.grad_arrays)
+                if grad is not None}
+
+    @property
+    def aux_dict(self) -> dict[str, Any]:
+        """The auxiliary states by name (none here)."""
+        return {}
+
+    @property
+    def output_dict(self) -> dict[str, Any]:
+        """The outputs by name."""
+        return dict(zip(self._symbol.list_outputs(), self.outputs))
+
+    def forward(self, is_train: bool = False, **kwargs: Any) -> list[Any]:
+        """Copy ``kwargs`` into the arguments, run the graph (recorded for ``backward`` when
+        ``is_train`` and some argument takes a gradient) and return ``outputs``."""
+        arrays = self.arg_dict
+        for name, value in kwargs.items():
+            if name not in arrays:
+                raise InvalidValue(f"forward: {name} is not an argument ({list(arrays)})")
+            value.copyto(arrays[name]) if isinstance(value, nd.NDArray) else \
+                arrays[name].__setitem__(slice(None), value)
+        variables = [(a, g, r) for a, g, r in zip(self.arg_arrays, self.grad_arrays,
+                                                  self._grad_req) if r != "null"]
+        self._recorded = bool(is_train and variables)
+        if self._recorded:
+            autograd.mark_variables(*map(list, zip(*variables)))
+            with autograd.record(train_mode=True):
+                self.outputs = self.compute()
+        else:
+            with autograd.pause(train_mode=bool(is_train)):
+                self.outputs = self.compute()
+        return self.outputs
+
+    def compute(self) -> list[Any]:
+        """The outputs on the bound arrays, in the current autograd scope (recorded when
+        recording and an argument is a variable); ``forward`` sets the scope."""
+        values: dict[int, Any] = {}
+        arrays = self.arg_dict
+        for node in topological(self._symbol._outputs):
+            values[id(node)] = arrays[node.name] if node.is_variable else run_node(
+                node, [values[id(child)] for child, _ in node.inputs], self._ctx)
+        return [values[id(node)] for node, _ in self._symbol._outputs]
+
+    def backward(self, out_grads: Any = None, is_train: bool = True) -> None:
+        """Gradients of the outputs (weighted by ``out_grads``, default ones) into
+        ``grad_arrays`` (written or added, by ``grad_req``); nothing to do when every
+        ``grad_req`` is ``'null'``."""
+        if not any(req != "null" for req in self._grad_req):
+            return
+        if not self._recorded:
+            raise InvalidValue("backward: the last forward ran with is_train=False; run "
+                               "forward(is_train=True) first")
+        if isinstance(out_grads, nd.NDArray):
+            out_grads = [out_grads]
+        autograd.backward(self.outputs, head_grads=out_grads, retain_graph=True,
+                          train_mode=is_train)  # MXNet's executor may run backward again
+
+    def copy_params_from(self, arg_params: dict[str, Any], aux_params: dict[str, Any] | None = None,
+                         allow_extra_params: bool = False) -> None:
+        """Copy ``arg_params`` into the arguments of the same names."""
+        arrays = self.arg_dict
+        for name, value in {**arg_params, **(aux_params or {})}.items():
+            if name in arrays:
+                value.copyto(arrays[name])
+            elif not allow_extra_params:
+                raise InvalidValue(f"copy_params_from: {name} is not an argument of the symbol "
+                                   "(allow_extra_params=True skips it)")
+
+    def reshape(self, partial_shaping: bool = False, allow_up_sizing: bool = False,
+                **kwargs: Any) -> "Executor":
+        """A new executor for the argument shapes ``kwargs``; arguments whose shape does not
+        change share their arrays with this one."""
+        arg_shapes, _, _ = self._symbol.infer_shape(**kwargs)
+        if arg_shapes is None:
+            raise InvalidValue(f"reshape: shapes {kwargs} do not determine every argument")
+        args, grads = [], []
+        for shape, array, grad in zip(arg_shapes, self.arg_arrays, self.grad_arrays):
+            same = array.shape == shape
+            args.append(array if same else nd.zeros(shape, self._ctx, array.dtype, array.stype))
+            grads.append(grad if same or grad is None else
+                         nd.zeros(shape, self._ctx, grad.dtype, grad.stype))
+        return Executor(self._symbol, self._ctx, args, grads, self._grad_req)
+
+
+def _grad_stype(symbol: Symbol, found_stypes: dict[int, str]) -> dict[str, str]:
+    """MXNet's gradient storage type of each argument: row_sparse when every use of it is an
+    ``Embedding(sparse_grad=True)`` weight, the ``w`` of ``dot(csr, w)`` or a row_sparse
+    ``_square_sum`` input, else default."""
+    uses: dict[str, list[bool]] = {}
+    for node in topological(symbol._outputs):
+        for position, (child, _) in enumerate(node.inputs):
+            if not child.is_variable:
+                continue
+            p = params(node)
+            sparse = (position == 1 and (
+                (node.op == "Embedding" and bool(p.get("sparse_grad")))
+                or node.op == "_contrib_SparseEmbedding"
+                or (node.op == "dot" and found_stypes[id(node.inputs[0][0])] == "csr"
+                    and not p.get("transpose_a") and not p.get("transpose_b")))) or (
+                node.op == "_square_sum" and found_stypes[id(child)] == "row_sparse")
+            uses.setdefault(child.name, []).append(sparse)
+    return {name: "row_sparse" if all(flags) else "default" for name, flags in uses.items()}
+
+
+def bind(self: Symbol, ctx: Context | None, args: Any, args_grad: Any = None,
+         grad_req: Any = "write", aux_states: Any = None, group2ctx: Any = None,
+         shared_exec: Executor | None = None) -> Executor:
+    """An executor of the symbol on the arrays ``args`` (gradients into ``args_grad``)."""
+    return Executor(self, ctx, args, args_grad, grad_req, aux_states)
+
+
+def simple_bind(self: Symbol, ctx: Context | None, grad_req: Any = "write",
+                type_dict: dict[str, Any] | None = None,
+                stype_dict: dict[str, str] | None = None, group2ctx: Any = None,
+                shared_arg_names: list[str] | None = None, shared_exec: Executor | None = None,
+                shared_buffer: Any = None, **kwargs: Any) -> Executor:
+    """An executor whose argument and gradient arrays (zeros) are allocated from the shapes
+    ``kwargs``, ``type_dict`` and ``stype_dict`` by inference; an argument of ``shared_exec``
+    of the same shape, dtype and storage is shared."""
+    ctx = ctx or current_context()
+    names = self.list_arguments()
+    found_shapes = shapes(self._outputs, kwargs)
+    found_dtypes = dtypes(self._outputs, type_dict or {})
+    found_stypes = stypes(self._outputs, stype_dict or {})
+    variables = {n.name: n for n in topological(self._outputs) if n.is_variable}
+    missing = [name for name in names if found_shapes.get(id(variables[name])) is None]
+    if missing:
+        raise InvalidValue(f"simple_bind: the shapes given ({kwargs}) do not determine the "
+                           f"shapes of {missing}")
+    grad_stypes = _grad_stype(self, found_stypes)
+    reqs = dict(zip(names, grad_reqs(grad_req, names)))
+    shared = {} if shared_exec is None else shared_exec.arg_dict
+    shared_grads = {} if shared_exec is None else shared_exec.grad_dict
+    args, grads = [], []
+    for name in names:
+        node = variables[name]
+        shape, dtype = found_shapes[id(node)], found_dtypes.get(id(node)) or "float32"
+        stype = found_stypes[id(node)]
+        old = shared.get(name)
+        if old is not None and (old.shape, np.dtype(old.dtype), old.stype) == (
+                shape, np.dtype(dtype), stype):
+            args.append(old)
+            grads.append(shared_grads.get(name))
+            continue
+        args.append(nd.zeros(shape, ctx, dtype, stype))
+        grads.append(None if reqs[name] in (None, "null") else
+                     nd.zeros(shape, ctx, dtype, grad_stypes.get(name, "default")))
+    return Executor(self, ctx, args, grads, reqs)
+
+
+def eval(self: Symbol, ctx: Context | None = None, **kwargs: Any) -> list[Any]:  # noqa: A001
+    """The outputs of the symbol on the arrays ``kwargs`` (by argument name)."""
+    return bind(self, ctx, kwargs, grad_req="null").forward()
+
+
+Symbol.bind = bind  # type: ignore[attr-defined]
+Symbol.simple_bind = simple_bind  # type: ignore[attr-defined]
+Symbol.eval = eval  # type: ignore[attr-defined]

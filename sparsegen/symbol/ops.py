@@ -1,0 +1,304 @@
+"""The op functions of ``mx.sym`` (and ``mx.sym.sparse``, ``contrib``, ``_internal``,
+``random``): one table says, for each op, which keyword arguments are array inputs and which
+of them are created as variables when omitted (``fullyconnected0_weight``); every other
+keyword becomes one of MXNet's string attributes."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .. import ndarray as nd
+from .. import operator
+from ..errors import InvalidType, InvalidValue
+from ..name import NameManager
+from .graph import Entry, Node, VARIABLE
+from .symbol import Symbol, create
+
+
+@dataclass(frozen=True)
+class OpDef:
+    """One op of ``mx.sym``: MXNet's op name, its array inputs (in order), those created as
+    variables when omitted, and the ``mx.nd`` function (dotted under ``mx.nd``) that runs it."""
+
+    op: str
+    inputs: tuple[str, ...] = ("data",)
+    created: tuple[str, ...] = ()
+    function: str = ""
+    variadic: bool = False  # the inputs are the positional arguments (``num_args`` of them)
+
+    @property
+    def nd_function(self) -> str:
+        """The ``mx.nd`` function that runs the op (its dotted name under ``mx.nd``)."""
+        return self.function or self.op
+
+
+_UNARY = ("abs", "sqrt", "square", "negative", "relu", "sigmoid", "exp", "log", "log10",
+          "log2", "log1p", "expm1", "rsqrt", "cbrt", "sin", "cos", "tan", "tanh", "sinh",
+          "cosh", "arcsin", "arccos", "arctan", "floor", "ceil", "round", "sign", "zeros_like",
+          "ones_like")
+_ELEMWISE = ("elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div")
+_BROADCAST = ("add", "sub", "mul", "div", "minus", "plus", "power", "maximum", "minimum",
+              "equal", "not_equal", "greater", "greater_equal", "lesser", "lesser_equal",
+              "hypot")
+_REDUCE = ("sum", "mean", "prod", "nansum", "nanprod", "max", "min", "norm")
+_OUTPUTS = ("LinearRegressionOutput", "LogisticRegressionOutput", "MAERegressionOutput",
+            "SoftmaxOutput")
+
+OPS: dict[str, OpDef] = {
+    "dot": OpDef("dot", ("lhs", "rhs")),
+    "FullyConnected": OpDef("FullyConnected", ("data", "weight", "bias"), ("weight", "bias")),
+    "Embedding": OpDef("Embedding", ("data", "weight"), ("weight",)),
+    "Activation": OpDef("Activation"),
+    "softmax": OpDef("softmax"),
+    "log_softmax": OpDef("log_softmax"),
+    "Dropout": OpDef("Dropout"),
+    "Concat": OpDef("Concat", variadic=True),
+    "concat": OpDef("Concat", variadic=True),
+    "add_n": OpDef("add_n", variadic=True),
+    "ElementWiseSum": OpDef("add_n", variadic=True),
+    "cast_storage": OpDef("cast_storage"),
+    "Cast": OpDef("Cast"),
+    "cast": OpDef("Cast"),
+    "Reshape": OpDef("Reshape", function="reshape"),
+    "reshape": OpDef("Reshape", function="reshape"),
+    "transpose": OpDef("transpose"),
+    "expand_dims": OpDef("expand_dims"),
+    "MakeLoss": OpDef("MakeLoss"),
+    "BlockGrad": OpDef("BlockGrad"),
+    **{name: OpDef(name) for name in _UNARY + _REDUCE},
+    **{name: OpDef(name, ("lhs", "rhs")) for name in _ELEMWISE},
+    **{f"broadcast_{name}": OpDef(f"broadcast_{name}", ("lhs", "rhs")) for name in _BROADCAST},
+    **{name: OpDef(name, ("data", "label"), ("label",)) for name in _OUTPUTS},
+}
+"""``mx.sym``'s op functions by name."""
+
+SPARSE = ("dot", "Embedding", "FullyConnected", "cast_storage", "elemwise_add", "elemwise_sub",
+          "elemwise_mul", "elemwise_div", "sum", "mean", "norm", "square", "sqrt", "abs",
+          "negative", "relu", "sigmoid", "concat", "add_n", "ElementWiseSum", "zeros_like",
+          "broadcast_add", "broadcast_sub", "broadcast_mul", "broadcast_div")
+"""The ops ``mx.sym.sparse`` names too (the same ops, as MXNet's)."""
+
+INTERNAL: dict[str, OpDef] = {
+    "_square_sum": OpDef("_square_sum", function="_internal._square_sum"),
+    "_maximum": OpDef("_maximum", ("lhs", "rhs"), function="broadcast_maximum"),
+    "_minimum": OpDef("_minimum", ("lhs", "rhs"), function="broadcast_minimum"),
+    "_hypot": OpDef("_hypot", ("lhs", "rhs"), function="broadcast_hypot"),
+}
+SPARSE_ONLY: dict[str, OpDef] = {
+    "retain": OpDef("_sparse_retain", ("data", "indices"), function="sparse.retain"),
+}
+"""``mx.sym.sparse``'s ops that are not ``mx.sym``'s."""
+"""``mx.sym._internal``'s ops."""
+
+RANDOM: dict[str, OpDef] = {
+    "uniform": OpDef("_random_uniform", (), function="random.uniform"),
+    "normal": OpDef("_random_normal", (), function="random.normal"),
+}
+"""``mx.sym.random``'s samplers (no array inputs)."""
+
+EMBEDDINGS = ("Embedding", "_contrib_SparseEmbedding")
+"""The ops that look rows of a weight up (the same shape and dtype rules)."""
+
+SCALAR_OPS: dict[str, Callable[[Any, Any], Any]] = {
+    "_plus_scalar": lambda x, s: x + s, "_minus_scalar": lambda x, s: x - s,
+    "_rminus_scalar": lambda x, s: s - x, "_mul_scalar": lambda x, s: x * s,
+    "_div_scalar": lambda x, s: x / s, "_rdiv_scalar": lambda x, s: s / x,
+    "_mod_scalar": lambda x, s: x % s, "_rmod_scalar": lambda x, s: s % x,
+    "_power_scalar": lambda x, s: x ** s, "_rpower_scalar": lambda x, s: s ** x,
+    "_equal_scalar": lambda x, s: x == s, "_not_equal_scalar": lambda x, s: x != s,
+    "_greater_scalar": lambda x, s: x > s, "_greater_equal_scalar": lambda x, s: x >= s,
+    "_lesser_scalar": lambda x, s: x < s, "_lesser_equal_scalar": lambda x, s: x <= s,
+}
+"""The ops of a symbol and a scalar (Symbol's operators) and what each computes."""
+
+ARRAY_OPS: dict[str, Callable[[Any, Any], Any]] = {
+    "_mod": lambda x, y: x % y, "_power": lambda x, y: x ** y, "_equal": lambda x, y: x == y,
+    "_not_equal": lambda x, y: x != y, "_greater": lambda x, y: x > y,
+    "_greater_equal": lambda x, y: x >= y, "_lesser": lambda x, y: x < y,
+    "_lesser_equal": lambda x, y: x <= y,
+}
+"""The ops of two symbols behind Symbol's operators that no ``mx.nd`` function names."""
+
+
+def attr_string(key: str, value: Any) -> str:
+    """``value`` written as MXNet writes an attribute (``dtype`` by its numpy name)."""
+    if key == "dtype" and not isinstance(value, str):
+        return np.dtype(value).name
+    if isinstance(value, (list, tuple)):
+        return str(tuple(value))
+    return str(value)
+
+
+NAMESPACES = {"": nd, "sparse.": nd.sparse, "_internal.": nd._internal,
+              "contrib.": nd.contrib}
+"""Where ``mx.nd`` functions of each ``mx.sym`` namespace live (by their dotted prefix)."""
+
+
+def generated(name: str, prefix: str = "") -> OpDef | None:
+    """The op of the ``mx.nd`` function ``name`` of namespace ``prefix`` (``'sparse.'``),
+    read from its signature: parameters annotated as NDArrays are the inputs; None when there
+    is no such function or it takes no arrays."""
+    function = getattr(NAMESPACES[prefix], name, None)
+    if name.startswith("__") or not callable(function) or isinstance(function, type):
+        return None
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return None
+    inputs, variadic = [], False
+    for parameter in signature.parameters.values():
+        arrays = "NDArray" in str(parameter.annotation)
+        if parameter.kind is parameter.VAR_POSITIONAL:
+            variadic = arrays
+        elif arrays and parameter.name != "out" and parameter.kind is not parameter.KEYWORD_ONLY:
+            inputs.append(parameter.name)
+    if not inputs and not variadic:
+        return None
+    op = f"_contrib_{name}" if prefix == "contrib." else name  # MXNet's name of a contrib op
+    return OpDef(op, tuple(inputs), function=prefix + name, variadic=variadic)
+
+
+def definition(op: str) -> OpDef | None:
+    """The op named ``op`` in a graph (MXNet's name; None for the operators' ops): a table
+    entry, else generated from the ``mx.nd`` function of that name."""
+    for table in (OPS, INTERNAL, SPARSE_ONLY, RANDOM):
+        for found in table.values():
+            if found.op == op:
+                return found
+    if op.startswith("_contrib_"):
+        return generated(op[len("_contrib_"):], "contrib.")
+    return next((d for prefix in NAMESPACES if (d := generated(op, prefix))), None)
+
+
+def _entries(spec: OpDef, function: str, args: tuple[Any, ...],
+             kwargs: dict[str, Any]) -> tuple[list[tuple[str, Symbol | None]], dict[str, Any]]:
+    """The op's inputs (name, symbol or None) from the call, and the remaining keywords."""
+    if spec.variadic:
+        if any(not isinstance(a, Symbol) for a in args):
+            raise InvalidType(f"{function}: the inputs must be Symbols")
+        return [(f"arg{i}", a) for i, a in enumerate(args)], kwargs
+    given = dict(zip(spec.inputs, args))
+    extra = args[len(spec.inputs):]
+    if extra:  # parameters by position, in the order of the mx.nd function's signature
+        names = [n for n in _parameters(spec) if n not in spec.inputs and n != "out"]
+        if len(extra) > len(names):
+            raise InvalidValue(f"{function}: {len(args)} positional arguments, the op takes "
+                               f"{len(spec.inputs) + len(names)}")
+        for key, value in zip(names, extra):
+            if key in kwargs:
+                raise InvalidValue(f"{function}: {key} given twice")
+            kwargs[key] = value
+    for key in spec.inputs:
+        if key in kwargs:
+            if key in given:
+                raise InvalidValue(f"{function}: {key} given twice")
+            given[key] = kwargs.pop(key)
+    for key, value in given.items():
+        if value is not None and not isinstance(value, Symbol):
+            raise InvalidType(f"{function}: {key} must be a Symbol, got {type(value).__name__}")
+    return [(key, given.get(key)) for key in spec.inputs], kwargs
+
+
+def nd_function(spec: OpDef) -> Any:
+    """The ``mx.nd`` function that runs ``spec`` (None when ``mx.nd`` has none)."""
+    found: Any = nd
+    for part in spec.nd_function.split("."):
+        found = getattr(found, part, None)
+    return found
+
+
+def _parameters(spec: OpDef) -> list[str]:
+    """The parameter names of the ``mx.nd`` function running ``spec`` (none when absent)."""
+    found = nd_function(spec)
+    if found is None:
+        return []
+    return [p.name for p in inspect.signature(found).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
+def make(function: str, spec: OpDef) -> Callable[..., Symbol]:
+    """The ``mx.sym`` function of ``spec``: inputs by position or keyword, omitted created
+    inputs as variables ``<name>_<input>``, the other keywords as attributes."""
+
+    def op(*args: Any, name: str | None = None, attr: dict[str, str] | None = None,
+           out: Any = None, **kwargs: Any) -> Symbol:  # out: accepted and unused, as MXNet's
+        inputs, params = _entries(spec, function, args, kwargs)
+        attrs = {key: attr_string(key, value) for key, value in params.items()
+                 if value is not None}
+        if spec.variadic:
+            attrs.setdefault("num_args", str(len(inputs)))
+        attrs.update(attr or {})
+        full_name = NameManager.current().get(name, function.lower())
+        entries: list[Entry] = []
+        for key, value in inputs:
+            if value is None:
+                if key not in spec.created or (key == "bias" and attrs.get("no_bias") == "True"):
+                    continue
+                value = Symbol(((Node(VARIABLE, f"{full_name}_{key}", dict(attrs)), 0),))
+            entries.append(value._entry(f"{function}: {key}"))
+        return create(spec.op, full_name, entries, attrs)
+
+    op.__name__ = function
+    op.__doc__ = f"The symbol of MXNet's ``{spec.op}`` op (inputs: {', '.join(spec.inputs)})."
+    return op
+
+
+def Custom(*data: Symbol, op_type: str, name: str | None = None,  # noqa: N802
+           attr: dict[str, str] | None = None, **kwargs: Any) -> Symbol:
+    """The symbol of the Python operator registered as ``op_type`` (``mx.operator.register``):
+    inputs by position or by the names its ``list_arguments`` gives (omitted ones become
+    variables ``<name>_<argument>``), the other keywords its string arguments, as
+    ``mx.sym.Custom``."""
+    arrays = {key: value for key, value in kwargs.items() if isinstance(value, Symbol)}
+    strings = {key: str(value) for key, value in kwargs.items() if key not in arrays}
+    arguments = tuple(operator.prop(op_type, strings).list_arguments())
+    inputs, unknown = _entries(OpDef("Custom", arguments), "Custom", data, arrays)
+    if unknown:
+        raise InvalidValue(f"Custom {op_type}: {sorted(unknown)} are not its arguments "
+                           f"{list(arguments)}")
+    attrs = {"op_type": op_type, **strings, **(attr or {})}
+    full_name = NameManager.current().get(name, "custom")
+    entries = [(value if value is not None else
+                Symbol(((Node(VARIABLE, f"{full_name}_{key}", dict(attrs)), 0),)))._entry(key)
+               for key, value in inputs]
+    return create("Custom", full_name, entries, attrs)
+
+
+FLUENT = ("square", "sqrt", "abs", "exp", "log", "relu", "sigmoid", "tanh", "sum", "mean",
+          "norm", "max", "min", "prod", "reshape", "transpose", "expand_dims")
+"""Ops a Symbol also has as methods (``x.square()``, ``y.sum(axis=1)``)."""
+
+
+def _fluent(function: Callable[..., Symbol]) -> Callable[..., Symbol]:
+    def method(self: Symbol, *args: Any, **kwargs: Any) -> Symbol:
+        return function(self, *args, **kwargs)
+
+    method.__name__ = function.__name__
+    method.__doc__ = f"``mx.sym.{function.__name__}(self, ...)``."
+    return method
+
+
+FUNCTIONS = {**{name: make(name, spec) for name, spec in OPS.items()}, "Custom": Custom}
+"""``mx.sym``'s op functions."""
+
+for _name in FLUENT:
+    setattr(Symbol, _name, _fluent(FUNCTIONS[_name]))
+
+
+def tostype(self: Symbol, stype: str) -> Symbol:
+    """``mx.sym.cast_storage(self, stype=stype)``."""
+    return FUNCTIONS["cast_storage"](self, stype=stype)
+
+
+def astype(self: Symbol, dtype: Any) -> Symbol:
+    """``mx.sym.Cast(self, dtype=dtype)``."""
+    return FUNCTIONS["Cast"](self, dtype=dtype)
+
+
+Symbol.tostype = tostype  # type: ignore[attr-defined]
+Symbol.astype = astype  # type: ignore[attr-defined]

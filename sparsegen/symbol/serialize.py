@@ -1,0 +1,64 @@
+"""MXNet 1.9.1's JSON graph format: ``tojson`` / ``save`` and ``load_json`` / ``load``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidValue
+from .graph import Node
+from .symbol import Symbol
+
+MXNET_VERSION = 10901
+"""The version MXNet 1.9.1 writes in a graph's ``attrs.mxnet_version``."""
+
+
+def tojson(symbol: Symbol) -> str:
+    """The graph of ``symbol`` as MXNet's JSON (nodes, arg_nodes, node_row_ptr, heads, attrs)."""
+    nodes = symbol._nodes()
+    index = {id(node): position for position, node in enumerate(nodes)}
+    written = []
+    for node in nodes:
+        entry: dict[str, Any] = {"op": node.op, "name": node.name}
+        if node.attrs:
+            entry["attrs"] = dict(node.attrs)
+        entry["inputs"] = [[index[id(child)], output, 0] for child, output in node.inputs]
+        written.append(entry)
+    graph = {
+        "nodes": written,
+        "arg_nodes": [i for i, node in enumerate(nodes) if node.is_variable],
+        "node_row_ptr": list(range(len(nodes) + 1)),
+        "heads": [[index[id(node)], output, 0] for node, output in symbol._outputs],
+        "attrs": {"mxnet_version": ["int", MXNET_VERSION]},
+    }
+    return json.dumps(graph, indent=2)
+
+
+def load_json(json_str: str) -> Symbol:
+    """The symbol of MXNet's JSON ``json_str`` (also the older ``attr`` / ``param`` keys)."""
+    try:
+        graph = json.loads(json_str)
+        nodes: list[Node] = []
+        for entry in graph["nodes"]:
+            attrs = {key: str(value) for key, value in
+                     (entry.get("attrs") or entry.get("attr") or entry.get("param") or {}).items()}
+            inputs = tuple((nodes[i], output) for i, output, *_ in entry["inputs"])
+            nodes.append(Node(entry["op"], entry["name"], attrs, inputs))
+        return Symbol(tuple((nodes[i], output) for i, output, *_ in graph["heads"]))
+    except (ValueError, KeyError, IndexError, TypeError) as error:
+        raise InvalidValue(f"load_json: json_str is not an MXNet graph: {error!r}") from None
+
+
+def save(symbol: Symbol, fname: str, remove_amp_cast: bool = True) -> None:
+    """Write ``symbol.tojson()`` to the file ``fname``."""
+    Path(fname).write_text(tojson(symbol))
+
+
+def load(fname: str) -> Symbol:
+    """The symbol in the JSON file ``fname`` (written by ``save`` or by MXNet)."""
+    return load_json(Path(fname).read_text())
+
+
+Symbol.tojson = tojson  # type: ignore[attr-defined]
+Symbol.save = save  # type: ignore[attr-defined]
