@@ -357,7 +357,8 @@ def test_every_index_input_has_a_domain_or_is_internal():
     compared_only |= {("nn_gather", function, arg) for function, arg in (
         ("take", "ids"), ("pick", "ids"), ("one_hot", "ids"), ("check", "ids"),
         ("gather_nd", "ids"), ("gather_nd", "dims"), ("scatter_nd", "ids"),
-        ("scatter_nd", "dims"), ("csr_count", "ids"), ("csr_count", "indptr"))}
+        ("scatter_nd", "dims"), ("csr_count", "ids"), ("csr_count", "indptr"),
+        ("take_rsp", "ids"))}
     for kernel in registry.KERNELS.values():
         for name, _ in kernel.signatures:
             specs = K.arguments(kernel, name, ("float32",) * len(kernel.dtype_params))
