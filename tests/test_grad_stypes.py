@@ -8,8 +8,7 @@ Where MXNet raises, sparsegen raises one of its error classes, except in the cas
 MXNet leaves a dense buffer zero (``MXNET_ZEROS``) sparsegen computes it. The oracle of those is
 the gradient MXNet gives for the same op and variable in the other storage types (times two for
 grad_req='add'). ``NAN_OF_UNSTORED``: sparsegen's gradient skips the entries a csr array does not
-store, as its forward pass does (MXNet: nan from 0 / 0). ``LACKS``: gradients sparsegen does not
-have yet, strict expected failures. docs/mxnet-differences.md lists each difference.
+store, as its forward pass does (MXNet: nan from 0 / 0). docs/mxnet-differences.md lists each difference.
 """
 
 import collections
@@ -38,6 +37,7 @@ COMPUTES = (  # MXNet 1.9.1 raises; sparsegen writes the gradient into the buffe
     r"^FullyConnected.* \| csr default default \| 0: (None|csr|row_sparse) \| write$",
     r"^elemwise_mul \| (csr default \| 0|default csr \| 1): default \| write$",  # IsDefaultData
     r"^take \| csr default \|",  # MXNet's take of a csr array refuses 2-D indices
+    r"^sparse\.retain.* \| 0: (csr|default) \| write$",  # MXNet's backward writes row_sparse only
 )
 MXNET_ZEROS = (  # MXNet 1.9.1 leaves a dense buffer zero
     r"^dot\(transpose_a=(False|True), transpose_b=False\) \| csr \w+ \| 0: default \| write$",
@@ -45,12 +45,6 @@ MXNET_ZEROS = (  # MXNet 1.9.1 leaves a dense buffer zero
     r"^FullyConnected.* \| default default default \| 2: (None|default) \| write$",  # bias alone
 )
 NAN_OF_UNSTORED = (r"^broadcast_div \| csr default \| 1: ",)  # 0 / 0 of a row the csr lacks
-LACKS = {  # sparsegen has no gradient rule yet (sparsegen/autograd/gradients/): an open gap
-    r"^slice\(.*\) \| csr \|": "the gradient of slicing a csr array (_slice_csr)",
-    r"^sparse\.retain.* \| 0: (None|row_sparse) \|": "the gradient of sparse.retain",
-}
-
-
 def matches(patterns: tuple[str, ...], key: str) -> bool:
     return any(re.search(p, key) for p in patterns)
 
@@ -81,18 +75,11 @@ def sparsegen_case(key: str) -> dict:
         return run_case(mx, key)
 
 
-def params() -> list:
-    """Every case of the fixture; those sparsegen lacks as strict expected failures."""
-    return [pytest.param(key, id=key, marks=[
-        pytest.mark.xfail(strict=True, reason=f"sparsegen lacks {why}")
-        for pattern, why in LACKS.items() if re.search(pattern, key)]) for key in sorted(FIXTURE)]
-
-
 def test_the_fixture_is_the_grid():
     assert sorted(FIXTURE) == sorted(cases())
 
 
-@pytest.mark.parametrize("key", params())
+@pytest.mark.parametrize("key", sorted(FIXTURE))
 def test_gradient_stype_and_values_as_mxnet(key):
     want, got = FIXTURE[key], sparsegen_case(key)
     if "error" in want and not matches(COMPUTES, key):
