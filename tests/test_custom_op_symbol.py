@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import sparsegen as mx
-from sparsegen.errors import InvalidValue
+from sparsegen.errors import InvalidType, InvalidValue
 
 
 class ScaledSquare(mx.operator.CustomOp):
@@ -101,7 +101,7 @@ def test_custom_op_own_infer_shape_and_numeric_gradient():
 def test_custom_op_errors_and_assign():
     with pytest.raises(InvalidValue, match="not registered"):
         mx.sym.Custom(mx.sym.var("x"), op_type="test_nothing_registered")
-    with pytest.raises(InvalidValue, match="CustomOpProp subclass"):
+    with pytest.raises(InvalidType, match="CustomOpProp subclass"):
         mx.operator.register("test_bad")(int)
     with pytest.raises(InvalidValue, match="not its arguments"):
         mx.sym.Custom(mx.sym.var("x"), op_type="test_row_sum", label=mx.sym.var("y"))

@@ -92,7 +92,7 @@ def test_csr_take_keeps_csr(rows, cols, density, mode, seed):
     assert rebuilt.has_sorted_indices and rebuilt.nnz == np.count_nonzero(want)
 
 
-def test_csr_take_elsewhere_falls_back_to_dense():
+def test_csr_take_elsewhere_falls_back_to_dense(fresh_warnings):
     dense = np.array([[1, 0, 2], [0, 3, 0]], np.float32)
     c = nd.array(dense).tostype("csr")
     with pytest.warns(StorageFallbackWarning):
