@@ -207,8 +207,6 @@ def test_check_numeric_gradient_of_symbols():
         check_numeric_gradient(net, [np.ones(2)])
 
 
-@pytest.mark.skipif(not hasattr(mx.nd, "LinearRegressionOutput"),
-                    reason="mx.nd.LinearRegressionOutput is another branch's (s7-kvstore)")
 def test_linear_regression_output_head():
     data = np.array([[1.0], [2.0], [4.0]], np.float32)
     label = np.array([0.5, 2.0, 1.0], np.float32)
@@ -220,8 +218,6 @@ def test_linear_regression_output_head():
                                (data - label[:, None]) / 1, rtol=1e-6)
 
 
-@pytest.mark.skipif(not hasattr(mx.nd, "SoftmaxOutput"),
-                    reason="mx.nd.SoftmaxOutput is another branch's (s7-kvstore)")
 def test_softmax_output_sparse_linear_classifier():
     """example/sparse/linear_classification's model with a softmax head: forward is the
     softmax, backward (no head gradient) ``softmax - onehot(label)`` into a row_sparse weight."""
