@@ -7,8 +7,8 @@ TVM compiler: cached kernels load through the TVM runtime alone.
 import importlib as _importlib
 
 from . import (autograd, base, callback, context, gluon, initializer, interop, io, kernels,
-               kvstore, lr_scheduler, metric, model, name, ndarray, operator, optimizer,
-               random, symbol)
+               kvstore, lr_scheduler, metric, model, module, name, ndarray, operator,
+               optimizer, random, symbol)
 from ._version import __version__
 from .attribute import AttrScope
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
@@ -19,6 +19,7 @@ nd = ndarray
 sym = symbol
 init = initializer
 kv = kvstore
+mod = module
 _check_keywords(ndarray)  # once every module has added its functions to mx.nd
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "gpu", "init", "initializer", "interop", "io", "kernels", "kv", "kvstore", "lr_scheduler",
     "metric", "model", "name", "nd", "ndarray", "num_gpus", "operator", "optimizer", "random",
     "sym", "symbol", "test_utils",
+    "mod", "module",
 ]
 
 

@@ -38,3 +38,8 @@ class TargetWarning(UserWarning):
 class NotSupported(SparsegenError, NotImplementedError):
     """A combination MXNet refuses with ``NotImplementedError`` (csr data in ``NDArrayIter``
     without ``last_batch_handle='discard'``): catchable as either."""
+
+
+class NotReady(SparsegenError, AssertionError):
+    """A call before the step it needs (a Module used before ``bind`` or ``init_params``), where
+    MXNet fails an ``assert``: catchable as either."""

@@ -44,16 +44,26 @@ def save_checkpoint(prefix: str, epoch: int, symbol: Any, arg_params: dict[str, 
     """Write ``prefix-symbol.json`` (``symbol.save``, skipped when ``symbol`` is None) and
     ``prefix-%04d.params`` (``epoch``) with ``arg:`` / ``aux:`` keys, as MXNet's."""
     param_name = _params_file(prefix, epoch)
-    arrays = {**_named("arg", arg_params), **_named("aux", aux_params)}
+    _named("arg", arg_params), _named("aux", aux_params)  # checked before anything is written
     if symbol is not None:
         symbol.save(f"{prefix}-symbol.json", remove_amp_cast=remove_amp_cast)
-    save(param_name, arrays)
+    write_params(param_name, arg_params, aux_params)
     logging.info('Saved checkpoint to "%s"', param_name)
+
+
+def write_params(fname: str, arg_params: dict[str, NDArray], aux_params: dict[str, NDArray]
+                 ) -> None:
+    """Write the parameters to ``fname`` with ``arg:`` / ``aux:`` keys (MXNet's format)."""
+    save(fname, {**_named("arg", arg_params), **_named("aux", aux_params)})
 
 
 def load_params(prefix: str, epoch: int) -> tuple[dict[str, NDArray], dict[str, NDArray]]:
     """``(arg_params, aux_params)`` from ``prefix-%04d.params``."""
-    param_name = _params_file(prefix, epoch)
+    return read_params(_params_file(prefix, epoch))
+
+
+def read_params(param_name: str) -> tuple[dict[str, NDArray], dict[str, NDArray]]:
+    """``(arg_params, aux_params)`` from the file ``param_name`` (``arg:`` / ``aux:`` keys)."""
     arrays = load(param_name)
     if not isinstance(arrays, dict):
         if arrays:
@@ -77,4 +87,5 @@ def load_checkpoint(prefix: str, epoch: int) -> tuple[Any, dict[str, NDArray],
     return (symbol, *load_params(prefix, epoch))
 
 
-__all__ = ["BatchEndParam", "load_checkpoint", "load_params", "save_checkpoint"]
+__all__ = ["BatchEndParam", "load_checkpoint", "load_params", "read_params", "save_checkpoint",
+           "write_params"]

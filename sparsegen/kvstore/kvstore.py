@@ -5,7 +5,6 @@ for, by the retain kernel)."""
 
 from __future__ import annotations
 
-import pickle
 from collections.abc import Callable
 from typing import Any
 
@@ -211,16 +210,15 @@ class KVStore:
         """Save the optimizer's states (and the optimizer with ``dump_optimizer``) to ``fname``."""
         updater = self._optimizer_updater("save_optimizer_states")
         with open(fname, "wb") as f:
-            pickle.dump((updater.states, updater.optimizer) if dump_optimizer
-                        else updater.states, f)
+            f.write(updater.get_states(dump_optimizer))
 
     def load_optimizer_states(self, fname: str) -> None:
         """Load the states (and the optimizer, if saved) written by ``save_optimizer_states``."""
         updater = self._optimizer_updater("load_optimizer_states")
         with open(fname, "rb") as f:
-            loaded = pickle.load(f)
-        states, optimizer = loaded if isinstance(loaded, tuple) else (loaded, updater.optimizer)
-        if not isinstance(states, dict) or not isinstance(optimizer, Optimizer):
+            states = f.read()
+        try:
+            updater.set_states(states)
+        except InvalidValue:
             raise InvalidValue(f"kvstore.load_optimizer_states: {fname} does not hold optimizer "
-                               "states (save_optimizer_states writes them)")
-        updater.optimizer, updater.states = optimizer, states
+                               "states (save_optimizer_states writes them)") from None

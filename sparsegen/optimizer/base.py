@@ -52,8 +52,7 @@ class Optimizer:
         multi_precision: bool = False,
         param_dict: dict[int, Any] | None = None,
     ) -> None:
-        if sym is not None:
-            raise SparsegenError("sym is not supported: sparsegen has no symbolic graphs")
+        self.sym_info = () if sym is None else (sym.attr_dict(), sym.list_arguments())
         if param_idx2name is not None and not isinstance(param_idx2name, dict):
             raise SparsegenError("param_idx2name should be a dict of param indexes to names.")
         self.lazy_update = False
@@ -77,6 +76,7 @@ class Optimizer:
         self.param_dict = param_dict or {}
         self.lr_mult: dict[Any, float] = {}
         self.wd_mult: dict[Any, float] = {}
+        self.set_lr_mult({})
         self.set_wd_mult({})
 
     # -- registry -----------------------------------------------------------------------------
@@ -130,8 +130,18 @@ class Optimizer:
         self.lr = lr
 
     def set_lr_mult(self, args_lr_mult: dict[Any, float]) -> None:
-        """Learning-rate multipliers by weight index or name (finite, >= 0)."""
-        self.lr_mult = multipliers(args_lr_mult, "lr_mult")
+        """Learning-rate multipliers by weight index or name (finite, >= 0), over those the
+        symbol's variables give (``__lr_mult__``)."""
+        self.lr_mult = {**self._symbol_multipliers("__lr_mult__"),
+                        **multipliers(args_lr_mult, "lr_mult")}
+
+    def _symbol_multipliers(self, key: str) -> dict[str, float]:
+        """The multipliers ``key`` (``__lr_mult__``, ``__wd_mult__``) of the symbol's arguments."""
+        if not self.sym_info:
+            return {}
+        attrs, names = self.sym_info
+        return multipliers({n: float(attrs[n][key]) for n in names if key in attrs.get(n, {})},
+                           key.strip("_"))
 
     def set_wd_mult(self, args_wd_mult: dict[Any, float]) -> None:
         """Weight-decay multipliers by weight index or name; named weights that do not end in
@@ -139,6 +149,7 @@ class Optimizer:
         checked = multipliers(args_wd_mult, "wd_mult")
         self.wd_mult = {n: 0.0 for n in self.idx2name.values() if isinstance(n, str)
                         and not (n.endswith("_weight") or n.endswith("_gamma"))}
+        self.wd_mult.update(self._symbol_multipliers("__wd_mult__"))
         self.wd_mult.update(checked)
 
     def _multiplier(self, index: Any, table: dict[Any, float], attr: str) -> float:

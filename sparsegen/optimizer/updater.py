@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pickle
 from typing import Any
 
+from ..errors import InvalidValue
 from ..ndarray import NDArray
 from .base import Optimizer
 from .inputs import check_index
@@ -24,6 +26,19 @@ class Updater:
             state = self.optimizer.create_state_multi_precision(index, weight)
         self.optimizer.update_multi_precision(index, weight, grad, state)
         self.states[index] = state  # kept only once an update has succeeded
+
+    def get_states(self, dump_optimizer: bool = False) -> bytes:
+        """The states pickled (with the optimizer when ``dump_optimizer``), as MXNet's."""
+        return pickle.dumps((self.states, self.optimizer) if dump_optimizer else self.states)
+
+    def set_states(self, states: bytes) -> None:
+        """Restore states (and the optimizer, if pickled with it) from ``get_states``."""
+        loaded = pickle.loads(states)
+        states_, optimizer = loaded if isinstance(loaded, tuple) else (loaded, self.optimizer)
+        if not isinstance(states_, dict) or not isinstance(optimizer, Optimizer):
+            raise InvalidValue("Updater.set_states: the bytes do not hold optimizer states "
+                               "(get_states writes them)")
+        self.optimizer, self.states = optimizer, states_
 
 
 def get_updater(optimizer: Optimizer) -> Updater:
