@@ -37,9 +37,11 @@ def _dot_gradient(node: Node, out_grads: list[Any]) -> tuple[Any, Any]:
     if node.wanted[0]:
         grad_a = _dot(b, g, tb, True) if ta else _dot(g, b, False, not tb)
     if node.wanted[1] and a.stype == "csr" and not ta and not tb:
-        # csrᵀ · g: row_sparse for a row_sparse buffer
+        # csrᵀ · g: row_sparse for a row_sparse buffer or a row_sparse b inside the graph
+        # (MXNet's: the gradient of the FM's _square_sum(v) keeps the batch's rows)
+        sparse = wants_row_sparse(b) or (b._grad is None and b.stype == "row_sparse")
         grad_b = nd.dot(a, g, transpose_a=True,
-                        forward_stype="row_sparse" if wants_row_sparse(b) else "default")
+                        forward_stype="row_sparse" if sparse else "default")
     elif node.wanted[1]:
         grad_b = _dot(g, a, True, ta) if tb else _dot(a, g, not ta, False)
     return grad_a, grad_b

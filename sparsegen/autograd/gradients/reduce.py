@@ -56,4 +56,7 @@ def _reduction(node: Node, out_grads: list[Any]) -> tuple[Any]:
 def _square_sum(node: Node, out_grads: list[Any]) -> tuple[Any]:
     x = node.inputs[0]
     axes = (node.params.get("axis", 1),)  # the row_sparse result: axis 1, keepdims
-    return (x * _spread(out_grads[0], x.shape, axes) * 2,)
+    grad = x * _spread(out_grads[0], x.shape, axes) * 2
+    if out_grads[0].stype == "row_sparse" and grad.stype == "row_sparse":
+        return (nd.sparse.retain(grad, out_grads[0].indices),)  # MXNet's: the head's rows
+    return (grad,)
