@@ -57,3 +57,250 @@ def test_mxnet_checkpoint_loads_into_module():
     np.testing.assert_allclose(arg_params["fc_weight"].asnumpy(),
                                FIXTURE["cases"]["linear_sgd_local"]["params"]["fc_weight"],
                                rtol=1e-6)
+
+
+# -- numpy oracles -------------------------------------------------------------------------------
+def _softmax(z):
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def _linear_module(features, classes, batch, weight, bias, for_training=False):
+    """A bound linear classifier Module with the given parameters."""
+    x = mx.sym.Variable("data", stype="csr")
+    w = mx.sym.Variable("fc_weight", shape=(features, classes), stype="row_sparse")
+    b = mx.sym.Variable("fc_bias", shape=(classes,))
+    net = mx.sym.SoftmaxOutput(mx.sym.broadcast_add(mx.sym.sparse.dot(x, w), b), name="softmax")
+    mod = mx.mod.Module(net)
+    mod.bind([("data", (batch, features))], [("softmax_label", (batch,))],
+             for_training=for_training)
+    mod.init_params(arg_params={"fc_weight": mx.nd.array(weight).tostype("row_sparse"),
+                                "fc_bias": mx.nd.array(bias)})
+    return mod
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(1, 5), st.integers(1, 4), st.integers(1, 9), st.floats(0.0, 1.0),
+       st.integers(0, 2 ** 16))
+def test_forward_predict_score_against_numpy(batches, batch, features, density, seed):
+    """forward / get_outputs, predict (merged over batches) and score (accuracy) are numpy's
+    softmax(x·w + b) on csr data of any density, empty rows and empty batches included."""
+    rng = np.random.default_rng(seed)
+    n, classes = batches * batch, 3
+    x = (rng.normal(size=(n, features)) * (rng.random((n, features)) < density)).astype("f")
+    y = rng.integers(0, classes, n).astype("f")
+    weight = rng.normal(size=(features, classes)).astype("f")
+    bias = rng.normal(size=classes).astype("f")
+    expected = _softmax(x @ weight + bias)
+    mod = _linear_module(features, classes, batch, weight, bias)
+    it = _iterator(x, y, batch)
+    mod.forward(next(iter(it)), is_train=False)
+    np.testing.assert_allclose(mod.get_outputs()[0].asnumpy(), expected[:batch], rtol=1e-5,
+                               atol=1e-6)
+    np.testing.assert_allclose(mod.predict(it).asnumpy(), expected, rtol=1e-5, atol=1e-6)
+    parts = mod.predict(it, merge_batches=False)
+    assert len(parts) == batches and all(len(p) == 1 for p in parts)
+    ((name, accuracy),) = mod.score(it, "acc")
+    assert name == "accuracy"
+    np.testing.assert_allclose(accuracy, np.mean(expected.argmax(1) == y), rtol=1e-6)
+    outputs = [out[0].asnumpy() for out, _, _ in mod.iter_predict(it)]
+    np.testing.assert_allclose(np.concatenate(outputs), expected, rtol=1e-5, atol=1e-6)
+
+
+def _iterator(x, y, batch):
+    """csr batches of ``batch`` samples (the fixture's iterator, sized here)."""
+    return mx.io.NDArrayIter(mx.nd.sparse.csr_matrix(scipy.sparse.csr_matrix(x)),
+                             mx.nd.array(y), batch_size=batch, last_batch_handle="discard")
+
+
+def test_predict_drops_padding_and_reshapes():
+    """A padded last batch comes back without its padding; a batch of another size reshapes
+    the module (outputs of that size)."""
+    rng = np.random.default_rng(1)
+    x, y = rng.normal(size=(10, 4)).astype("f"), np.zeros(10, "f")
+    weight, bias = rng.normal(size=(4, 3)).astype("f"), np.zeros(3, "f")
+    data = mx.sym.Variable("data")
+    net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(data, num_hidden=3, name="fc"),
+                               name="softmax")
+    mod = mx.mod.Module(net)
+    it = mx.io.NDArrayIter(x, y, batch_size=4, last_batch_handle="pad")
+    mod.bind(it.provide_data, it.provide_label, for_training=False)
+    mod.init_params(arg_params={"fc_weight": mx.nd.array(weight.T), "fc_bias": mx.nd.array(bias)})
+    np.testing.assert_allclose(mod.predict(it).asnumpy(), _softmax(x @ weight), rtol=1e-5)
+    mod.forward(mx.io.DataBatch([mx.nd.array(x[:3])]), is_train=False)
+    assert mod.get_outputs()[0].shape == (3, 3)
+    assert mod.data_shapes[0].shape == (3, 4) and mod.output_shapes == [("softmax_output",
+                                                                          (3, 3))]
+    np.testing.assert_allclose(mod.predict(mx.nd.array(x[:2])).asnumpy(),
+                               _softmax(x[:2] @ weight), rtol=1e-5)
+
+
+def test_manual_steps_against_numpy_sgd():
+    """forward_backward + update with plain SGD moves the weights by -lr * the gradient of
+    the softmax cross-entropy (numpy), rescaled by 1 / batch size; input gradients too."""
+    rng = np.random.default_rng(2)
+    x, y = rng.normal(size=(6, 4)).astype("f"), rng.integers(0, 3, 6).astype("f")
+    weight, bias = rng.normal(size=(3, 4)).astype("f"), rng.normal(size=3).astype("f")
+    data = mx.sym.Variable("data")
+    net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(data, num_hidden=3, name="fc"),
+                               name="softmax")
+    mod = mx.mod.Module(net)
+    mod.bind([("data", (6, 4))], [("softmax_label", (6,))], inputs_need_grad=True)
+    mod.init_params(arg_params={"fc_weight": mx.nd.array(weight), "fc_bias": mx.nd.array(bias)})
+    mod.init_optimizer(optimizer="sgd", optimizer_params={"learning_rate": 0.5})
+    assert mod._kvstore is None and mod._update_on_kvstore is False  # 'local', one context
+    mod.forward_backward(mx.io.DataBatch([mx.nd.array(x)], [mx.nd.array(y)]))
+    head = _softmax(x @ weight.T + bias) - np.eye(3)[y.astype(int)]
+    np.testing.assert_allclose(mod.get_input_grads()[0].asnumpy(), head @ weight, rtol=1e-5)
+    mod.update()
+    arg_params, _ = mod.get_params()
+    np.testing.assert_allclose(arg_params["fc_weight"].asnumpy(),
+                               weight - 0.5 / 6 * head.T @ x, rtol=1e-5)
+    np.testing.assert_allclose(arg_params["fc_bias"].asnumpy(),
+                               bias - 0.5 / 6 * head.sum(0), rtol=1e-5)
+
+
+def test_fixed_params_and_kvstore_rows():
+    """A fixed parameter takes no gradient and keeps its value; with a kvstore object the
+    row_sparse weight is updated on the kvstore and reaches the executor by prepare's
+    row_sparse_pull (only the rows the batch names), and get_params returns it whole."""
+    rng = np.random.default_rng(3)
+    x = np.zeros((4, 6), "f")
+    x[:, [1, 4]] = rng.normal(size=(4, 2))
+    y = np.array([0, 1, 2, 1], "f")
+    weight, bias = rng.normal(size=(6, 3)).astype("f"), rng.normal(size=3).astype("f")
+    xs = mx.sym.Variable("data", stype="csr")
+    w = mx.sym.Variable("fc_weight", shape=(6, 3), stype="row_sparse")
+    b = mx.sym.Variable("fc_bias", shape=(3,))
+    net = mx.sym.SoftmaxOutput(mx.sym.broadcast_add(mx.sym.sparse.dot(xs, w), b),
+                               name="softmax")
+    mod = mx.mod.Module(net, fixed_param_names=["fc_bias"])
+    mod.bind([("data", (4, 6))], [("softmax_label", (4,))])
+    mod.init_params(arg_params={"fc_weight": mx.nd.array(weight).tostype("row_sparse"),
+                                "fc_bias": mx.nd.array(bias)})
+    kv = mx.kv.create("local")
+    mod.init_optimizer(kvstore=kv, optimizer="sgd", optimizer_params={"learning_rate": 1.0})
+    assert mod._update_on_kvstore is True
+    batch = mx.io.DataBatch([mx.nd.sparse.csr_matrix(scipy.sparse.csr_matrix(x))],
+                            [mx.nd.array(y)])
+    mod.forward_backward(batch)
+    mod.update()
+    head = _softmax(x @ weight + bias) - np.eye(3)[y.astype(int)]
+    expected = weight - 1.0 / 4 * x.T @ head  # rows 1 and 4 only change
+    mod.prepare(batch, sparse_row_id_fn=lambda b: {"fc_weight": b.data[0].indices})
+    pulled = mod._exec_group.param_arrays[0][0]
+    assert pulled.stype == "row_sparse" and pulled.indices.asnumpy().tolist() == [1, 4]
+    np.testing.assert_allclose(pulled.asnumpy()[[1, 4]], expected[[1, 4]], rtol=1e-5)
+    arg_params, _ = mod.get_params()
+    np.testing.assert_allclose(arg_params["fc_weight"].asnumpy(), expected, rtol=1e-5)
+    np.testing.assert_array_equal(arg_params["fc_bias"].asnumpy(), bias)
+    with pytest.warns(UserWarning, match="not 'row_sparse'"):
+        mod.prepare(batch, sparse_row_id_fn=lambda b: {"fc_bias": mx.nd.array([0])})
+
+
+# -- checkpoints ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("kvstore", ["local", "object"])
+def test_checkpoint_round_trip_with_optimizer_states(tmp_path, kvstore):
+    """save_checkpoint(save_optimizer_states=True) then Module.load(load_optimizer_states=True)
+    continues training exactly as the original module does (momentum states restored)."""
+    case = "linear_sgd_kvstore" if kvstore == "object" else "linear_sgd_local"
+    data = FIXTURE["data"]
+
+    def fitted(mod, it, epochs, begin=0, **kw):
+        mod.fit(it, num_epoch=epochs, begin_epoch=begin, optimizer="sgd",
+                optimizer_params={"learning_rate": 0.5, "momentum": 0.9},
+                kvstore=mx.kv.create("local") if kvstore == "object" else "local",
+                sparse_row_id_fn=record.row_ids("linear") if kvstore == "object" else None,
+                **kw)
+        return mod
+
+    it, params = record.arrays(mx, case, data)
+    first = fitted(mx.mod.Module(record.linear(mx)), it, 1, arg_params=params)
+    prefix = str(tmp_path / "lin")
+    first.save_checkpoint(prefix, 1, save_optimizer_states=True)
+    assert (tmp_path / "lin-symbol.json").exists() and (tmp_path / "lin-0001.states").exists()
+    fitted(first, it, 2, begin=1)
+    loaded = mx.mod.Module.load(prefix, 1, load_optimizer_states=True)
+    fitted(loaded, it, 2, begin=1)
+    for name, value in first.get_params()[0].items():
+        np.testing.assert_allclose(loaded.get_params()[0][name].asnumpy(), value.asnumpy(),
+                                   rtol=1e-6, err_msg=name)
+    saved = mx.model.load_checkpoint(prefix, 1)[1]
+    assert saved["fc_weight"].stype == "row_sparse"
+
+
+def test_save_and_load_params(tmp_path):
+    """save_params writes arg:/aux: arrays MXNet's loader reads; load_params sets them."""
+    rng = np.random.default_rng(4)
+    weight, bias = rng.normal(size=(5, 3)).astype("f"), rng.normal(size=3).astype("f")
+    mod = _linear_module(5, 3, 2, weight, bias)
+    mod.save_params(str(tmp_path / "p.params"))
+    saved = mx.nd.load(str(tmp_path / "p.params"))
+    assert sorted(saved) == ["arg:fc_bias", "arg:fc_weight"]
+    other = _linear_module(5, 3, 2, np.zeros((5, 3), "f"), np.zeros(3, "f"))
+    other.load_params(str(tmp_path / "p.params"))
+    np.testing.assert_array_equal(other.get_params()[0]["fc_weight"].asnumpy(), weight)
+
+
+# -- fit's logging and callbacks -----------------------------------------------------------------
+def test_fit_logs_mxnet_lines_and_calls_back(caplog):
+    """fit logs Epoch[%d] Train-/Time cost/Validation- lines and calls the epoch-end callback
+    with the symbol and parameters of each epoch."""
+    it, params = record.arrays(mx, "linear_sgd_local", FIXTURE["data"])
+    seen = []
+    mod = mx.mod.Module(record.linear(mx))
+    with caplog.at_level(logging.INFO):
+        mod.fit(it, eval_data=it, num_epoch=2, arg_params=params, eval_metric="acc",
+                epoch_end_callback=lambda e, s, a, x: seen.append((e, s is mod.symbol,
+                                                                   sorted(a))))
+    text = caplog.text
+    for line in ("Epoch[0] Train-accuracy=", "Epoch[1] Time cost=", "Epoch[1] Validation-accuracy="):
+        assert line in text
+    assert seen == [(0, True, ["fc_bias", "fc_weight"]), (1, True, ["fc_bias", "fc_weight"])]
+
+
+# -- bad calls -----------------------------------------------------------------------------------
+def test_bad_calls_raise_clear_errors():
+    """Unbound or uninitialized modules, wrong data names and shapes, bad arguments."""
+    net = record.linear(mx)
+    with pytest.raises(InvalidValue, match="data_names=.*'features'"):
+        mx.mod.Module(net, data_names=["features"])
+    with pytest.raises(InvalidType, match="context"):
+        mx.mod.Module(net, context="cpu")
+    with pytest.raises(InvalidValue, match="work_load_list"):
+        mx.mod.Module(net, work_load_list=[1, 1])
+    mod = mx.mod.Module(net)
+    batch = mx.io.DataBatch([mx.nd.zeros((2, record.FEATURES)).tostype("csr")])
+    for call in (lambda: mod.forward(batch), lambda: mod.get_outputs(), lambda: mod.update(),
+                 lambda: mod.init_params(), lambda: mod.data_shapes,
+                 lambda: mod.init_optimizer(), lambda: mod.predict(batch.data[0])):
+        with pytest.raises(NotReady, match="not bound|bind"):
+            call()
+    with pytest.raises(InvalidValue, match="data_shapes don't match names"):
+        mod.bind([("x", (2, record.FEATURES))])
+    with pytest.raises(InvalidType, match="data_shapes"):
+        mod.bind([(2, record.FEATURES)])
+    with pytest.raises(InvalidValue, match="does not match"):
+        mod.bind([("data", (2,))], [("softmax_label", (2,))])
+    mod.bind([("data", (2, record.FEATURES))], [("softmax_label", (2,))])
+    with pytest.raises(NotReady, match="init_params"):
+        mod.forward(batch)
+    with pytest.raises(InvalidValue, match="fc_bias is not presented"):
+        mod.init_params(arg_params={"fc_weight": mx.nd.zeros((record.FEATURES, 3))})
+    mod.init_params()
+    with pytest.raises(NotReady, match="init_optimizer"):
+        mod.update()
+    with pytest.raises(InvalidValue, match="issue 16"):
+        mod.init_optimizer(kvstore="dist_sync")
+    with pytest.raises(InvalidType, match="kvstore must be"):
+        mod.init_optimizer(kvstore=3)
+    with pytest.raises(InvalidValue, match="Cannot find optimizer"):
+        mod.init_optimizer(optimizer="nope")
+    with pytest.raises(InvalidValue, match="2 data arrays"):
+        mod.forward(mx.io.DataBatch([batch.data[0], batch.data[0]]))
+    with pytest.raises(InvalidValue, match="num_epoch"):
+        mod.fit(_iterator(np.zeros((2, record.FEATURES), "f"), np.zeros(2, "f"), 2))
+    with pytest.raises(InvalidType, match="DataIter"):
+        mod.predict([1, 2])
+    with pytest.raises(NotReady, match="inputs_need_grad"):
+        mod.get_input_grads()
