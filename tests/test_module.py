@@ -304,3 +304,23 @@ def test_bad_calls_raise_clear_errors():
         mod.predict([1, 2])
     with pytest.raises(NotReady, match="inputs_need_grad"):
         mod.get_input_grads()
+
+
+def test_factorization_machine_example_trains(caplog):
+    """examples/module_factorization_machine.py, small: Module.fit logs MXNet's lines, the
+    training log loss falls and the accuracy rises; w and v come back row_sparse."""
+    import runpy
+
+    example = runpy.run_path(str(HERE.parent / "examples" / "module_factorization_machine.py"))
+    with caplog.at_level(logging.INFO):
+        mod = example["main"](["--samples", "1200", "--features", "2000", "--factors", "4",
+                               "--batch-size", "100", "--epochs", "3", "--lr", "0.05"])
+    losses = [float(r.getMessage().split("=")[1]) for r in caplog.records
+              if "Train-log_loss" in r.getMessage()]
+    accuracies = [float(r.getMessage().split("=")[1]) for r in caplog.records
+                  if "Train-accuracy" in r.getMessage()]
+    assert len(losses) == 3 and losses[0] > losses[1] > losses[2]
+    assert accuracies[2] > accuracies[0]
+    assert any("samples/sec" in r.getMessage() for r in caplog.records)  # Speedometer
+    arg_params, _ = mod.get_params()
+    assert arg_params["w"].stype == "row_sparse" and arg_params["v"].shape == (2000, 4)
