@@ -8,7 +8,8 @@ from typing import Any
 
 from ... import ndarray as nd
 from ...tape import Node
-from ...ndarray.storage import densified
+from ...formats import RowSparse
+from ...ndarray.storage import densified, wrap
 from .registry import gradient
 
 
@@ -54,9 +55,11 @@ def _reduction(node: Node, out_grads: list[Any]) -> tuple[Any]:
 
 @gradient("_square_sum")
 def _square_sum(node: Node, out_grads: list[Any]) -> tuple[Any]:
-    x = node.inputs[0]
+    x, head = node.inputs[0], out_grads[0]
     axes = (node.params.get("axis", 1),)  # the row_sparse result: axis 1, keepdims
-    grad = x * _spread(out_grads[0], x.shape, axes) * 2
-    if out_grads[0].stype == "row_sparse" and grad.stype == "row_sparse":
-        return (nd.sparse.retain(grad, out_grads[0].indices),)  # MXNet's: the head's rows
-    return (grad,)
+    if head.stype == "row_sparse" and x.stype == "row_sparse" and axes == (1,):
+        # MXNet's: the head's rows r, each 2 x[r] * head[r] (computed on those rows only)
+        rows = nd.sparse.retain(x, head.indices)
+        values = nd.broadcast_mul(rows.data, head.data.reshape((-1, 1))) * 2
+        return (wrap(RowSparse(values._storage, rows._storage.indices, x.shape), x.context),)
+    return (x * _spread(head, x.shape, axes) * 2,)
