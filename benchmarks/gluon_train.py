@@ -21,9 +21,10 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 from pathlib import Path
+
+from fresh_runs import alternate, cpu_name, one_run
 
 ROOT = Path(__file__).resolve().parent.parent
 FEATURES, EMBED, BATCH, PER_SAMPLE = 1_000_000, 64, 512, 40
@@ -119,15 +120,6 @@ print(seconds, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 """
 
 
-def one_run(python: str, code: str, env: dict[str, str]) -> tuple[float, float]:
-    """(seconds for the timed steps, peak RSS in MB) of one fresh process."""
-    out = subprocess.run([python, "-c", code + REPORT], env=env, capture_output=True, text=True)
-    if out.returncode != 0:
-        raise RuntimeError(f"{python} failed:\n{out.stderr[-3000:]}")
-    seconds, peak = out.stdout.split()[-2:]
-    return float(seconds), float(peak)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
@@ -146,14 +138,10 @@ def main() -> None:
             "PyTorch": (sys.executable, TORCH.format(**fields))}
     if Path(args.mxnet).exists():
         runs["MXNet 1.9.1"] = (args.mxnet, GLUON.format(module="mxnet", **fields))
+    runs = {name: (python, code + REPORT) for name, (python, code) in runs.items()}
     one_run(*runs["sparsegen"], env)  # warm the kernel cache
-    times: dict[str, list[tuple[float, float]]] = {name: [] for name in runs}
-    for r in range(args.rounds):
-        for name, (python, code) in runs.items():
-            times[name].append(one_run(python, code, env))
-            seconds, peak = times[name][-1]
-            print(f"round {r + 1}/{args.rounds} {name}: {BATCH * args.steps / seconds:,.0f} "
-                  f"samples/s, peak RSS {peak:,.0f} MB", flush=True)
+    times = alternate(runs, args.rounds, env, lambda name, r: (
+        f"{BATCH * args.steps / r[0]:,.0f} samples/s, peak RSS {r[1]:,.0f} MB"))
     result = {
         "cpu": platform.processor() or platform.machine(), "threads": threads,
         "model": f"{FEATURES:,} x {EMBED} embedding (row_sparse grad), batch {BATCH}, ~{PER_SAMPLE} "
@@ -168,7 +156,7 @@ def main() -> None:
     (out / "gluon-train.json").write_text(json.dumps(result, indent=2) + "\n")
     best_peer = max(v for n, v in result["samples_per_s"].items() if n != "sparsegen")
     lines = [f"# Gluon sparse training: {result['model']}", "",
-             f"CPU: {_cpu_name()} ({threads} threads); {args.rounds} rounds of {args.steps} "
+             f"CPU: {cpu_name()} ({threads} threads); {args.rounds} rounds of {args.steps} "
              "timed steps each, implementations alternating, each run a fresh process.", "",
              "| implementation | samples/s (median) | peak RSS MB |", "|---|---:|---:|"]
     for name in runs:
@@ -177,16 +165,6 @@ def main() -> None:
     lines += ["", f"sparsegen / fastest peer: {result['samples_per_s']['sparsegen'] / best_peer:.2f}x"]
     (out / "gluon-train.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
-
-
-def _cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 if __name__ == "__main__":
