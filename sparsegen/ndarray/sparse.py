@@ -416,8 +416,18 @@ def retain(data: RowSparseNDArray, indices: Any, out: NDArray | None = None) -> 
         ids = formats.index_array(_ids(indices, "indices"), "indices", flatten=True)
         formats.check_range(ids, "indices", data.shape[0], sorted_unique=False)
         if ids.size > 1 and not (ids[1:] > ids[:-1]).all():
-            ids = np.unique(ids)
+            ids = _sorted_unique(ids, data.shape[0])
     return invoke("retain", (data,), out=out, row_ids=ids)
+
+
+def _sorted_unique(ids: np.ndarray, rows: int) -> np.ndarray:
+    """``np.unique`` of int64 ids in ``[0, rows)``: by a mask over the rows (linear time) when
+    there are not many more rows than ids (a batch's feature ids), else by sorting."""
+    if rows > 32 * ids.size:
+        return np.unique(ids)
+    mask = np.zeros(rows, bool)
+    mask[ids] = True
+    return np.flatnonzero(mask).astype(INDEX_DTYPE, copy=False)
 
 
 __all__ = [

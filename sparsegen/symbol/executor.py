@@ -79,6 +79,8 @@ class Executor:
         self._symbol = symbol
         self._ctx = ctx or current_context()
         names = symbol.list_arguments()
+        self._arg_names = names  # the graph does not change: its names and order are kept
+        self._order = topological(symbol._outputs)
         self.arg_arrays = _per_argument(args, names, "args", True)
         self.grad_arrays = _per_argument(args_grad, names, "args_grad", False)
         reqs = grad_reqs(grad_req, names)
@@ -107,12 +109,12 @@ class Executor:
     @property
     def arg_dict(self) -> dict[str, Any]:
         """The argument arrays by name."""
-        return dict(zip(self._symbol.list_arguments(), self.arg_arrays))
+        return dict(zip(self._arg_names, self.arg_arrays))
 
     @property
     def grad_dict(self) -> dict[str, Any]:
         """The gradient arrays by argument name (those with a gradient)."""
-        return {name: grad for name, grad in zip(self._symbol.list_arguments(), self.grad_arrays)
+        return {name: grad for name, grad in zip(self._arg_names, self.grad_arrays)
                 if grad is not None}
 
     @property
@@ -151,7 +153,7 @@ class Executor:
         recording and an argument is a variable); ``forward`` sets the scope."""
         values: dict[int, Any] = {}
         arrays = self.arg_dict
-        for node in topological(self._symbol._outputs):
+        for node in self._order:
             values[id(node)] = arrays[node.name] if node.is_variable else run_node(
                 node, [values[id(child)] for child, _ in node.inputs], self._ctx)
         return [values[id(node)] for node, _ in self._symbol._outputs]
