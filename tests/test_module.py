@@ -324,3 +324,27 @@ def test_factorization_machine_example_trains(caplog):
     assert any("samples/sec" in r.getMessage() for r in caplog.records)  # Speedometer
     arg_params, _ = mod.get_params()
     assert arg_params["w"].stype == "row_sparse" and arg_params["v"].shape == (2000, 4)
+
+
+@pytest.mark.parametrize("case", ["mlp_sgd", "linear_sgd_kvstore", "fm_adam_kvstore"])
+def test_two_contexts_match_one(case):
+    """Two CPU contexts with an uneven work load (a 'local' kvstore sums their gradients and
+    updates): the metric curve (accuracy) and parameters of MXNet's one-context run."""
+    model, optimizer, optimizer_params, _, metric = record.CASES[case]
+    it, params = record.arrays(mx, case, FIXTURE["data"])
+    mod = mx.mod.Module(record.MODELS[model](mx), context=[mx.cpu(0), mx.cpu(1)],
+                        work_load_list=[1, 3])
+    curve = []
+    mod.fit(it, num_epoch=record.EPOCHS, optimizer=optimizer, optimizer_params=optimizer_params,
+            kvstore="local", eval_metric=metric, arg_params=params,
+            batch_end_callback=lambda p: curve.append(p.eval_metric.get_name_value()[0][1]),
+            sparse_row_id_fn=None if model == "mlp" else record.row_ids(model))
+    assert mod._update_on_kvstore and [s.stop - s.start for s in mod._exec_group.slices] == [2, 6]
+    expected = FIXTURE["cases"][case]
+    if metric != "mse":  # MSE averages per update call (per context), as MXNet's does
+        np.testing.assert_allclose(curve, expected["curve"], rtol=1e-4, atol=1e-5)
+    for name, value in expected["params"].items():
+        np.testing.assert_allclose(mod.get_params()[0][name].asnumpy(), value, rtol=1e-4,
+                                   atol=1e-5, err_msg=name)
+    outputs = mod.get_outputs(merge_multi_context=False)
+    assert [o.shape[0] for o in outputs[0]] == [2, 6]
