@@ -6,14 +6,18 @@ from typing import Any
 
 from ..device import DeviceArray, colocate, empty_like, item
 from ..formats import INDEX_DTYPE, RowSparse
+from .gather import take
 from .layout import as_rows, dtype_name, kernel
 
 
 def retain(rsp: RowSparse, row_ids: Any) -> RowSparse:
     """The rows ``row_ids`` (sorted, unique, in range) of ``rsp``; ids not stored give zero rows.
+    A row_sparse array storing every row (a kvstore's weight) is read by position (``take``).
 
     ``row_ids`` may be a host array for a device ``rsp``: it is copied next to the data."""
     row_ids = colocate(row_ids, rsp.data)
+    if rsp.indices.size == rsp.shape[0]:  # every row stored: row r is at position r
+        return RowSparse(take(rsp.data, row_ids), row_ids, rsp.shape)
     out = empty_like(rsp.data, (row_ids.size, *rsp.shape[1:]), rsp.dtype)
     kernel("retain", (dtype_name(rsp.dtype),), out, out.size).gather(
         as_rows(rsp.data), rsp.indices, row_ids, as_rows(out, written=True)
