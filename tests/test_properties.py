@@ -59,6 +59,29 @@ def test_retain_matches_numpy(x, data):
     np.testing.assert_array_equal(kept.asnumpy(), oracle)
 
 
+@given(sparse_dense_arrays(ndim=2, max_rows=30), st.data())
+def test_retain_of_every_row_stored_matches_numpy(x, data):
+    """retain from a row_sparse array storing every row (zero rows too, as a kvstore's
+    weight), read by position, with ids repeated and in any order."""
+    rows = x.shape[0]
+    rsp = mx.nd.sparse.row_sparse_array((x, np.arange(rows)), shape=x.shape)
+    wanted = data.draw(st.lists(st.integers(0, max(rows - 1, 0)),
+                                max_size=2 * rows if rows else 0))
+    kept = mx.nd.sparse.retain(rsp, np.array(wanted, dtype=np.int64))
+    ids = np.unique(np.array(wanted, dtype=np.int64))
+    np.testing.assert_array_equal(kept.indices.asnumpy(), ids)
+    np.testing.assert_array_equal(kept.data.asnumpy(), x[ids])
+
+
+def test_retain_of_few_ids_among_many_rows():
+    """A few unsorted, repeated ids among many rows (the sorting path of the unique ids)."""
+    x = np.arange(40000, dtype=np.float32).reshape(20000, 2)
+    kept = mx.nd.sparse.retain(mx.nd.array(x).tostype("row_sparse"),
+                               np.array([19999, 3, 3, 7000], dtype=np.int64))
+    np.testing.assert_array_equal(kept.indices.asnumpy(), [3, 7000, 19999])
+    np.testing.assert_array_equal(kept.data.asnumpy(), x[[3, 7000, 19999]])
+
+
 @given(sparse_dense_arrays(ndim=2), st.sampled_from(["default", "row_sparse", "csr"]),
        st.sampled_from(["default", "row_sparse", "csr"]), st.sampled_from(["copyto", "slice"]))
 def test_copy_rules(x, src_stype, dst_stype, how):
