@@ -6,8 +6,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from ... import ndarray as nd
 from ...tape import Node
+from ...device import to_host
 from ...formats import RowSparse
 from ...ndarray.storage import densified, wrap
 from .registry import gradient
@@ -59,7 +62,9 @@ def _square_sum(node: Node, out_grads: list[Any]) -> tuple[Any]:
     axes = (node.params.get("axis", 1),)  # the row_sparse result: axis 1, keepdims
     if head.stype == "row_sparse" and x.stype == "row_sparse" and axes == (1,):
         # MXNet's: the head's rows r, each 2 x[r] * head[r] (computed on those rows only)
-        rows = nd.sparse.retain(x, head.indices)
-        values = nd.broadcast_mul(rows.data, head.data.reshape((-1, 1))) * 2
+        ids, head_ids = x._storage.indices, head._storage.indices
+        same = ids.shape == head_ids.shape and np.array_equal(to_host(ids), to_host(head_ids))
+        rows = x if same else nd.sparse.retain(x, head.indices)
+        values = nd.broadcast_mul(rows.data, head.data.reshape((-1, 1)) * 2)
         return (wrap(RowSparse(values._storage, rows._storage.indices, x.shape), x.context),)
     return (x * _spread(head, x.shape, axes) * 2,)
