@@ -43,19 +43,20 @@ def run_node(node: Node, inputs: list[Any], ctx: Context) -> Any:
 def _per_argument(values: Any, names: list[str], what: str, required: bool) -> list[Any]:
     """``values`` (a list in ``names`` order or a dict by name) as a list, None where absent
     (``names``: the arguments, or the auxiliary states for ``aux_states``)."""
+    noun = "auxiliary states" if what == "aux_states" else "arguments"
     if values is None:
         values = {}
     if isinstance(values, dict):
         unknown = set(values) - set(names)
         if unknown:
-            raise InvalidValue(f"bind: {what} names {sorted(unknown)}, not inputs of the "
+            raise InvalidValue(f"bind: {what} names {sorted(unknown)}, not {noun} of the "
                                f"symbol ({names})")
         listed = [values.get(name) for name in names]
     else:
         listed = list(values)
         if len(listed) != len(names):
             raise InvalidValue(f"bind: {what} has {len(listed)} arrays for {len(names)} "
-                               f"inputs ({names})")
+                               f"{noun} ({names})")
     if required:
         missing = [n for n, v in zip(names, listed) if v is None]
         if missing:
