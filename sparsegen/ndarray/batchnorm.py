@@ -67,6 +67,9 @@ def BatchNorm(data: NDArray, gamma: NDArray, beta: NDArray, moving_mean: NDArray
               "use_global_stats": flag(use_global_stats, f"{op}: use_global_stats"),
               "axis": a, "cudnn_off": flag(cudnn_off, f"{op}: cudnn_off")}
     want_stats = flag(output_mean_var, f"{op}: output_mean_var")
+    if params["fix_gamma"] and any(array.stype != "default" for array in arrays):
+        raise NotSupported(f"{op}: fix_gamma=True is not supported for sparse arrays (as in "
+                           "MXNet); pass fix_gamma=False or dense arrays")
     x, g, b, mm, mv = dense_inputs(op, *arrays)
     params["training"] = tape.is_training() and not params["use_global_stats"]
     if params["fix_gamma"] and tape.is_recording() and tape.tracked(arrays[1]):
