@@ -65,7 +65,8 @@ def SoftmaxOutput(data: NDArray, label: NDArray, grad_scale: float = 1.0,  # noq
     """Softmax of ``data`` (over axis 1 with ``multi_output``, the last axis with
     ``preserve_shape``, else over each flattened sample), as ``mxnet.nd.SoftmaxOutput``; its
     gradient is ``(softmax - onehot(label)) * grad_scale / normalization``, labels equal to
-    ``ignore_label`` giving zero rows when ``use_ignore``."""
+    ``ignore_label`` giving zero rows when ``use_ignore``; a label of the data's shape holds
+    probabilities, and the gradient is ``(softmax - label) * grad_scale``, as MXNet's."""
     op = "SoftmaxOutput"
     data = array_arg(data, "data", op)
     params = {
@@ -83,10 +84,10 @@ def SoftmaxOutput(data: NDArray, label: NDArray, grad_scale: float = 1.0,  # noq
                            f"{3 if params['multi_output'] else 2} dimensions")
     if params["multi_output"]:
         label = _label(label, op, (data.shape[0], *data.shape[2:]))
-    elif params["preserve_shape"]:
-        label = _label(label, op, data.shape[:-1])
+    elif params["preserve_shape"]:  # (a label of the data's shape: probabilities, as MXNet's)
+        label = _label(label, op, data.shape[:-1], data.shape)
     elif data.ndim == 2:
-        label = _label(label, op, data.shape[:1])
+        label = _label(label, op, data.shape[:1], data.shape)
     else:
         raise InvalidValue(f"{op}: data of shape {data.shape} (more than 2 dimensions) needs "
                            "multi_output=True or preserve_shape=True in sparsegen")
