@@ -287,3 +287,27 @@ def test_gluon_layer_deferred_channels_and_flags():
     running = net[1].running_mean.data().asnumpy()
     np.testing.assert_allclose(running, 0.1 * hidden.asnumpy().mean(axis=0), rtol=1e-4,
                                atol=1e-6)
+
+
+def check_batchnorm_on_gpu(ctx) -> None:
+    """BatchNorm's forward, backward and moving statistics on ``ctx`` against the numpy
+    oracle (tests/test_gpu.py's per-mode test calls it)."""
+    rng = np.random.RandomState(5)
+    x, head = rng.randn(4, 3, 2).astype(np.float32), rng.randn(4, 3, 2).astype(np.float32)
+    g, b = rng.uniform(0.5, 2, 3).astype(np.float32), rng.randn(3).astype(np.float32)
+    arrays = [mx.nd.array(a, ctx=ctx) for a in (x, g, b, np.zeros(3), np.ones(3))]
+    arrays[0].attach_grad()
+    with mx.autograd.record():
+        out = mx.nd.BatchNorm(*arrays, fix_gamma=False, momentum=0.5)
+    out.backward(mx.nd.array(head, ctx=ctx))
+    assert out.context == ctx and arrays[0].grad.context == ctx
+    want, mean, _, var = numpy_batch_norm(x, g, b, None, None, 1, 1e-3, False, True)
+    np.testing.assert_allclose(out.asnumpy(), want, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(arrays[3].asnumpy(), 0.5 * mean, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(arrays[4].asnumpy(), 0.5 + 0.5 * var, rtol=1e-4, atol=1e-6)
+    assert np.isfinite(arrays[0].grad.asnumpy()).all()
+
+
+def test_batchnorm_on_emulated_gpu(monkeypatch):
+    monkeypatch.setenv("SPARSEGEN_GPU", "host")
+    check_batchnorm_on_gpu(mx.gpu(0))
