@@ -62,7 +62,8 @@ def BatchNorm(data: NDArray, gamma: NDArray, beta: NDArray, moving_mean: NDArray
         if array.shape != (c,):
             raise InvalidValue(f"{op}: {name} has shape {array.shape}, the data's {c} channels "
                                f"(axis {a}) need ({c},)")
-    params = {"eps": real(eps, f"{op}: eps", low=0.0), "momentum": real(momentum, f"{op}: momentum"),
+    params = {"eps": real(eps, f"{op}: eps", low=0.0),
+              "momentum": real(momentum, f"{op}: momentum"),
               "fix_gamma": flag(fix_gamma, f"{op}: fix_gamma"),
               "use_global_stats": flag(use_global_stats, f"{op}: use_global_stats"),
               "axis": a, "cudnn_off": flag(cudnn_off, f"{op}: cudnn_off")}
