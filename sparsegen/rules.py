@@ -267,7 +267,8 @@ def op_rule(op: str, stypes: tuple[str, ...]) -> OpRule | None:
 
 COMPOSED_OPS = (
     "SoftmaxOutput", "LinearRegressionOutput", "LogisticRegressionOutput",
-    "MAERegressionOutput", "MakeLoss", "BlockGrad",
+    "MAERegressionOutput", "MakeLoss", "BlockGrad", "BatchNorm",
 )
-"""Ops with no rule of their own: the front end (``ndarray/output.py``) computes them with other
-ops and records each as one node, whose gradient rule is in ``autograd/gradients``."""
+"""Ops with no rule of their own: the front end (``ndarray/output.py``, ``ndarray/batchnorm.py``)
+computes them with other ops and records each as one node, whose gradient rule is in
+``autograd/gradients``."""

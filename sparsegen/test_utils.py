@@ -684,10 +684,25 @@ def _symbol_arrays(sym: Any, location: Any, ctx: Context, dtype: Any) -> dict[st
             for name, value in _symbol_location(sym, location).items()}
 
 
+def _symbol_aux(sym: Any, aux_states: Any, ctx: Context, dtype: Any) -> dict[str, Any]:
+    """``aux_states`` (a list in ``sym.list_auxiliary_states()`` order, a dict by name, or
+    None) as NDArrays on ``ctx`` by name, as ``_symbol_arrays`` makes the arguments."""
+    names = sym.list_auxiliary_states()
+    given = dict(aux_states) if isinstance(aux_states, dict) else dict(zip(names, aux_states or ()))
+    return {name: value if isinstance(value, mx.nd.NDArray) else
+            array(value, ctx=ctx, dtype=np.asarray(value).dtype if dtype == "asnumpy" else dtype)
+            for name, value in given.items()}
+
+
 def _symbol_function(sym: Any, ctx: Context | None) -> Callable[..., Any]:
-    """``sym`` as a function of its arguments (by name), run in the caller's autograd scope."""
-    def run(**arrays: Any) -> list[Any]:
-        return sym.bind(ctx, arrays, grad_req="null").compute()
+    """``sym`` as a function of its arguments (by name) and auxiliary states (by position,
+    in ``list_auxiliary_states`` order, or by name), run in the caller's autograd scope."""
+    aux_names = sym.list_auxiliary_states()
+
+    def run(*aux: Any, **arrays: Any) -> list[Any]:
+        states = dict(zip(aux_names, aux))
+        states.update({name: arrays.pop(name) for name in aux_names if name in arrays})
+        return sym.bind(ctx, arrays, grad_req="null", aux_states=states).compute()
 
     return run
 
@@ -706,10 +721,12 @@ def _head_grads(out_grads: Any, sym: Any, ctx: Context, dtype: Any) -> Any:
 def check_symbolic_forward(sym: Any, location: Any, expected: Any, rtol: Any = None,
                            atol: Any = None, aux_states: Any = None, ctx: Context | None = None,
                            equal_nan: bool = False, dtype: Any = np.float32) -> list[Any]:
-    """Run ``sym`` forward (``is_train=False``) at ``location`` and compare each output with
-    ``expected`` (a list, or a dict by output name); returns the outputs."""
+    """Run ``sym`` forward (``is_train=False``) at ``location`` (auxiliary states:
+    ``aux_states``) and compare each output with ``expected`` (a list, or a dict by output
+    name); returns the outputs."""
     ctx = ctx or default_context()
-    executor = sym.bind(ctx, _symbol_arrays(sym, location, ctx, dtype), grad_req="null")
+    executor = sym.bind(ctx, _symbol_arrays(sym, location, ctx, dtype), grad_req="null",
+                        aux_states=_symbol_aux(sym, aux_states, ctx, dtype))
     outputs = executor.forward(is_train=False)
     if isinstance(expected, dict):
         expected = [expected[name] for name in sym.list_outputs()]
@@ -743,7 +760,8 @@ def check_symbolic_backward(sym: Any, location: Any, out_grads: Any, expected: A
             grads[name][:] = values
         else:
             initial[name] = np.zeros(values.shape)
-    executor = sym.bind(ctx, _symbol_arrays(sym, location, ctx, dtype), grads, reqs)
+    executor = sym.bind(ctx, _symbol_arrays(sym, location, ctx, dtype), grads, reqs,
+                        aux_states=_symbol_aux(sym, aux_states, ctx, dtype))
     executor.forward(is_train=True)
     executor.backward(_head_grads(out_grads, sym, ctx, dtype))
     for name, expect in expected.items():
@@ -760,10 +778,11 @@ def check_symbolic_backward(sym: Any, location: Any, out_grads: Any, expected: A
 
 def simple_forward(sym: Any, ctx: Context | None = None, is_train: bool = False,
                    **inputs: Any) -> Any:
-    """The outputs of ``sym`` on ``inputs`` (by argument name) as numpy (one array for one
-    output)."""
-    executor = sym.bind(ctx or default_context(), {k: v if isinstance(v, mx.nd.NDArray)
-                                                  else array(v) for k, v in inputs.items()})
+    """The outputs of ``sym`` on ``inputs`` (by argument or auxiliary-state name) as numpy
+    (one array for one output)."""
+    arrays = {k: v if isinstance(v, mx.nd.NDArray) else array(v) for k, v in inputs.items()}
+    aux = {name: arrays.pop(name) for name in sym.list_auxiliary_states() if name in arrays}
+    executor = sym.bind(ctx or default_context(), arrays, aux_states=aux)
     outputs = [out.asnumpy() for out in executor.forward(is_train=is_train)]
     return outputs[0] if len(outputs) == 1 else outputs
 
@@ -798,9 +817,12 @@ def check_consistency(sym: Any, ctx_list: list[dict[str, Any]], scale: float = 1
             params[name] = (np.random.uniform(-0.92 * scale, 0.92 * scale, arr.shape)
                             if use_uniform else np.random.normal(size=arr.shape, scale=scale)
                             ).astype(rand_type)
+    aux = dict(aux_params or {})
+    for name, arr in executors[0].aux_dict.items():
+        aux.setdefault(name, np.zeros(arr.shape))  # MXNet's: zeros unless given
     for exe in executors:
-        for name, arr in exe.arg_dict.items():
-            value = array(_numpy(params[name]), ctx=arr.context, dtype=arr.dtype)
+        for name, arr in [*exe.arg_dict.items(), *exe.aux_dict.items()]:
+            value = array(_numpy({**params, **aux}[name]), ctx=arr.context, dtype=arr.dtype)
             arr[:] = value if arr.stype == "default" else value.tostype(arr.stype)
     names = symbols[0].list_outputs()
     predicted = [[out.asnumpy() for out in exe.forward(is_train=False)] for exe in executors]

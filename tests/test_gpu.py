@@ -23,6 +23,7 @@ from sparsegen.registry import KERNELS
 from sparsegen.target import host_cpu
 from test_nn_ops import check_nn_on_gpu
 from test_conv import check_conv_on_gpu  # -- conv --
+from test_batchnorm import check_batchnorm_on_gpu  # -- batchnorm --
 
 
 @pytest.fixture(params=["host", "cuda"])
@@ -244,6 +245,7 @@ def test_every_kernel_family_runs_on_the_gpu(gpu, monkeypatch):
                             ("adadelta", {}), ("adamax", {}), ("nadam", {}), ("lamb", {})))
     check_nn_on_gpu(gpu)  # the nn kernels (tests/test_nn_ops.py)
     check_conv_on_gpu(gpu)  # -- conv -- (tests/test_conv.py)
+    check_batchnorm_on_gpu(gpu)  # -- batchnorm -- (tests/test_batchnorm.py)
     _check_random(gpu)
     target = host_cpu() if device.emulated() else device.cuda_target(0)
     assert {key.kernel for key in loaded if key.target == target} == set(KERNELS) - HOST_ONLY

@@ -161,3 +161,25 @@ def test_names():
 def test_invalid_value_class():
     with pytest.raises(InvalidValue):
         mx.nd.MakeLoss(mx.nd.ones((2,)), normalization="all")
+
+
+@pytest.mark.parametrize("normalization", ["null", "batch", "valid"])
+@pytest.mark.parametrize("preserve_shape", [False, True])
+def test_softmax_output_probability_labels(normalization, preserve_shape):
+    """A label of the data's shape holds probabilities: the gradient is ``(softmax - label) *
+    grad_scale`` whatever the normalization (MXNet 1.9.1, checked by hand in its session)."""
+    rng = np.random.RandomState(7)
+    shape = (2, 3, 4) if preserve_shape else (4, 6)
+    x = rng.randn(*shape).astype(np.float32)
+    label = np.exp(rng.randn(*shape)).astype(np.float32)
+    label /= label.sum(axis=-1, keepdims=True)
+    data = mx.nd.array(x)
+    data.attach_grad()
+    with mx.autograd.record():
+        out = mx.nd.SoftmaxOutput(data, mx.nd.array(label), grad_scale=2.0,
+                                  normalization=normalization, preserve_shape=preserve_shape)
+    out.backward()
+    soft = np.exp(x - x.max(axis=-1, keepdims=True))
+    soft /= soft.sum(axis=-1, keepdims=True)
+    np.testing.assert_allclose(out.asnumpy(), soft, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(data.grad.asnumpy(), (soft - label) * 2.0, rtol=1e-4, atol=1e-6)

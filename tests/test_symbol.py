@@ -51,10 +51,14 @@ def test_recorded_models_match_mxnet(model):
     shapes, stypes = record.INPUTS[model]
     arg_shapes, out_shapes, aux = symbol.infer_shape(**shapes)
     assert [list(s) for s in arg_shapes] == answers["arg_shapes"]
-    assert [list(s) for s in out_shapes] == answers["out_shapes"] and aux == []
-    arg_types, out_types, _ = symbol.infer_type(**{name: "float32" for name in shapes})
+    assert [list(s) for s in out_shapes] == answers["out_shapes"]
+    assert [list(s) for s in aux] == answers["aux_shapes"]
+    assert symbol.list_auxiliary_states() == answers["list_auxiliary_states"]
+    assert symbol.get_internals().list_outputs() == answers["internals"]
+    arg_types, out_types, aux_types = symbol.infer_type(**{name: "float32" for name in shapes})
     assert [np.dtype(t).name for t in arg_types] == answers["arg_types"]
     assert [np.dtype(t).name for t in out_types] == answers["out_types"]
+    assert [np.dtype(t).name for t in aux_types] == answers["aux_types"]
     arg_stypes, _, _ = symbol.infer_storage_type(**stypes)
     assert dict(zip(symbol.list_arguments(), arg_stypes)) == answers["arg_stypes"]
     executor = symbol.simple_bind(mx.cpu(), stype_dict=stypes, **shapes)

@@ -177,3 +177,8 @@ __all__ += output.__all__
 from .leaky_relu import LeakyReLU  # noqa: E402
 
 __all__ += ["LeakyReLU"]
+
+# -- auxiliary states: BatchNorm --
+from .batchnorm import BatchNorm  # noqa: E402
+
+__all__ += ["BatchNorm"]

@@ -27,7 +27,7 @@ NORMALIZATIONS = ("null", "batch", "valid")
 """MXNet's ``normalization`` values of SoftmaxOutput and MakeLoss."""
 
 
-def _dense(op: str, *arrays: NDArray) -> list[NDArray]:
+def dense_inputs(op: str, *arrays: NDArray) -> list[NDArray]:
     """``arrays`` in dense storage, with one fallback warning when one of them is sparse."""
     stypes = tuple(a.stype for a in arrays)
     if any(s != "default" for s in stypes):
@@ -35,9 +35,10 @@ def _dense(op: str, *arrays: NDArray) -> list[NDArray]:
     return [densified(a) for a in arrays]
 
 
-def _recorded(op: str, inputs: tuple[NDArray, ...], forward: Callable[[], NDArray],
-              params: dict[str, Any]) -> NDArray:
-    """``forward()`` run without recording, recorded as one node of ``op`` on ``inputs``."""
+def recorded(op: str, inputs: tuple[NDArray, ...], forward: Callable[[], Any],
+             params: dict[str, Any]) -> Any:
+    """``forward()`` (an array, or a list of arrays: the node's outputs) run without
+    recording, recorded as one node of ``op`` on ``inputs``."""
     was_recording = tape.set_recording(False)
     try:
         result = forward()
@@ -64,7 +65,8 @@ def SoftmaxOutput(data: NDArray, label: NDArray, grad_scale: float = 1.0,  # noq
     """Softmax of ``data`` (over axis 1 with ``multi_output``, the last axis with
     ``preserve_shape``, else over each flattened sample), as ``mxnet.nd.SoftmaxOutput``; its
     gradient is ``(softmax - onehot(label)) * grad_scale / normalization``, labels equal to
-    ``ignore_label`` giving zero rows when ``use_ignore``."""
+    ``ignore_label`` giving zero rows when ``use_ignore``; a label of the data's shape holds
+    probabilities, and the gradient is ``(softmax - label) * grad_scale``, as MXNet's."""
     op = "SoftmaxOutput"
     data = array_arg(data, "data", op)
     params = {
@@ -82,16 +84,16 @@ def SoftmaxOutput(data: NDArray, label: NDArray, grad_scale: float = 1.0,  # noq
                            f"{3 if params['multi_output'] else 2} dimensions")
     if params["multi_output"]:
         label = _label(label, op, (data.shape[0], *data.shape[2:]))
-    elif params["preserve_shape"]:
-        label = _label(label, op, data.shape[:-1])
+    elif params["preserve_shape"]:  # (a label of the data's shape: probabilities, as MXNet's)
+        label = _label(label, op, data.shape[:-1], data.shape)
     elif data.ndim == 2:
-        label = _label(label, op, data.shape[:1])
+        label = _label(label, op, data.shape[:1], data.shape)
     else:
         raise InvalidValue(f"{op}: data of shape {data.shape} (more than 2 dimensions) needs "
                            "multi_output=True or preserve_shape=True in sparsegen")
-    (dense,) = _dense(op, data)
+    (dense,) = dense_inputs(op, data)
     axis = 1 if params["multi_output"] else -1
-    return _recorded(op, (data, label), lambda: softmax(dense, axis=axis), params)
+    return recorded(op, (data, label), lambda: softmax(dense, axis=axis), params)
 
 
 def _regression(op: str, data: NDArray, label: NDArray, grad_scale: float,
@@ -101,8 +103,8 @@ def _regression(op: str, data: NDArray, label: NDArray, grad_scale: float,
     if label.size != data.size or (label.shape != data.shape and label.ndim != 1):
         raise InvalidValue(f"{op}: label has shape {label.shape}, the data needs {data.shape}")
     grad_scale = real(grad_scale, f"{op}: grad_scale")
-    dense = _dense(op, data, label)[0]
-    return _recorded(op, (data, label), lambda: forward(dense), {"grad_scale": grad_scale})
+    dense = dense_inputs(op, data, label)[0]
+    return recorded(op, (data, label), lambda: forward(dense), {"grad_scale": grad_scale})
 
 
 def LinearRegressionOutput(data: NDArray, label: NDArray,  # noqa: N802
@@ -136,15 +138,15 @@ def MakeLoss(data: NDArray, grad_scale: float = 1.0, valid_thresh: float = 0.0, 
     params = {"grad_scale": real(grad_scale, f"{op}: grad_scale"),
               "valid_thresh": real(valid_thresh, f"{op}: valid_thresh"),
               "normalization": choice_arg(normalization, "normalization", NORMALIZATIONS, op)}
-    (dense,) = _dense(op, data)
-    return _recorded(op, (data,), dense.copy, params)
+    (dense,) = dense_inputs(op, data)
+    return recorded(op, (data,), dense.copy, params)
 
 
 def BlockGrad(data: NDArray) -> NDArray:  # noqa: N802
     """A copy of ``data`` (any storage type) through which no gradient flows, as
     ``mxnet.nd.BlockGrad``."""
     data = array_arg(data, "data", "BlockGrad")
-    return _recorded("BlockGrad", (data,), data.copy, {})
+    return recorded("BlockGrad", (data,), data.copy, {})
 
 
 stop_gradient = BlockGrad

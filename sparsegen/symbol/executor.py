@@ -13,7 +13,7 @@ from ..context import Context, current_context
 from ..errors import InvalidValue, NotSupported
 from ..tape import GRAD_REQS
 from .graph import Node, params, strings, topological
-from .infer import dtypes, shapes, stypes
+from .infer import dtypes, key, shapes, stypes
 from .ops import ARRAY_OPS, SCALAR_OPS, definition, nd_function
 from .symbol import Symbol
 
@@ -41,20 +41,22 @@ def run_node(node: Node, inputs: list[Any], ctx: Context) -> Any:
 
 
 def _per_argument(values: Any, names: list[str], what: str, required: bool) -> list[Any]:
-    """``values`` (a list in ``names`` order or a dict by name) as a list, None where absent."""
+    """``values`` (a list in ``names`` order or a dict by name) as a list, None where absent
+    (``names``: the arguments, or the auxiliary states for ``aux_states``)."""
+    noun = "auxiliary states" if what == "aux_states" else "arguments"
     if values is None:
         values = {}
     if isinstance(values, dict):
         unknown = set(values) - set(names)
         if unknown:
-            raise InvalidValue(f"bind: {what} names {sorted(unknown)}, not arguments of the "
+            raise InvalidValue(f"bind: {what} names {sorted(unknown)}, not {noun} of the "
                                f"symbol ({names})")
         listed = [values.get(name) for name in names]
     else:
         listed = list(values)
         if len(listed) != len(names):
             raise InvalidValue(f"bind: {what} has {len(listed)} arrays for {len(names)} "
-                               f"arguments ({names})")
+                               f"{noun} ({names})")
     if required:
         missing = [n for n, v in zip(names, listed) if v is None]
         if missing:
@@ -90,21 +92,22 @@ class Executor:
             if req not in GRAD_REQS:
                 raise InvalidValue(f"bind: grad_req of {name} must be one of {GRAD_REQS}, got "
                                    f"{req!r}")
-        self.aux_arrays: list[Any] = []
+        self.aux_arrays = _per_argument(aux_states, symbol.list_auxiliary_states(), "aux_states",
+                                        True)
         self.outputs = self._allocated_outputs()
         self._recorded = False  # whether the last forward recorded a graph for backward
 
     def _allocated_outputs(self) -> list[Any]:
         """Zero outputs of the inferred shapes and dtypes, as MXNet's executor has before the
         first forward (none when a shape stays unknown)."""
-        given = {name: a.shape for name, a in self.arg_dict.items()}
-        found_shapes = shapes(self._symbol._outputs, given)
-        found_dtypes = dtypes(self._symbol._outputs, {n: a.dtype for n, a in self.arg_dict.items()})
-        heads = [node for node, _ in self._symbol._outputs]
-        if any(found_shapes.get(id(node)) is None for node in heads):
+        inputs = {**self.arg_dict, **self.aux_dict}
+        found_shapes = shapes(self._symbol._outputs, {n: a.shape for n, a in inputs.items()})
+        found_dtypes = dtypes(self._symbol._outputs, {n: a.dtype for n, a in inputs.items()})
+        heads = [key(entry) for entry in self._symbol._outputs]
+        if any(found_shapes.get(head) is None for head in heads):
             return []
-        return [nd.zeros(found_shapes[id(node)], self._ctx, found_dtypes.get(id(node)) or "float32")
-                for node in heads]
+        return [nd.zeros(found_shapes[head], self._ctx, found_dtypes.get(head) or "float32")
+                for head in heads]
 
     @property
     def arg_dict(self) -> dict[str, Any]:
@@ -119,8 +122,8 @@ class Executor:
 
     @property
     def aux_dict(self) -> dict[str, Any]:
-        """The auxiliary states by name (none here)."""
-        return {}
+        """The auxiliary state arrays by name (BatchNorm's moving_mean and moving_var)."""
+        return dict(zip(self._symbol.list_auxiliary_states(), self.aux_arrays))
 
     @property
     def output_dict(self) -> dict[str, Any]:
@@ -151,17 +154,23 @@ class Executor:
     def compute(self) -> list[Any]:
         """The outputs on the bound arrays, in the current autograd scope (recorded when
         recording and an argument is a variable); ``forward`` sets the scope."""
-        values: dict[int, Any] = {}
-        arrays = self.arg_dict
+        values: dict[tuple[int, int], Any] = {}
+        arrays = {**self.arg_dict, **self.aux_dict}
         for node in self._order:
-            values[id(node)] = arrays[node.name] if node.is_variable else run_node(
-                node, [values[id(child)] for child, _ in node.inputs], self._ctx)
-        return [values[id(node)] for node, _ in self._symbol._outputs]
+            if node.is_variable:
+                values[id(node), 0] = arrays[node.name]
+                continue
+            result = run_node(node, [values[key(entry)] for entry in node.inputs], self._ctx)
+            for index, array in enumerate(result if isinstance(result, (list, tuple))
+                                          else [result]):
+                values[id(node), index] = array
+        return [values[key(entry)] for entry in self._symbol._outputs]
 
     def backward(self, out_grads: Any = None, is_train: bool = True) -> None:
-        """Gradients of the outputs (weighted by ``out_grads``, default ones) into
-        ``grad_arrays`` (written or added, by ``grad_req``); nothing to do when every
-        ``grad_req`` is ``'null'``."""
+        """Gradients of the outputs (weighted by ``out_grads``: one array per output, default
+        ones) into ``grad_arrays`` (written or added, by ``grad_req``); nothing to do when every
+        ``grad_req`` is ``'null'``. Outputs of an op that the symbol does not hold get zero
+        head gradients, as MXNet's."""
         if not any(req != "null" for req in self._grad_req):
             return
         if not self._recorded:
@@ -174,20 +183,22 @@ class Executor:
 
     def copy_params_from(self, arg_params: dict[str, Any], aux_params: dict[str, Any] | None = None,
                          allow_extra_params: bool = False) -> None:
-        """Copy ``arg_params`` into the arguments of the same names."""
-        arrays = self.arg_dict
-        for name, value in {**arg_params, **(aux_params or {})}.items():
-            if name in arrays:
-                value.copyto(arrays[name])
-            elif not allow_extra_params:
-                raise InvalidValue(f"copy_params_from: {name} is not an argument of the symbol "
-                                   "(allow_extra_params=True skips it)")
+        """Copy ``arg_params`` into the arguments and ``aux_params`` into the auxiliary states
+        of the same names."""
+        for params, arrays, what in ((arg_params, self.arg_dict, "an argument"),
+                                     (aux_params or {}, self.aux_dict, "an auxiliary state")):
+            for name, value in params.items():
+                if name in arrays:
+                    value.copyto(arrays[name])
+                elif not allow_extra_params:
+                    raise InvalidValue(f"copy_params_from: {name} is not {what} of the symbol "
+                                       "(allow_extra_params=True skips it)")
 
     def reshape(self, partial_shaping: bool = False, allow_up_sizing: bool = False,
                 **kwargs: Any) -> "Executor":
-        """A new executor for the argument shapes ``kwargs``; arguments whose shape does not
-        change share their arrays with this one."""
-        arg_shapes, _, _ = self._symbol.infer_shape(**kwargs)
+        """A new executor for the argument shapes ``kwargs``; arguments and auxiliary states
+        whose shape does not change share their arrays with this one."""
+        arg_shapes, _, aux_shapes = self._symbol.infer_shape(**kwargs)
         if arg_shapes is None:
             raise InvalidValue(f"reshape: shapes {kwargs} do not determine every argument")
         args, grads = [], []
@@ -196,10 +207,13 @@ class Executor:
             args.append(array if same else nd.zeros(shape, self._ctx, array.dtype, array.stype))
             grads.append(grad if same or grad is None else
                          nd.zeros(shape, self._ctx, grad.dtype, grad.stype))
-        return Executor(self._symbol, self._ctx, args, grads, self._grad_req)
+        aux = [array if array.shape == shape else
+               nd.zeros(shape, self._ctx, array.dtype, array.stype)
+               for shape, array in zip(aux_shapes, self.aux_arrays)]
+        return Executor(self._symbol, self._ctx, args, grads, self._grad_req, aux)
 
 
-def _grad_stype(symbol: Symbol, found_stypes: dict[int, str]) -> dict[str, str]:
+def _grad_stype(symbol: Symbol, found_stypes: dict[tuple[int, int], str]) -> dict[str, str]:
     """MXNet's gradient storage type of each argument: row_sparse when every use of it is an
     ``Embedding(sparse_grad=True)`` weight, the ``w`` of ``dot(csr, w)`` or a row_sparse
     ``_square_sum`` input, else default."""
@@ -212,9 +226,9 @@ def _grad_stype(symbol: Symbol, found_stypes: dict[int, str]) -> dict[str, str]:
             sparse = (position == 1 and (
                 (node.op == "Embedding" and bool(p.get("sparse_grad")))
                 or node.op == "_contrib_SparseEmbedding"
-                or (node.op == "dot" and found_stypes[id(node.inputs[0][0])] == "csr"
+                or (node.op == "dot" and found_stypes[key(node.inputs[0])] == "csr"
                     and not p.get("transpose_a") and not p.get("transpose_b")))) or (
-                node.op == "_square_sum" and found_stypes[id(child)] == "row_sparse")
+                node.op == "_square_sum" and found_stypes[id(child), 0] == "row_sparse")
             uses.setdefault(child.name, []).append(sparse)
     return {name: "row_sparse" if all(flags) else "default" for name, flags in uses.items()}
 
@@ -222,7 +236,9 @@ def _grad_stype(symbol: Symbol, found_stypes: dict[int, str]) -> dict[str, str]:
 def bind(self: Symbol, ctx: Context | None, args: Any, args_grad: Any = None,
          grad_req: Any = "write", aux_states: Any = None, group2ctx: Any = None,
          shared_exec: Executor | None = None) -> Executor:
-    """An executor of the symbol on the arrays ``args`` (gradients into ``args_grad``)."""
+    """An executor of the symbol on the arrays ``args`` (gradients into ``args_grad``) and
+    the auxiliary states ``aux_states`` (a list in ``list_auxiliary_states`` order or a dict;
+    needed when the symbol has some)."""
     return Executor(self, ctx, args, args_grad, grad_req, aux_states)
 
 
@@ -231,16 +247,17 @@ def simple_bind(self: Symbol, ctx: Context | None, grad_req: Any = "write",
                 stype_dict: dict[str, str] | None = None, group2ctx: Any = None,
                 shared_arg_names: list[str] | None = None, shared_exec: Executor | None = None,
                 shared_buffer: Any = None, **kwargs: Any) -> Executor:
-    """An executor whose argument and gradient arrays (zeros) are allocated from the shapes
-    ``kwargs``, ``type_dict`` and ``stype_dict`` by inference; an argument of ``shared_exec``
-    of the same shape, dtype and storage is shared."""
+    """An executor whose argument, gradient and auxiliary-state arrays (zeros, as MXNet's)
+    are allocated from the shapes ``kwargs``, ``type_dict`` and ``stype_dict`` by inference;
+    an array of ``shared_exec`` of the same name, shape, dtype and storage is shared."""
     ctx = ctx or current_context()
     names = self.list_arguments()
     found_shapes = shapes(self._outputs, kwargs)
     found_dtypes = dtypes(self._outputs, type_dict or {})
     found_stypes = stypes(self._outputs, stype_dict or {})
     variables = {n.name: n for n in topological(self._outputs) if n.is_variable}
-    missing = [name for name in names if found_shapes.get(id(variables[name])) is None]
+    missing = [name for name in self.list_inputs()
+               if found_shapes.get((id(variables[name]), 0)) is None]
     if missing:
         raise InvalidValue(f"simple_bind: the shapes given ({kwargs}) do not determine the "
                            f"shapes of {missing}")
@@ -251,8 +268,8 @@ def simple_bind(self: Symbol, ctx: Context | None, grad_req: Any = "write",
     args, grads = [], []
     for name in names:
         node = variables[name]
-        shape, dtype = found_shapes[id(node)], found_dtypes.get(id(node)) or "float32"
-        stype = found_stypes[id(node)]
+        shape, dtype = found_shapes[id(node), 0], found_dtypes.get((id(node), 0)) or "float32"
+        stype = found_stypes[id(node), 0]
         old = shared.get(name)
         if old is not None and (old.shape, np.dtype(old.dtype), old.stype) == (
                 shape, np.dtype(dtype), stype):
@@ -262,7 +279,15 @@ def simple_bind(self: Symbol, ctx: Context | None, grad_req: Any = "write",
         args.append(nd.zeros(shape, ctx, dtype, stype))
         grads.append(None if reqs[name] in (None, "null") else
                      nd.zeros(shape, ctx, dtype, grad_stypes.get(name, "default")))
-    return Executor(self, ctx, args, grads, reqs)
+    shared_aux = {} if shared_exec is None else shared_exec.aux_dict
+    aux = []
+    for name in self.list_auxiliary_states():
+        node = variables[name]
+        shape, dtype = found_shapes[id(node), 0], found_dtypes.get((id(node), 0)) or "float32"
+        old = shared_aux.get(name)
+        aux.append(old if old is not None and (old.shape, np.dtype(old.dtype)) == (
+            shape, np.dtype(dtype)) else nd.zeros(shape, ctx, dtype))
+    return Executor(self, ctx, args, grads, reqs, aux)
 
 
 def eval(self: Symbol, ctx: Context | None = None, **kwargs: Any) -> list[Any]:  # noqa: A001

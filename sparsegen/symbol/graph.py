@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import operator
+
 VARIABLE = "null"
 """The op of a variable node, as MXNet's JSON writes it."""
 
@@ -21,6 +23,11 @@ STYPE_IDS = {"default": 0, "row_sparse": 1, "csr": 2}
 HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage")
 """Attributes MXNet also lists without their double underscores (``__lr_mult__`` and
 ``lr_mult``)."""
+
+
+FIXED_OUTPUTS = {"BatchNorm": ("output", "mean", "var"), "Dropout": ("output", "mask")}
+"""The output names of ops with a fixed list of several outputs (some hidden: see
+``visible_outputs``)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -62,6 +69,68 @@ def topological(heads: tuple[Entry, ...]) -> list[Node]:
                 seen.add(id(node))
                 order.append(node)
     return order
+
+
+def _counts(node: Node) -> tuple[int, int]:
+    """(outputs, visible outputs) of an op node, as MXNet's ``NumOutputs`` /
+    ``NumVisibleOutputs``."""
+    p = params(node)
+    if node.op == "SliceChannel":
+        return int(p.get("num_outputs", 1)), int(p.get("num_outputs", 1))
+    if node.op == "topk":
+        ret_typ = p.get("ret_typ", "indices")
+        return (2 if ret_typ in ("value", "both") else 1), (2 if ret_typ == "both" else 1)
+    if node.op == "BatchNorm":
+        return 3, 3 if p.get("output_mean_var") else 1
+    return (2, 1) if node.op in ("sort", "Dropout") else (1, 1)
+
+
+def output_names(node: Node) -> list[str]:
+    """The names of every output of ``node`` (``output``, ``output0`` ..., BatchNorm's
+    ``output``, ``mean``, ``var``, a custom op's ``list_outputs``), as MXNet lists them."""
+    if node.is_variable:
+        return [node.name]
+    if node.op == "Custom":
+        kwargs = dict(strings(node))
+        return list(operator.prop(kwargs.pop("op_type"), kwargs).list_outputs())
+    if node.op in FIXED_OUTPUTS:
+        return list(FIXED_OUTPUTS[node.op])
+    count = _counts(node)[0]
+    return ["output"] if count == 1 and node.op != "SliceChannel" else [
+        f"output{i}" for i in range(count)]
+
+
+def visible_outputs(node: Node) -> list[Entry]:
+    """The outputs of ``node`` that a symbol of it holds (BatchNorm's output alone unless
+    ``output_mean_var``; Dropout's output, not its mask)."""
+    count = len(output_names(node)) if node.is_variable or node.op == "Custom" else \
+        _counts(node)[1]
+    return [(node, i) for i in range(count)]
+
+
+def entry_name(entry: Entry) -> str:
+    """The name of one output: a variable's own, else ``<node name>_<output name>``."""
+    node, index = entry
+    return node.name if node.is_variable else f"{node.name}_{output_names(node)[index]}"
+
+
+def mutable_inputs(node: Node) -> tuple[int, ...]:
+    """The positions of ``node``'s inputs that its op updates (auxiliary states: BatchNorm's
+    moving_mean and moving_var, a custom op's ``list_auxiliary_states``)."""
+    if node.op == "BatchNorm":
+        return (3, 4)
+    if node.op == "Custom":
+        kwargs = dict(strings(node))
+        made = operator.prop(kwargs.pop("op_type"), kwargs)
+        start = len(made.list_arguments())
+        return tuple(range(start, start + len(made.list_auxiliary_states())))
+    return ()
+
+
+def auxiliary(heads: tuple[Entry, ...]) -> set[int]:
+    """The ``id`` of every variable that an op of the graph updates (an auxiliary state)."""
+    return {id(node.inputs[i][0]) for node in topological(heads) for i in mutable_inputs(node)
+            if i < len(node.inputs)}
 
 
 def dtype_name(code: str) -> str:

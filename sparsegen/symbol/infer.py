@@ -13,11 +13,20 @@ import numpy as np
 from .. import operator
 from ..errors import InvalidValue
 from ..rules import op_rule
-from .graph import Node, dtype_name, params, stype_name, topological
+from .graph import Entry, Node, dtype_name, output_names, params, stype_name, topological
 from .ops import EMBEDDINGS, SCALAR_OPS
 
 Shape = tuple[int, ...] | None
-ShapeRule = Callable[[list[Shape], dict[str, Any]], tuple[list[Shape], Shape]]
+ShapeRule = Callable[[list[Shape], dict[str, Any]], tuple[list[Shape], Any]]
+"""``rule(input shapes, params) -> (input shapes filled in, output shape)``; an op of several
+outputs gives a list of output shapes."""
+Key = tuple[int, int]
+"""An output of a graph as a dictionary key: the ``id`` of its node and its index."""
+
+
+def key(entry: Entry) -> Key:
+    """The dictionary key of the output ``entry``."""
+    return id(entry[0]), entry[1]
 
 
 def _same(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
@@ -131,6 +140,37 @@ def _softmax_output(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape]
     return [data, label], data
 
 
+def _split(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Any]:
+    data, count = shapes[0], int(p.get("num_outputs", 1))
+    if data is None:
+        return shapes, None
+    axis = int(p.get("axis", 1)) % len(data)
+    part = data[:axis] + (data[axis] // count,) + data[axis + 1:]
+    if p.get("squeeze_axis"):
+        part = part[:axis] + part[axis + 1:]
+    return shapes, [part] * count
+
+
+def _topk(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Any]:
+    data = shapes[0]
+    if data is None:
+        return shapes, None
+    if p.get("axis", -1) is None:
+        data = (math.prod(data),)
+    axis = int(p.get("axis", -1) or 0) % len(data)
+    k = int(p.get("k", 1))
+    picked = data[:axis] + (data[axis] if k <= 0 else k,) + data[axis + 1:]
+    return shapes, data if p.get("ret_typ") == "mask" else [picked, picked]
+
+
+def _batch_norm(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Any]:
+    data = shapes[0]
+    if data is None:
+        return shapes, None
+    channels = (data[int(p.get("axis", 1)) % len(data)],)
+    return [data, *[channels] * (len(shapes) - 1)], [data, channels, channels]
+
+
 def _sampler(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
     shape = p.get("shape", ())
     return shapes, tuple(shape) if isinstance(shape, tuple) else (int(shape),)
@@ -145,6 +185,8 @@ SHAPE_RULES: dict[str, ShapeRule] = {
     "Concat": _concat, "Reshape": _reshape, "transpose": _transpose,
     "expand_dims": _expand_dims, "SoftmaxOutput": _softmax_output,
     "_random_uniform": _sampler, "_random_normal": _sampler,
+    "SliceChannel": _split, "topk": _topk, "BatchNorm": _batch_norm,
+    "sort": lambda shapes, p: (shapes, [shapes[0], shapes[0]]),
     **{op: _regression for op in ("LinearRegressionOutput", "LogisticRegressionOutput",
                                   "MAERegressionOutput")},
     **{op: _reduce for op in ("sum", "mean", "prod", "nansum", "nanprod", "max", "min",
@@ -155,15 +197,18 @@ SHAPE_RULES: dict[str, ShapeRule] = {
 keeps its first input's shape, and ``broadcast_*`` broadcast."""
 
 
-def _custom(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
-    """The registered op's ``infer_shape`` (unknown input shapes passed as ``()``)."""
+def _custom(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Any]:
+    """The registered op's ``infer_shape`` of its arguments (unknown shapes passed as
+    ``()``), giving its outputs' and auxiliary states' shapes."""
     if shapes[0] is None:
         return shapes, None
-    kwargs = {key: str(value) for key, value in p.items()}
+    kwargs = {name: str(value) for name, value in p.items()}
     made = operator.prop(kwargs.pop("op_type"), kwargs)
-    ins, outs, _ = made.infer_shape([() if s is None else s for s in shapes])
-    return [s if s is not None or not tuple(i) else tuple(i) for s, i in zip(shapes, ins)], \
-        tuple(outs[0])
+    count = len(made.list_arguments())
+    result = list(made.infer_shape([() if s is None else s for s in shapes[:count]]))
+    ins, outs, auxs = (result + [[]])[:3]
+    return [s if s is not None or not tuple(i) else tuple(i)
+            for s, i in zip(shapes, [*ins, *auxs])], [tuple(o) for o in outs]
 
 
 SHAPE_RULES["Custom"] = _custom
@@ -183,41 +228,44 @@ def _variable_shape(node: Node, given: dict[str, Any]) -> Shape:
     return None if 0 in shape else shape
 
 
-def shapes(heads: tuple, given: dict[str, Any]) -> dict[int, Shape]:
-    """The shape of each node's output (by ``id``), from the arguments' shapes in ``given``
-    (else their ``__shape__``); None where unknown. Variables' shapes follow from their users'
-    rules, so passes repeat until nothing changes."""
+def shapes(heads: tuple, given: dict[str, Any]) -> dict[Key, Shape]:
+    """The shape of each output of each node (by ``key``), from the arguments' shapes in
+    ``given`` (else their ``__shape__``); None where unknown. Variables' shapes follow from
+    their users' rules, so passes repeat until nothing changes."""
     nodes = topological(heads)
-    found: dict[int, Shape] = {id(n): _variable_shape(n, given) for n in nodes if n.is_variable}
+    found: dict[Key, Shape] = {(id(n), 0): _variable_shape(n, given)
+                               for n in nodes if n.is_variable}
     changed = True
     while changed:
         changed = False
         for node in nodes:
             if node.is_variable:
                 continue
-            inputs = [found.get(id(child)) for child, _ in node.inputs]
+            inputs = [found.get(key(entry)) for entry in node.inputs]
             filled, out = _rule(node.op)(inputs, params(node))
-            for (child, _), before, after in zip(node.inputs, inputs, filled):
+            for (child, index), before, after in zip(node.inputs, inputs, filled):
                 if before is None and after is not None and child.is_variable:
-                    found[id(child)], changed = tuple(after), True
+                    found[id(child), index], changed = tuple(after), True
                 elif before is not None and after is not None and tuple(after) != before:
                     raise InvalidValue(f"infer_shape: {child.name} has shape {before}, "
                                        f"{node.op} {node.name} needs {tuple(after)}")
-            if out is not None and found.get(id(node)) != tuple(out):
-                found[id(node)], changed = tuple(out), True
+            for index, shape in enumerate(out if isinstance(out, list) else [out]):
+                if shape is not None and found.get((id(node), index)) != tuple(shape):
+                    found[id(node), index], changed = tuple(shape), True
     return found
 
 
-def dtypes(heads: tuple, given: dict[str, Any]) -> dict[int, str | None]:
-    """The dtype of each node's output (by ``id``): an op's inputs and output share one dtype
-    (Embedding's output is its weight's, ``dtype`` attribute; Cast's its ``dtype``)."""
+def dtypes(heads: tuple, given: dict[str, Any]) -> dict[Key, str | None]:
+    """The dtype of each output of each node (by ``key``): an op's inputs and outputs share
+    one dtype (Embedding's output is its weight's, ``dtype`` attribute; Cast's its ``dtype``;
+    topk's indices its ``dtype``)."""
     nodes = topological(heads)
-    found: dict[int, str | None] = {}
+    found: dict[Key, str | None] = {}
     for node in nodes:
         if node.is_variable:
             code = node.attrs.get("__dtype__")
-            found[id(node)] = (np.dtype(given[node.name]).name if node.name in given
-                               else dtype_name(code) if code is not None else None)
+            found[id(node), 0] = (np.dtype(given[node.name]).name if node.name in given
+                                  else dtype_name(code) if code is not None else None)
     changed = True
     while changed:
         changed = False
@@ -225,21 +273,33 @@ def dtypes(heads: tuple, given: dict[str, Any]) -> dict[int, str | None]:
             if node.is_variable:
                 continue
             p = params(node)
-            children = [child for child, _ in node.inputs]
+            children = list(node.inputs)
             if node.op in EMBEDDINGS:
                 children = children[1:]
-                out = found.get(id(node.inputs[1][0])) or np.dtype(p.get("dtype", "float32")).name
+                out = found.get(key(node.inputs[1])) or np.dtype(p.get("dtype", "float32")).name
             elif node.op == "Cast" or node.op.startswith("_random_"):
                 out = np.dtype(p.get("dtype", "float32")).name
                 children = []
             else:
-                out = next((found[id(c)] for c in children if found.get(id(c))), None)
+                out = next((found[key(c)] for c in children if found.get(key(c))), None)
             for child in children:
-                if out is not None and found.get(id(child)) is None and child.is_variable:
-                    found[id(child)], changed = out, True
-            if out is not None and found.get(id(node)) != out:
-                found[id(node)], changed = out, True
+                if out is not None and found.get(key(child)) is None and child[0].is_variable:
+                    found[key(child)], changed = out, True
+            for index, dtype in enumerate(_output_dtypes(node, p, out)):
+                if dtype is not None and found.get((id(node), index)) != dtype:
+                    found[id(node), index], changed = dtype, True
     return found
+
+
+def _output_dtypes(node: Node, p: dict[str, Any], data: str | None) -> list[str | None]:
+    """The dtypes of ``node``'s outputs when its data has dtype ``data``: positions (argsort,
+    topk's indices) take the ``dtype`` parameter (float32 by default), as MXNet's."""
+    positions = np.dtype(p.get("dtype", "float32")).name
+    if node.op == "argsort" or (node.op == "topk" and p.get("ret_typ", "indices") == "indices"):
+        return [positions]
+    if node.op in ("topk", "sort"):
+        return [data, positions] if p.get("ret_typ") != "mask" else [data]
+    return [data] * len(output_names(node))
 
 
 def _stype(node: Node, inputs: list[str], p: dict[str, Any]) -> str:
@@ -264,45 +324,51 @@ def _stype(node: Node, inputs: list[str], p: dict[str, Any]) -> str:
     return rule.output_stype if rule is not None and rule.output_stype else "default"
 
 
-def stypes(heads: tuple, given: dict[str, Any]) -> dict[int, str]:
-    """The storage type of each node's output (by ``id``): variables' from ``given``, else
-    their ``__storage_type__``, else default; ops' by the front end's storage rules."""
-    found: dict[int, str] = {}
+def stypes(heads: tuple, given: dict[str, Any]) -> dict[Key, str]:
+    """The storage type of each output of each node (by ``key``): variables' from ``given``,
+    else their ``__storage_type__``, else default; ops' by the front end's storage rules (the
+    outputs of an op of several outputs are dense)."""
+    found: dict[Key, str] = {}
     for node in topological(heads):
         if node.is_variable:
             code = node.attrs.get("__storage_type__")
-            found[id(node)] = given.get(node.name) or (stype_name(code) if code else "default")
-        else:
-            found[id(node)] = _stype(node, [found[id(c)] for c, _ in node.inputs], params(node))
+            found[id(node), 0] = given.get(node.name) or (stype_name(code) if code else "default")
+            continue
+        count = len(output_names(node))
+        found[id(node), 0] = "default" if count > 1 else _stype(
+            node, [found[key(c)] for c in node.inputs], params(node))
+        found.update({(id(node), index): "default" for index in range(1, count)})
     return found
 
 
 def _given(symbol: Any, args: tuple[Any, ...], kwargs: dict[str, Any], what: str) -> dict[str, Any]:
-    """The arguments' known values, given by position (``list_arguments`` order) or name."""
+    """The inputs' known values, given by position (``list_arguments`` order) or name (an
+    argument or an auxiliary state)."""
     names = symbol.list_arguments()
     if args and kwargs:
         raise InvalidValue(f"{what}: give the arguments by position or by name, not both")
     given = dict(zip(names, args)) if args else dict(kwargs)
-    unknown = set(given) - set(names)
+    unknown = set(given) - set(symbol.list_inputs())
     if unknown:
         raise InvalidValue(f"{what}: {sorted(unknown)} are not arguments of the symbol ({names})")
     return {k: v for k, v in given.items() if v is not None}
 
 
-def _answer(symbol: Any, found: dict[int, Any], missing: Any) -> tuple[list, list, list]:
+def _answer(symbol: Any, found: dict[Key, Any], missing: Any) -> tuple[list, list, list]:
     """(argument values, output values, auxiliary values) in MXNet's order."""
     variables = {n.name: n for n in topological(symbol._outputs) if n.is_variable}
-    arguments = [found.get(id(variables[name])) for name in symbol.list_arguments()]
-    outputs = [found.get(id(node)) for node, _ in symbol._outputs]
-    return ([missing if a is None else a for a in arguments],
-            [missing if o is None else o for o in outputs], [])
+    arguments = [found.get((id(variables[name]), 0)) for name in symbol.list_arguments()]
+    aux = [found.get((id(variables[name]), 0)) for name in symbol.list_auxiliary_states()]
+    outputs = [found.get(key(entry)) for entry in symbol._outputs]
+    return tuple([missing if v is None else v for v in part]  # type: ignore[return-value]
+                 for part in (arguments, outputs, aux))
 
 
 def infer_shape(self: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any, Any]:
     """(argument shapes, output shapes, auxiliary shapes) from some arguments' shapes, as
     ``Symbol.infer_shape``; ``(None, None, None)`` when they do not determine every shape."""
     found = _answer(self, shapes(self._outputs, _given(self, args, kwargs, "infer_shape")), None)
-    if any(s is None for s in found[0] + found[1]):
+    if any(s is None for s in found[0] + found[1] + found[2]):
         return None, None, None
     return found
 
@@ -317,7 +383,7 @@ def infer_type(self: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any, Any]:
     """(argument dtypes, output dtypes, auxiliary dtypes) as numpy types from some arguments'
     dtypes; ``(None, None, None)`` when they do not determine every dtype."""
     found = _answer(self, dtypes(self._outputs, _given(self, args, kwargs, "infer_type")), None)
-    if any(t is None for t in found[0] + found[1]):
+    if any(t is None for t in found[0] + found[1] + found[2]):
         return None, None, None
     return tuple([np.dtype(t).type for t in part] for part in found)  # type: ignore[return-value]
 

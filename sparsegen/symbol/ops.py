@@ -69,6 +69,10 @@ OPS: dict[str, OpDef] = {
     "transpose": OpDef("transpose"),
     "expand_dims": OpDef("expand_dims"),
     "MakeLoss": OpDef("MakeLoss"),
+    "split": OpDef("SliceChannel", function="split"),
+    "SliceChannel": OpDef("SliceChannel", function="split"),
+    "BatchNorm": OpDef("BatchNorm", ("data", "gamma", "beta", "moving_mean", "moving_var"),
+                       ("gamma", "beta", "moving_mean", "moving_var")),
     "BlockGrad": OpDef("BlockGrad"),
     **{name: OpDef(name) for name in _UNARY + _REDUCE},
     **{name: OpDef(name, ("lhs", "rhs")) for name in _ELEMWISE},
@@ -100,6 +104,11 @@ RANDOM: dict[str, OpDef] = {
     "normal": OpDef("_random_normal", (), function="random.normal"),
 }
 """``mx.sym.random``'s samplers (no array inputs)."""
+
+CREATED_INIT = {("BatchNorm", "moving_mean"): '["zero", {}]',
+                ("BatchNorm", "moving_var"): '["one", {}]'}
+"""The ``__init__`` attribute MXNet writes on the variables it creates for an op's auxiliary
+states (what ``mx.mod.Module`` initialises them with)."""
 
 EMBEDDINGS = ("Embedding", "_contrib_SparseEmbedding")
 """The ops that look rows of a weight up (the same shape and dtype rules)."""
@@ -239,7 +248,10 @@ def make(function: str, spec: OpDef) -> Callable[..., Symbol]:
             if value is None:
                 if key not in spec.created or (key == "bias" and attrs.get("no_bias") == "True"):
                     continue
-                value = Symbol(((Node(VARIABLE, f"{full_name}_{key}", dict(attrs)), 0),))
+                created = dict(attrs)
+                if (spec.op, key) in CREATED_INIT:
+                    created["__init__"] = CREATED_INIT[spec.op, key]
+                value = Symbol(((Node(VARIABLE, f"{full_name}_{key}", created), 0),))
             entries.append(value._entry(f"{function}: {key}"))
         return create(spec.op, full_name, entries, attrs)
 
@@ -251,12 +263,13 @@ def make(function: str, spec: OpDef) -> Callable[..., Symbol]:
 def Custom(*data: Symbol, op_type: str, name: str | None = None,  # noqa: N802
            attr: dict[str, str] | None = None, **kwargs: Any) -> Symbol:
     """The symbol of the Python operator registered as ``op_type`` (``mx.operator.register``):
-    inputs by position or by the names its ``list_arguments`` gives (omitted ones become
-    variables ``<name>_<argument>``), the other keywords its string arguments, as
-    ``mx.sym.Custom``."""
+    inputs by position or by the names its ``list_arguments`` and ``list_auxiliary_states``
+    give (omitted ones become variables ``<name>_<argument>``), the other keywords its string
+    arguments, as ``mx.sym.Custom``."""
     arrays = {key: value for key, value in kwargs.items() if isinstance(value, Symbol)}
     strings = {key: str(value) for key, value in kwargs.items() if key not in arrays}
-    arguments = tuple(operator.prop(op_type, strings).list_arguments())
+    made = operator.prop(op_type, strings)
+    arguments = (*made.list_arguments(), *made.list_auxiliary_states())
     inputs, unknown = _entries(OpDef("Custom", arguments), "Custom", data, arrays)
     if unknown:
         raise InvalidValue(f"Custom {op_type}: {sorted(unknown)} are not its arguments "

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidValue
-from .graph import Node
+from .graph import Node, mutable_inputs, output_names
 from .symbol import Symbol
 
 MXNET_VERSION = 10901
@@ -15,7 +15,8 @@ MXNET_VERSION = 10901
 
 
 def tojson(symbol: Symbol) -> str:
-    """The graph of ``symbol`` as MXNet's JSON (nodes, arg_nodes, node_row_ptr, heads, attrs)."""
+    """The graph of ``symbol`` as MXNet's JSON (nodes, arg_nodes, node_row_ptr, heads, attrs;
+    ``arg_nodes`` lists every variable, auxiliary states too, as MXNet's)."""
     nodes = symbol._nodes()
     index = {id(node): position for position, node in enumerate(nodes)}
     written = []
@@ -23,12 +24,17 @@ def tojson(symbol: Symbol) -> str:
         entry: dict[str, Any] = {"op": node.op, "name": node.name}
         if node.attrs:
             entry["attrs"] = dict(node.attrs)
-        entry["inputs"] = [[index[id(child)], output, 0] for child, output in node.inputs]
+        mutable = mutable_inputs(node)  # MXNet writes version 1 for an updated variable
+        entry["inputs"] = [[index[id(child)], output, int(position in mutable)]
+                           for position, (child, output) in enumerate(node.inputs)]
         written.append(entry)
+    row_ptr = [0]
+    for node in nodes:
+        row_ptr.append(row_ptr[-1] + len(output_names(node)))
     graph = {
         "nodes": written,
         "arg_nodes": [i for i, node in enumerate(nodes) if node.is_variable],
-        "node_row_ptr": list(range(len(nodes) + 1)),
+        "node_row_ptr": row_ptr,
         "heads": [[index[id(node)], output, 0] for node, output in symbol._outputs],
         "attrs": {"mxnet_version": ["int", MXNET_VERSION]},
     }

@@ -11,7 +11,8 @@ import numpy as np
 from ..attribute import AttrScope
 from ..errors import InvalidIndex, InvalidType, InvalidValue
 from ..name import NameManager
-from .graph import DTYPE_IDS, HIDDEN_KEYS, STYPE_IDS, VARIABLE, Entry, Node, topological
+from .graph import (DTYPE_IDS, HIDDEN_KEYS, STYPE_IDS, VARIABLE, Entry, Node, auxiliary,
+                    entry_name, topological, visible_outputs)
 
 _BINARY = {  # python operator: (op with a symbol, its name hint, op with a scalar, its hint)
     "add": ("elemwise_add", "_plus", "_plus_scalar", "_plusscalar"),
@@ -36,8 +37,9 @@ _BINARY = {  # python operator: (op with a symbol, its name hint, op with a scal
 
 def create(op: str, name: str, inputs: list[Entry], attrs: dict[str, str]) -> "Symbol":
     """A new node of ``op`` named ``name`` (see ``NameManager``), carrying ``attrs`` and the
-    current ``AttrScope``'s attributes."""
-    return Symbol(((Node(op, name, AttrScope.current().get(attrs), tuple(inputs)), 0),))
+    current ``AttrScope``'s attributes; the symbol holds its visible outputs."""
+    return Symbol(tuple(visible_outputs(Node(op, name, AttrScope.current().get(attrs),
+                                             tuple(inputs)))))
 
 
 def _binary(operator: str, left: "Symbol", other: Any) -> "Symbol":
@@ -74,33 +76,39 @@ class Symbol:
 
     @property
     def name(self) -> str | None:
-        """The name of the node of a single-output symbol (None for a group)."""
-        return self._outputs[0][0].name if len(self._outputs) == 1 else None
+        """The name of the node whose outputs this symbol holds (None for a group of several
+        nodes)."""
+        return self._outputs[0][0].name if len({id(n) for n, _ in self._outputs}) == 1 else None
 
     def list_arguments(self) -> list[str]:
-        """The names of the variables (arguments), in the graph's depth-first order."""
-        return [node.name for node in self._nodes() if node.is_variable]
+        """The names of the variables that no op updates (arguments), in the graph's
+        depth-first order."""
+        aux = auxiliary(self._outputs)
+        return [node.name for node in self._nodes() if node.is_variable and id(node) not in aux]
 
     def list_auxiliary_states(self) -> list[str]:
-        """The auxiliary states (none: no op of ``mx.sym`` here keeps any)."""
-        return []
+        """The names of the variables that ops update (BatchNorm's moving_mean and
+        moving_var, a custom op's auxiliary states), in depth-first order."""
+        aux = auxiliary(self._outputs)
+        return [node.name for node in self._nodes() if id(node) in aux]
 
     def list_inputs(self) -> list[str]:
         """The arguments, then the auxiliary states."""
         return self.list_arguments() + self.list_auxiliary_states()
 
     def list_outputs(self) -> list[str]:
-        """The names of the outputs: a variable's own, else ``<node name>_output``."""
-        return [node.name if node.is_variable else f"{node.name}_output"
-                for node, _ in self._outputs]
+        """The names of the outputs: a variable's own, else ``<node name>_output`` (one
+        output), ``<node name>_output0`` ... or the op's output names (BatchNorm's ``mean``)."""
+        return [entry_name(entry) for entry in self._outputs]
 
     def get_internals(self) -> "Symbol":
-        """Every output of every node of the graph, as one symbol."""
-        return Symbol(tuple((node, 0) for node in self._nodes()))
+        """Every visible output of every node of the graph, as one symbol."""
+        return Symbol(tuple(entry for node in self._nodes() for entry in visible_outputs(node)))
 
     def get_children(self) -> "Symbol | None":
         """The inputs of the outputs' nodes (None for a variable)."""
-        inputs = tuple(entry for node, _ in self._outputs for entry in node.inputs)
+        nodes = list({id(node): node for node, _ in self._outputs}.values())
+        inputs = tuple(entry for node in nodes for entry in node.inputs)
         return Symbol(inputs) if inputs else None
 
     def __getitem__(self, index: int | str) -> "Symbol":
@@ -177,9 +185,10 @@ class Symbol:
                            for child, index in node.inputs)
             copies[id(node)] = (Node(node.op, node.name, dict(node.attrs), inputs), 0)
         outputs = tuple((copies[id(node)][0], index) for node, index in self._outputs)
-        if name is not None and len(outputs) == 1 and not outputs[0][0].is_variable:
+        if name is not None and self.name is not None and not outputs[0][0].is_variable:
             head = outputs[0][0]
-            outputs = ((Node(head.op, name, head.attrs, head.inputs), 0),)
+            renamed = Node(head.op, name, head.attrs, head.inputs)
+            outputs = tuple((renamed, index) for _, index in outputs)
         return Symbol(outputs)
 
     def __copy__(self) -> "Symbol":

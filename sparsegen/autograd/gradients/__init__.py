@@ -8,6 +8,7 @@ in ``ZERO``; an op with no rule raises when a backward pass reaches it.
 
 from .registry import RULES, ZERO, gradient, gradient_of
 # the family modules register their rules
-from . import conv, elemwise, indexing, linalg, nn, output, reduce, shape  # noqa: E402,F401
+from . import (batchnorm, conv, elemwise, indexing, linalg, nn, output,  # noqa: E402,F401
+               reduce, shape)
 
 __all__ = ["RULES", "ZERO", "gradient", "gradient_of"]

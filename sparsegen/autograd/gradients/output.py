@@ -1,5 +1,6 @@
 """Gradients of the output (loss) ops, as MXNet 1.9.1's backward passes: the head gradient is
-ignored (SoftmaxOutput's ``out_grad`` aside), labels get none, BlockGrad passes none."""
+ignored (SoftmaxOutput's ``out_grad`` aside), labels get none, BlockGrad passes none;
+SoftmaxOutput's label of the data's shape is a probability per class."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ def _valid_scale(grad: Any, count: Any) -> Any:
 def _softmax_output(node: Node, out_grads: list[Any]) -> tuple[Any, None]:
     p = node.params
     y, label = node.output(), densified(node.inputs[1])
+    if label.shape == y.shape and not p["multi_output"]:  # probabilities (MXNet ignores
+        return (y - label) * p["grad_scale"], None        # normalization and ignore_label)
     multi = p["multi_output"]
     lines = nd.transpose(y, axes=(0, *range(2, y.ndim), 1)) if multi else y  # classes last
     k = lines.shape[-1]

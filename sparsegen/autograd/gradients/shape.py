@@ -47,7 +47,7 @@ def _view(node: Node, out_grads: list[Any]) -> tuple[Any]:
     strides = [s for k, s in enumerate(view.strides) if k not in spread]
     plain = [s for n, s in zip(dims, strides) if n != 1]
     wanted = [s for n, s in zip(x.shape, contiguous_strides(x.shape)) if n != 1]
-    if view.offset == 0 and plain == wanted:  # the same elements in the same order
+    if view.offset == 0 and plain == wanted and g.size == x.size:  # the same elements, in order
         return (g.reshape(x.shape),)
     where = view_offsets(dims, strides, view.offset, x.context).reshape((1, g.size))
     return (nd.scatter_nd(g.reshape((g.size,)), where, (x.size,)).reshape(x.shape),)

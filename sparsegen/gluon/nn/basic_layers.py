@@ -1,6 +1,7 @@
 """The basic layers of ``gluon.nn`` on ``mx.nd`` ops: Dense (``FullyConnected``, csr input
-too), Embedding (``sparse_grad``: a row_sparse weight gradient), Dropout, Flatten, Lambda,
-HybridLambda, and the containers Sequential / HybridSequential."""
+too), Embedding (``sparse_grad``: a row_sparse weight gradient), Dropout, BatchNorm (running
+statistics as parameters), Flatten, Lambda, HybridLambda, and the containers Sequential /
+HybridSequential."""
 
 from __future__ import annotations
 
@@ -140,6 +141,55 @@ class Dropout(HybridBlock):
 
     def __repr__(self) -> str:
         return f"Dropout(p = {self._rate}, axes={self._axes})"
+
+
+class BatchNorm(HybridBlock):
+    """Batch normalization over axis ``axis``, as ``mxnet.gluon.nn.BatchNorm``: ``gamma``
+    (``scale``) and ``beta`` (``center``) are trained, ``running_mean`` and ``running_var``
+    are parameters with ``grad_req='null'`` that ``mx.nd.BatchNorm``'s backward pass moves
+    by ``momentum`` after each training forward; ``in_channels=0`` is found at the first
+    forward pass."""
+
+    def __init__(self, axis: int = 1, momentum: float = 0.9, epsilon: float = 1e-5,
+                 center: bool = True, scale: bool = True, use_global_stats: bool = False,
+                 beta_initializer: Any = "zeros", gamma_initializer: Any = "ones",
+                 running_mean_initializer: Any = "zeros",
+                 running_variance_initializer: Any = "ones", in_channels: int = 0,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._kwargs = {"axis": axis, "eps": epsilon, "momentum": momentum,
+                        "fix_gamma": not scale, "use_global_stats": use_global_stats}
+        self._axis = axis
+        with self.name_scope():
+            made = {}
+            for name, init, trained in (
+                    ("gamma", gamma_initializer, scale), ("beta", beta_initializer, center),
+                    ("running_mean", running_mean_initializer, False),
+                    ("running_var", running_variance_initializer, False)):
+                made[name] = self.params.get(
+                    name, grad_req="write" if trained else "null", shape=(in_channels,),
+                    init=init, allow_deferred_init=True,
+                    differentiable=name in ("gamma", "beta") and trained)
+            self.gamma, self.beta = made["gamma"], made["beta"]
+            self.running_mean, self.running_var = made["running_mean"], made["running_var"]
+
+    def infer_shape(self, x: Any, *args: Any) -> None:
+        """``in_channels`` from ``x``'s axis ``axis``."""
+        channels = x.shape[self._axis]
+        for param in (self.gamma, self.beta, self.running_mean, self.running_var):
+            param.shape = (channels,)
+
+    def hybrid_forward(self, F: Any, x: Any, gamma: Any, beta: Any,  # noqa: N803
+                       running_mean: Any, running_var: Any) -> Any:
+        """``BatchNorm(x, gamma, beta, running_mean, running_var)``."""
+        return F.BatchNorm(x, gamma, beta, running_mean, running_var, **self._kwargs)
+
+    def __repr__(self) -> str:
+        channels = self.gamma.shape[0]
+        return (f"BatchNorm(axis={self._axis}, eps={self._kwargs['eps']}, "
+                f"momentum={self._kwargs['momentum']}, fix_gamma={self._kwargs['fix_gamma']}, "
+                f"use_global_stats={self._kwargs['use_global_stats']}, "
+                f"in_channels={channels if channels else None})")
 
 
 class Flatten(HybridBlock):
