@@ -30,15 +30,17 @@ FIXTURE = json.loads(record.FIXTURE.read_text())
 # -- Module.fit reproduces MXNet 1.9.1 -----------------------------------------------------------
 @pytest.mark.parametrize("case", sorted(record.CASES))
 def test_fit_matches_mxnet(case):
-    """The metric after every batch, the trained parameters (and their storage types),
-    predict and score match MXNet 1.9.1's run of the same program."""
+    """The metric after every batch, the trained parameters (and their storage types), the
+    auxiliary states (BatchNorm's moving statistics), predict and score match MXNet 1.9.1's
+    run of the same program."""
     expected = FIXTURE["cases"][case]
     got, _ = record.run_case(mx, case, FIXTURE["data"])
     np.testing.assert_allclose(got["curve"], expected["curve"], rtol=1e-4, atol=1e-5)
     assert got["stypes"] == expected["stypes"]
-    for name, value in expected["params"].items():
-        np.testing.assert_allclose(got["params"][name], value, rtol=1e-4, atol=1e-5,
-                                   err_msg=name)
+    for name, value in {**expected["params"], **expected["aux"]}.items():
+        np.testing.assert_allclose({**got["params"], **got["aux"]}[name], value, rtol=1e-4,
+                                   atol=1e-5, err_msg=name)
+    assert sorted(got["aux"]) == sorted(expected["aux"])
     np.testing.assert_allclose(got["predict"], expected["predict"], rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(got["score"], expected["score"], rtol=1e-4, atol=1e-5)
 
@@ -366,3 +368,21 @@ def test_two_contexts_match_one(case, on_kvstore, monkeypatch):
                                    atol=1e-5, err_msg=name)
     outputs = mod.get_outputs(merge_multi_context=False)
     assert [o.shape[0] for o in outputs[0]] == [2, 6]
+
+
+def test_batchnorm_module_checkpoint_keeps_auxiliary_states(tmp_path):
+    """A trained module with BatchNorm saves its moving statistics as aux: arrays; the loaded
+    module predicts what MXNet's trained one did (inference uses the moving statistics)."""
+    expected = FIXTURE["cases"]["mlp_batchnorm_sgd"]
+    _, mod = record.run_case(mx, "mlp_batchnorm_sgd", FIXTURE["data"])
+    prefix = str(tmp_path / "bn")
+    mod.save_checkpoint(prefix, 3)
+    saved = mx.nd.load(f"{prefix}-0003.params")
+    assert {"aux:bn_moving_mean", "aux:bn_moving_var", "arg:bn_gamma"} <= set(saved)
+    loaded = mx.mod.Module.load(prefix, 3)
+    it, _ = record.arrays(mx, "mlp_batchnorm_sgd", FIXTURE["data"])
+    loaded.bind(it.provide_data, it.provide_label, for_training=False)
+    np.testing.assert_allclose(loaded.predict(it).asnumpy(), expected["predict"], rtol=1e-4,
+                               atol=1e-5)
+    for name, value in expected["aux"].items():
+        np.testing.assert_allclose(loaded.get_params()[1][name].asnumpy(), value, rtol=1e-5)
