@@ -117,6 +117,7 @@ def main() -> None:
     for name in runs:  # warm the kernel cache (sparsegen) and the page cache
         if name.endswith("sparsegen"):
             one_run(*runs[name], env)
+    load_before = os.getloadavg()[0]
     results = alternate(runs, args.rounds, env, lambda name, r: (
         f"{samples / r[0]:,.0f} samples/s wall, {samples / r[1]:,.0f} per CPU-second, "
         f"peak RSS {r[2]:,.0f} MB"))
@@ -124,7 +125,8 @@ def main() -> None:
                       "samples_per_cpu_s": statistics.median(samples / r[1] for r in v),
                       "peak_rss_mb": statistics.median(r[2] for r in v)}
                for name, v in results.items()}
-    result = {"cpu": cpu_name(), "threads": threads, "rounds": args.rounds,
+    load = (load_before, os.getloadavg()[0])
+    result = {"cpu": cpu_name(), "threads": threads, "rounds": args.rounds, "load_average": load,
               "epochs": args.epochs, "samples": args.samples, "features": args.features,
               "factors": args.factors, "batch": args.batch, "per_sample": args.per_sample,
               "runs": medians}
@@ -134,7 +136,8 @@ def main() -> None:
     lines = [f"# Module.fit throughput: factorization machine and sparse linear classifier", "",
              f"CPU: {cpu_name()} (32 MB L3), {threads} thread(s) (TVM_NUM_THREADS, "
              "OMP_NUM_THREADS, MXNET_CPU_WORKER_NTHREADS); the machine is shared by several "
-             "engineers, so wall times are noisy: the CPU-time column is the steadier one.",
+             "engineers, so wall times are noisy: the CPU-time column is the steadier one "
+             f"(load average {load[0]:.1f} before the runs, {load[1]:.1f} after, on 2 cores).",
              f"{args.samples:,} samples over {args.features:,} features (~{args.per_sample} per "
              f"sample), batch {args.batch}, FM with {args.factors} factors; {args.rounds} "
              f"rounds of {args.epochs} timed epochs after one warm-up epoch, implementations "
