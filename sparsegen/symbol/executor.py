@@ -3,6 +3,7 @@ with gradients from ``mx.autograd``; ``Symbol.bind``, ``simple_bind`` and ``eval
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -18,26 +19,33 @@ from .ops import ARRAY_OPS, SCALAR_OPS, definition, nd_function
 from .symbol import Symbol
 
 
-def run_node(node: Node, inputs: list[Any], ctx: Context) -> Any:
-    """The output of ``node`` on ``inputs``, computed by the ``mx.nd`` function of its op."""
+def node_runner(node: Node) -> Callable[[list[Any], Context], Any]:
+    """``runner(inputs, ctx)``: the output of ``node`` on ``inputs``, computed by the ``mx.nd``
+    function of its op (looked up and its attributes parsed once, here)."""
     if node.op == "Custom":
-        return operator.run(inputs, strings(node), ctx)
+        attrs = strings(node)
+        return lambda inputs, ctx: operator.run(inputs, attrs, ctx)
     p = params(node)
     if node.op in SCALAR_OPS:
-        return SCALAR_OPS[node.op](inputs[0], p["scalar"])
+        scalar_op, scalar = SCALAR_OPS[node.op], p["scalar"]
+        return lambda inputs, ctx: scalar_op(inputs[0], scalar)
     if node.op in ARRAY_OPS:
-        return ARRAY_OPS[node.op](*inputs)
+        array_op = ARRAY_OPS[node.op]
+        return lambda inputs, ctx: array_op(*inputs)
     spec = definition(node.op)
     function = None if spec is None else nd_function(spec)
     if function is None:
-        raise NotSupported(f"executor: op {node.op} ({node.name}) has no mx.nd function "
-                           "in sparsegen")
+        def unsupported(inputs: list[Any], ctx: Context) -> Any:
+            raise NotSupported(f"executor: op {node.op} ({node.name}) has no mx.nd function "
+                               "in sparsegen")
+        return unsupported
     if spec.variadic:
         p.pop("num_args", None)
-        return function(*inputs, **p)
+        return lambda inputs, ctx: function(*inputs, **p)
     if node.op.startswith("_random_"):
-        return function(ctx=ctx, **p)
-    return function(**dict(zip(spec.inputs, inputs)), **p)
+        return lambda inputs, ctx: function(ctx=ctx, **p)
+    names = spec.inputs
+    return lambda inputs, ctx: function(**dict(zip(names, inputs)), **p)
 
 
 def _per_argument(values: Any, names: list[str], what: str, required: bool) -> list[Any]:
@@ -83,6 +91,7 @@ class Executor:
         names = symbol.list_arguments()
         self._arg_names = names  # the graph does not change: its names and order are kept
         self._order = topological(symbol._outputs)
+        self._runners = {id(n): node_runner(n) for n in self._order if not n.is_variable}
         self.arg_arrays = _per_argument(args, names, "args", True)
         self.grad_arrays = _per_argument(args_grad, names, "args_grad", False)
         reqs = grad_reqs(grad_req, names)
@@ -160,7 +169,8 @@ class Executor:
             if node.is_variable:
                 values[id(node), 0] = arrays[node.name]
                 continue
-            result = run_node(node, [values[key(entry)] for entry in node.inputs], self._ctx)
+            result = self._runners[id(node)]([values[key(entry)] for entry in node.inputs],
+                                             self._ctx)
             for index, array in enumerate(result if isinstance(result, (list, tuple))
                                           else [result]):
                 values[id(node), index] = array
