@@ -386,3 +386,28 @@ def test_batchnorm_module_checkpoint_keeps_auxiliary_states(tmp_path):
                                atol=1e-5)
     for name, value in expected["aux"].items():
         np.testing.assert_allclose(loaded.get_params()[1][name].asnumpy(), value, rtol=1e-5)
+
+
+def test_symbol_lr_and_wd_multipliers_reach_the_optimizer():
+    """A variable's lr_mult / wd_mult (the symbol's attributes) scale its update, as MXNet's
+    Optimizer(sym=...) reads them: lr_mult=0 freezes the bias; wd_mult=0 on the weight leaves
+    only the gradient step (numpy)."""
+    rng = np.random.default_rng(5)
+    x, y = rng.normal(size=(4, 3)).astype("f"), np.array([0, 1, 1, 0], "f")
+    weight, bias = rng.normal(size=(2, 3)).astype("f"), rng.normal(size=2).astype("f")
+    data = mx.sym.Variable("data")
+    w = mx.sym.Variable("fc_weight", wd_mult=0.0)
+    b = mx.sym.Variable("fc_bias", lr_mult=0.0)
+    net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(data, w, b, num_hidden=2, name="fc"),
+                               name="softmax")
+    mod = mx.mod.Module(net)
+    mod.bind([("data", (4, 3))], [("softmax_label", (4,))])
+    mod.init_params(arg_params={"fc_weight": mx.nd.array(weight), "fc_bias": mx.nd.array(bias)})
+    mod.init_optimizer(optimizer="sgd", optimizer_params={"learning_rate": 1.0, "wd": 0.5})
+    mod.forward_backward(mx.io.DataBatch([mx.nd.array(x)], [mx.nd.array(y)]))
+    mod.update()
+    head = _softmax(x @ weight.T + bias) - np.eye(2)[y.astype(int)]
+    arg_params, _ = mod.get_params()
+    np.testing.assert_array_equal(arg_params["fc_bias"].asnumpy(), bias)
+    np.testing.assert_allclose(arg_params["fc_weight"].asnumpy(), weight - head.T @ x / 4,
+                               rtol=1e-5)
