@@ -129,7 +129,9 @@ def main() -> None:
     result = {"cpu": cpu_name(), "threads": threads, "rounds": args.rounds, "load_average": load,
               "epochs": args.epochs, "samples": args.samples, "features": args.features,
               "factors": args.factors, "batch": args.batch, "per_sample": args.per_sample,
-              "runs": medians}
+              "runs": medians,
+              "every_run": {name: [{"seconds": r[0], "cpu_seconds": r[1], "peak_rss_mb": r[2]}
+                                   for r in v] for name, v in results.items()}}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "module-fit.json").write_text(json.dumps(result, indent=2) + "\n")
