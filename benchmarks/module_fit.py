@@ -135,7 +135,7 @@ def main() -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "module-fit.json").write_text(json.dumps(result, indent=2) + "\n")
-    lines = [f"# Module.fit throughput: factorization machine and sparse linear classifier", "",
+    lines = ["# Module.fit throughput: factorization machine and sparse linear classifier", "",
              f"CPU: {cpu_name()} (32 MB L3), {threads} thread(s) (TVM_NUM_THREADS, "
              "OMP_NUM_THREADS, MXNET_CPU_WORKER_NTHREADS); the machine is shared by several "
              "engineers, so wall times are noisy: the CPU-time column is the steadier one "
@@ -154,9 +154,9 @@ def main() -> None:
         lines.append("")
         for model in ("fm", "linear"):
             ours, theirs = medians[f"{model} sparsegen"], medians[f"{model} MXNet 1.9.1"]
-            lines.append(f"- {model}: sparsegen / MXNet {ours['samples_per_s'] / theirs['samples_per_s']:.2f}x "
-                         f"(wall), {ours['samples_per_cpu_s'] / theirs['samples_per_cpu_s']:.2f}x "
-                         "(CPU time)")
+            wall = ours["samples_per_s"] / theirs["samples_per_s"]
+            cpu = ours["samples_per_cpu_s"] / theirs["samples_per_cpu_s"]
+            lines.append(f"- {model}: sparsegen / MXNet {wall:.2f}x (wall), {cpu:.2f}x (CPU time)")
     (out / "module-fit.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

@@ -264,7 +264,8 @@ def test_fit_logs_mxnet_lines_and_calls_back(caplog, tmp_path):
                                                                     sorted(a))),
                                     mx.callback.module_checkpoint(mod, str(tmp_path / "m"))])
     text = caplog.text
-    for line in ("Epoch[0] Train-accuracy=", "Epoch[1] Time cost=", "Epoch[1] Validation-accuracy="):
+    for line in ("Epoch[0] Train-accuracy=", "Epoch[1] Time cost=",
+                 "Epoch[1] Validation-accuracy="):
         assert line in text
     assert seen == [(0, True, ["fc_bias", "fc_weight"]), (1, True, ["fc_bias", "fc_weight"])]
     saved = mx.model.load_checkpoint(str(tmp_path / "m"), 2)[1]
