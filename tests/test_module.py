@@ -412,3 +412,36 @@ def test_symbol_lr_and_wd_multipliers_reach_the_optimizer():
     np.testing.assert_array_equal(arg_params["fc_bias"].asnumpy(), bias)
     np.testing.assert_allclose(arg_params["fc_weight"].asnumpy(), weight - head.T @ x / 4,
                                rtol=1e-5)
+
+
+def test_shared_module_grad_add_and_score_callbacks():
+    """A module bound with shared_module uses the same parameter arrays and optimizer; with
+    grad_req='add' two backward passes sum the gradients (numpy); score stops at num_batch
+    and calls its callbacks with the batch count."""
+    rng = np.random.default_rng(6)
+    x, y = rng.normal(size=(8, 3)).astype("f"), rng.integers(0, 2, 8).astype("f")
+    weight, bias = rng.normal(size=(2, 3)).astype("f"), np.zeros(2, "f")
+    data = mx.sym.Variable("data")
+    net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(data, num_hidden=2, name="fc"),
+                               name="softmax")
+    first = mx.mod.Module(net)
+    first.bind([("data", (4, 3))], [("softmax_label", (4,))], grad_req="add")
+    first.init_params(arg_params={"fc_weight": mx.nd.array(weight), "fc_bias": mx.nd.array(bias)})
+    first.init_optimizer(optimizer="sgd", optimizer_params={"learning_rate": 0.1})
+    second = mx.mod.Module(net)
+    second.bind([("data", (2, 3))], [("softmax_label", (2,))], shared_module=first)
+    assert second.params_initialized and second.optimizer_initialized
+    assert second._exec_group.param_arrays[0][0] is first._exec_group.param_arrays[0][0]
+    batch = mx.io.DataBatch([mx.nd.array(x[:4])], [mx.nd.array(y[:4])])
+    first.forward_backward(batch)
+    first.forward_backward(batch)
+    head = _softmax(x[:4] @ weight.T) - np.eye(2)[y[:4].astype(int)]
+    np.testing.assert_allclose(first._exec_group.grad_arrays[0][0].asnumpy(),
+                               2 * head.T @ x[:4], rtol=1e-5)
+    calls = []
+    it = mx.io.NDArrayIter(x, y, batch_size=2)
+    result = second.score(it, "acc", num_batch=3, batch_end_callback=lambda p: calls.append(
+        p.nbatch), score_end_callback=lambda p: calls.append(("end", p.nbatch)))
+    assert calls == [0, 1, 2, ("end", 3)]
+    expected = np.mean(np.argmax(x[:6] @ weight.T, 1) == y[:6])
+    np.testing.assert_allclose(result[0][1], expected, rtol=1e-6)
