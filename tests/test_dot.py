@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -337,3 +338,23 @@ def test_errors():
 
 def test_sparse_namespace_exports_dot():
     assert mx.nd.sparse.dot is mx.nd.dot and "dot" in mx.nd.sparse.__all__
+
+
+def test_csr_t_dot_reuses_its_column_sort_only_for_the_same_structure():
+    """csrᵀ · g keeps the column sort of a csr's index array for the next product with it (and
+    with square(x), which shares it): every result matches scipy, also for new csr arrays
+    made one after another (whose index arrays may take the freed ones' ids)."""
+    rng = np.random.default_rng(11)
+    for k in range(12):
+        x = scipy.sparse.random(20, 30, density=0.1 + 0.05 * (k % 3), format="csr",
+                                random_state=k, dtype=np.float32)
+        g1 = rng.normal(size=(20, 1 + k % 4)).astype(np.float32)
+        g2 = rng.normal(size=(20, 3)).astype(np.float32)
+        xs = mx.nd.sparse.csr_matrix(x)
+        first = mx.nd.sparse.dot(xs, mx.nd.array(g1), transpose_a=True)
+        second = mx.nd.sparse.dot(mx.nd.square(xs), mx.nd.array(g2), transpose_a=True)
+        assert first.stype == second.stype == "row_sparse"
+        np.testing.assert_allclose(first.asnumpy(), x.T @ g1, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(second.asnumpy(), x.multiply(x).T @ g2, rtol=1e-5, atol=1e-6)
+        np.testing.assert_array_equal(first.indices.asnumpy(), np.unique(x.indices))
+        assert not np.shares_memory(first._storage.indices, second._storage.indices)

@@ -9,9 +9,10 @@ arrive validated: dtypes equal, shapes agreeing (see ``output_shape``).
 from __future__ import annotations
 
 import math
+import weakref
 from typing import Any
 
-from ..device import contiguous, empty_like, to_host
+from ..device import contiguous, copy, empty_like, to_host
 from ..errors import SparsegenError
 from ..formats import CSR, INDEX_DTYPE, RowSparse
 from .cast import dense_to_csr, dense_to_row_sparse, row_sparse_to_dense
@@ -107,10 +108,34 @@ def _csr_t(lhs: CSR, rhs_rows: Any, rhs_ids: Any) -> RowSparse:
     if rhs_ids is not None:
         indptr, ids = to_host(lhs.indptr), to_host(rhs_ids)
         used = int((indptr[ids + 1] - indptr[ids]).sum())
-    src, erow, ids, starts = sort_by_column(product, lhs, rhs_ids, used)
+    src, erow, ids, starts = (sort_by_column(product, lhs, rhs_ids, used) if rhs_ids is not None
+                              else _column_sort(product, lhs, used))
     out = empty_like(rhs_rows, (ids.size, rhs_rows.shape[1]), lhs.dtype)
     product.values(lhs.data, src, erow, starts, rhs_rows, out)
     return RowSparse(out, ids, (lhs.shape[1], rhs_rows.shape[1]))
+
+
+_COLUMN_SORTS: dict[int, tuple[Any, Any, tuple[Any, Any, Any, Any]]] = {}
+"""The last column sorts of csr index arrays still alive, by ``id(indices)``: (a weak
+reference to the indices, the indptr, the sort)."""
+
+
+def _column_sort(product: Any, lhs: CSR, used: int) -> tuple[Any, Any, Any, Any]:
+    """``sort_by_column`` of every row of ``lhs``, done once per index array: csrᵀ · g for
+    several g, and for a csr with the same structure (``square(x)`` shares ``x``'s indices),
+    reuse it (the distinct column ids are copied for each result)."""
+    key = id(lhs.indices)
+    hit = _COLUMN_SORTS.get(key)
+    if hit is not None and hit[0]() is lhs.indices and hit[1] is lhs.indptr:
+        src, erow, ids, starts = hit[2]
+        return src, erow, copy(ids), starts
+    result = sort_by_column(product, lhs, None, used)
+    try:
+        ref = weakref.ref(lhs.indices, lambda _: _COLUMN_SORTS.pop(key, None))
+    except TypeError:  # an index buffer without weak references: no reuse
+        return result
+    _COLUMN_SORTS[key] = (ref, lhs.indptr, result)
+    return result
 
 
 def csr_t_dense(lhs: CSR, rhs: Any, **flags: bool) -> RowSparse:
