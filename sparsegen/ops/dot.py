@@ -131,7 +131,7 @@ def _column_sort(product: Any, lhs: CSR, used: int) -> tuple[Any, Any, Any, Any]
         return src, erow, copy(ids), starts
     result = sort_by_column(product, lhs, None, used)
     try:
-        ref = weakref.ref(lhs.indices, lambda _: _COLUMN_SORTS.pop(key, None))
+        ref = weakref.ref(lhs.indices, lambda _, sorts=_COLUMN_SORTS: sorts.pop(key, None))
     except TypeError:  # an index buffer without weak references: no reuse
         return result
     _COLUMN_SORTS[key] = (ref, lhs.indptr, result)
