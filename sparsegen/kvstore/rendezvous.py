@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -125,6 +126,9 @@ class Session:
     progress: int = 0
     broken: str | None = None
     _stop: threading.Event = field(default_factory=threading.Event)
+    _beating: threading.Thread | None = None
+    failed: bool = False
+    _previous_hook: Any = None
 
     def beat_forever(self) -> None:
         """Publish this worker's heartbeat and progress every ``BEAT`` seconds (a thread)."""
@@ -167,12 +171,26 @@ class Session:
         return "no rank is dead or behind (the transport failed)"
 
     def close(self) -> None:
-        """Stop the heartbeats and leave the process group (at exit: a group left open aborts
-        the process)."""
-        self._stop.set()
+        """Stop the heartbeats and leave the process group, at exit: after a last barrier when
+        the script ended without an error (a worker whose peers closed their connections first
+        can abort in gloo's threads)."""
         dist = torch_distributed()
+        if not (self.broken or self.failed) and self.env.world_size > 1:
+            try:
+                dist.barrier()
+            except Exception:  # a peer failed as the process ends: leave anyway
+                pass
+        self._stop.set()
+        if self._beating is not None:
+            self._beating.join(4 * BEAT)  # not inside a store call while the process ends
         if dist.is_initialized():
             dist.destroy_process_group()
+
+    def excepthook(self, kind: type, error: BaseException, trace: Any) -> None:
+        """``sys.excepthook`` while the session lasts: an uncaught error skips the last barrier
+        (the others would wait for this worker in vain)."""
+        self.failed = True
+        self._previous_hook(kind, error, trace)
 
 
 def _agent_store() -> bool:
@@ -210,7 +228,9 @@ def session(timeout: float, backend: str) -> Session:
     dist.init_process_group(backend, store=dist.PrefixStore("sparsegen/pg", store),
                             rank=env.rank, world_size=env.world_size, timeout=wait)
     _SESSION = Session(env, timeout, backend, store, dist.group.WORLD)
+    _SESSION._beating = threading.Thread(target=_SESSION.beat_forever,
+                                         name="sparsegen-kv-heartbeat", daemon=True)
+    _SESSION._beating.start()
+    _SESSION._previous_hook, sys.excepthook = sys.excepthook, _SESSION.excepthook
     atexit.register(_SESSION.close)
-    threading.Thread(target=_SESSION.beat_forever, name="sparsegen-kv-heartbeat",
-                     daemon=True).start()
     return _SESSION
