@@ -133,7 +133,7 @@ def test_training_gives_the_weights_of_one_process_applying_the_summed_gradients
 
 # -- faults ----------------------------------------------------------------------------------
 def test_a_killed_worker_makes_the_others_fail_within_the_timeout_naming_it(tmp_path):
-    workers, timeout, port = 3, 4.0, free_port()
+    workers, timeout, port = 3, 5.0, free_port()
     env = _env(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), WORLD_SIZE=str(workers),
                TEST_TIMEOUT=str(timeout))
     started = time.monotonic()
@@ -292,3 +292,35 @@ def test_launch_argument_errors(argv, message, capsys):
         status = exit_.code
     assert status == 2
     assert message in capsys.readouterr().err
+
+
+def test_one_worker_saves_and_loads_its_optimizer_states(tmp_path):
+    kv = mx.kv.create("dist_sync")
+    kv.init("states_w", mx.nd.array([[1.0, 2.0], [3.0, 4.0]]).tostype("row_sparse"))
+    kv.set_optimizer(mx.optimizer.SGD(learning_rate=0.5, momentum=0.5))
+    grad = mx.nd.sparse.row_sparse_array((np.ones((1, 2), np.float32), [1]), shape=(2, 2))
+    kv.push("states_w", grad)  # momentum row 1: -0.5
+    kv.save_optimizer_states(str(tmp_path / f"states-{kv.rank}"), dump_optimizer=True)
+    other = mx.kv.create("dist_sync_device")
+    other.init("states_w", mx.nd.array([[1.0, 2.0], [3.0, 4.0]]).tostype("row_sparse"))
+    other.set_optimizer(mx.optimizer.SGD(learning_rate=0.0, momentum=0.5))
+    other.load_optimizer_states(str(tmp_path / "states-0"))
+    other.push("states_w", grad)  # lr 0.5 from the saved optimizer: mom = -0.25 - 0.5 * 1
+    out = mx.nd.sparse.zeros("row_sparse", (2, 2))
+    other.row_sparse_pull("states_w", out=out, row_ids=mx.nd.array([0, 1], dtype="int64"))
+    np.testing.assert_allclose(out.asnumpy(), [[1.0, 2.0], [2.25, 3.25]])
+    assert other.type == "dist_sync_device" and other.is_capable("optimizer")
+
+
+def test_a_dist_trainer_with_one_context_and_dense_weights_updates_on_the_kvstore():
+    layer = mx.gluon.nn.Dense(1, in_units=2, use_bias=False)
+    layer.initialize(init="ones")
+    trainer = mx.gluon.Trainer(layer.collect_params(), "sgd", {"learning_rate": 0.5},
+                               kvstore="dist_sync")
+    x = mx.nd.array([[1.0, 2.0]])
+    with mx.autograd.record():
+        loss = layer(x).sum()
+    loss.backward()
+    trainer.step(1)
+    assert trainer._kvstore.type == "dist_sync" and trainer._update_on_kvstore
+    np.testing.assert_allclose(layer.weight.data().asnumpy(), [[0.5, 0.0]])

@@ -33,6 +33,11 @@ class Collectives:
         self.messages = 0
 
     @property
+    def group(self) -> Any:
+        """The process group the collectives run in (its timeout is the session's)."""
+        return self.session.group
+
+    @property
     def rank(self) -> int:
         """This worker's rank."""
         return self.session.env.rank
@@ -84,7 +89,7 @@ class Collectives:
         self._count((sum(counts) - counts[self.rank]) * row * rows.itemsize,
                     sum(1 for r, n in enumerate(counts) if r != self.rank and n))
         self.run(what, key, lambda: self.dist.all_to_all_single(
-            out, sent, output_split_sizes=sizes, input_split_sizes=counts))
+            out, sent, output_split_sizes=sizes, input_split_sizes=counts, group=self.group))
         return values, sizes
 
     def _header(self, what: str, key: Any, counts: list[int]) -> list[int]:
@@ -93,7 +98,7 @@ class Collectives:
         dist, torch = self.dist, self.torch
         header = torch.tensor([[tag(what, key), n] for n in counts], dtype=torch.int64)
         heard = torch.empty_like(header)
-        self.run(what, key, lambda: dist.all_to_all_single(heard, header))
+        self.run(what, key, lambda: dist.all_to_all_single(heard, header, group=self.group))
         wrong = [r for r in range(self.size) if int(heard[r, 0]) != int(header[0, 0])]
         if wrong:
             self.session.broken = f"rank {wrong[0]} made another call"
@@ -107,25 +112,25 @@ class Collectives:
     def all_reduce(self, what: str, key: Any, buffer: np.ndarray) -> None:
         """Sum ``buffer`` over the workers, in place."""
         self._count(2 * buffer.nbytes * (self.size - 1) // self.size, 2 * (self.size - 1))
-        self.run(what, key, lambda: self.dist.all_reduce(self.tensor(buffer)))
+        self.run(what, key, lambda: self.dist.all_reduce(self.tensor(buffer), group=self.group))
 
     def broadcast(self, what: str, key: Any, buffer: np.ndarray) -> None:
         """Rank 0's ``buffer`` into every worker's, in place."""
         self._count(buffer.nbytes * (self.size - 1) if self.rank == 0 else 0,
                     self.size - 1 if self.rank == 0 else 0)
-        self.run(what, key, lambda: self.dist.broadcast(self.tensor(buffer), src=0))
+        self.run(what, key, lambda: self.dist.broadcast(self.tensor(buffer), src=0, group=self.group))
 
     def gather(self, what: str, key: Any, number: int) -> list[int]:
         """``number`` from every worker, in rank order."""
         torch = self.torch
         mine = torch.tensor([number], dtype=torch.int64)
         every = [torch.empty_like(mine) for _ in range(self.size)]
-        self.run(what, key, lambda: self.dist.all_gather(every, mine))
+        self.run(what, key, lambda: self.dist.all_gather(every, mine, group=self.group))
         return [int(t[0]) for t in every]
 
     def barrier(self) -> None:
         """Wait until every worker reaches this point."""
-        self.run("barrier", None, lambda: self.dist.barrier())
+        self.run("barrier", None, lambda: self.dist.barrier(group=self.group))
 
     def _count(self, sent: int, messages: int) -> None:
         self.bytes_sent += sent

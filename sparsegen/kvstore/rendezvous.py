@@ -24,6 +24,10 @@ DEFAULT_TIMEOUT = 60.0
 INSTALL = 'pip install "sparsegen[distributed]"'
 """What installs the distributed kvstore's dependency (torch)."""
 
+JOIN_TIMEOUT = 300.0
+"""Seconds the workers wait for each other to start (imports take long on a loaded machine),
+or the collectives' timeout when that is longer."""
+
 BEAT = 0.5
 """Seconds between two heartbeats of a worker."""
 
@@ -177,7 +181,7 @@ class Session:
         dist = torch_distributed()
         if not (self.broken or self.failed) and self.env.world_size > 1:
             try:
-                dist.barrier()
+                dist.barrier(group=self.group)
             except Exception:  # a peer failed as the process ends: leave anyway
                 pass
         self._stop.set()
@@ -212,22 +216,25 @@ def session(timeout: float, backend: str) -> Session:
         if _SESSION.backend != backend:
             raise InvalidValue(f"kvstore: this process joined the workers on {_SESSION.backend}; "
                                f"a kvstore on {backend} cannot join them again")
-        _SESSION.timeout = timeout
+        if timeout != _SESSION.timeout:  # a group of its own for the new timeout
+            _SESSION.group = dist.new_group(timeout=timedelta(seconds=timeout), backend=backend)
+            _SESSION.timeout = timeout
         return _SESSION
     if dist.is_initialized():
         raise InvalidValue("kvstore: torch.distributed's default group is already initialized "
                            "by this script; the kvstore joins the workers itself (create it "
                            "before init_process_group, or do not call that)")
     env = environment()
-    wait = timedelta(seconds=timeout)
+    join = timedelta(seconds=max(timeout, JOIN_TIMEOUT))
     if env.alone:
         store = dist.HashStore()
     else:
         store, _, _ = next(dist.rendezvous(f"env://?rank={env.rank}&world_size={env.world_size}",
-                                           timeout=wait))
+                                           timeout=join))
     dist.init_process_group(backend, store=dist.PrefixStore("sparsegen/pg", store),
-                            rank=env.rank, world_size=env.world_size, timeout=wait)
-    _SESSION = Session(env, timeout, backend, store, dist.group.WORLD)
+                            rank=env.rank, world_size=env.world_size, timeout=join)
+    group = dist.new_group(timeout=timedelta(seconds=timeout), backend=backend)
+    _SESSION = Session(env, timeout, backend, store, group)
     _SESSION._beating = threading.Thread(target=_SESSION.beat_forever,
                                          name="sparsegen-kv-heartbeat", daemon=True)
     _SESSION._beating.start()
