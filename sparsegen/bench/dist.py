@@ -125,7 +125,7 @@ def _sweep(kv: Any) -> dict[str, Any]:
         send = torch.zeros(nbytes * kv.num_workers, dtype=torch.uint8)
         got = torch.empty_like(send)
         runs = []
-        for _ in range(12 if nbytes < (1 << 20) else 4):
+        for _ in range(30 if nbytes < (1 << 20) else 8):
             kv.barrier()
             start = time.perf_counter()
             dist.all_to_all_single(got, send)
@@ -148,11 +148,14 @@ def _launch(mode: str, workers: int, size_name: str) -> list[dict[str, Any]]:
 
 def costs(times: dict[str, float], workers: int) -> dict[str, float]:
     """Per-message and per-byte seconds from an all_to_all sweep on ``workers`` workers (bytes
-    per peer -> seconds): the empty exchange's time over its ``workers - 1`` messages, and the
-    slope from the empty to the largest exchange over the bytes a worker sends."""
-    largest = max(times, key=int)
-    return {"per_message_s": times["0"] / (workers - 1),
-            "per_byte_s": (times[largest] - times["0"]) / (int(largest) * (workers - 1))}
+    per peer -> seconds): the median time of the exchanges of at most 256 KiB a peer over their
+    ``workers - 1`` messages, and the least-squares slope of time over the bytes a worker
+    sends."""
+    small = [t for b, t in times.items() if int(b) <= 1 << 18]
+    sent = np.array([int(b) * (workers - 1) for b in times], dtype=np.float64)
+    slope = np.polyfit(sent, np.array(list(times.values())), 1)[0]
+    return {"per_message_s": statistics.median(small) / (workers - 1),
+            "per_byte_s": float(max(slope, 1e-12))}
 
 
 def run(quick: bool = False) -> dict[str, Any]:

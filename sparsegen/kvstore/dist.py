@@ -113,7 +113,7 @@ class DistKVStore(KVStore):
         self._key_type = type(key)
         shape, dtype = value.shape, np.dtype(value.dtype)
         if value.stype == "default":
-            buffer = np.array(_host(value._storage), order="C")
+            buffer = _host(value.copy()._storage)  # this worker's own bytes to receive into
             self._collectives.broadcast("init", key, buffer)
             self._store[key] = NDArray(buffer, value.context)
         else:
@@ -158,7 +158,7 @@ class DistKVStore(KVStore):
                 every = np.arange(merged.shape[0], dtype=INDEX_DTYPE)
                 assign(self._store[key], merged.retain(every))
         else:
-            buffer = np.array(_host(total._storage), order="C")
+            buffer = _host(total.copy()._storage)  # summed in place: never the pushed array
             self._collectives.all_reduce("push", key, buffer)
             super()._apply(key, NDArray(buffer, total.context))
 
