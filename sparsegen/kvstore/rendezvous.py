@@ -161,9 +161,9 @@ class Session:
             time.sleep(3 * BEAT)
             after, progress = self._readings()
         except Exception:
-            host = "the launcher's store" if _agent_store() else "rank 0, which hosts the store"
-            return (f"the rendezvous store is unreachable: {host} is gone (dead rank 0"
-                    f"{'' if me else ': this worker'} or its launcher)")
+            host = ("its launcher (sparsegen launch, torchrun) is gone" if _agent_store()
+                    else "dead rank 0, which hosts it")
+            return f"the rendezvous store is unreachable: {host}"
         dead = [r for r in range(self.env.world_size) if r != me and after[r] == before[r]]
         if dead:
             return f"dead rank{'s' if len(dead) > 1 else ''} {', '.join(map(str, dead))}"
