@@ -30,7 +30,6 @@ class Collectives:
 
         self.torch = torch
         self.bytes_sent = 0
-        self.messages = 0
 
     @property
     def group(self) -> Any:
@@ -86,8 +85,7 @@ class Collectives:
         row = int(np.prod(rows.shape[1:], dtype=np.int64))
         out, values = self.empty((sum(sizes), *rows.shape[1:]), rows.dtype)
         sent = self.tensor(np.ascontiguousarray(rows))
-        self._count((sum(counts) - counts[self.rank]) * row * rows.itemsize,
-                    sum(1 for r, n in enumerate(counts) if r != self.rank and n))
+        self.bytes_sent += (sum(counts) - counts[self.rank]) * row * rows.itemsize
         self.run(what, key, lambda: self.dist.all_to_all_single(
             out, sent, output_split_sizes=sizes, input_split_sizes=counts, group=self.group))
         return values, sizes
@@ -106,19 +104,19 @@ class Collectives:
                               f"{', '.join(map(str, wrong))} made another call at the same "
                               "point (every worker must push and pull the same keys in the "
                               "same order)")
-        self._count(16 * (self.size - 1), self.size - 1)
+        self.bytes_sent += 16 * (self.size - 1)
         return [int(n) for n in heard[:, 1]]
 
     def all_reduce(self, what: str, key: Any, buffer: np.ndarray) -> None:
         """Sum ``buffer`` over the workers, in place."""
-        self._count(2 * buffer.nbytes * (self.size - 1) // self.size, 2 * (self.size - 1))
+        self.bytes_sent += 2 * buffer.nbytes * (self.size - 1) // self.size  # a ring
         self.run(what, key, lambda: self.dist.all_reduce(self.tensor(buffer), group=self.group))
 
     def broadcast(self, what: str, key: Any, buffer: np.ndarray) -> None:
         """Rank 0's ``buffer`` into every worker's, in place."""
-        self._count(buffer.nbytes * (self.size - 1) if self.rank == 0 else 0,
-                    self.size - 1 if self.rank == 0 else 0)
-        self.run(what, key, lambda: self.dist.broadcast(self.tensor(buffer), src=0, group=self.group))
+        self.bytes_sent += buffer.nbytes * (self.size - 1) if self.rank == 0 else 0
+        self.run(what, key,
+                 lambda: self.dist.broadcast(self.tensor(buffer), src=0, group=self.group))
 
     def gather(self, what: str, key: Any, number: int) -> list[int]:
         """``number`` from every worker, in rank order."""
@@ -131,7 +129,3 @@ class Collectives:
     def barrier(self) -> None:
         """Wait until every worker reaches this point."""
         self.run("barrier", None, lambda: self.dist.barrier(group=self.group))
-
-    def _count(self, sent: int, messages: int) -> None:
-        self.bytes_sent += sent
-        self.messages += messages
