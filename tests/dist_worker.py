@@ -153,5 +153,21 @@ def bad(out: Path) -> None:
     (out / f"bad-{kv.rank}.txt").write_text("\n".join(messages))
 
 
+def slow(out: Path) -> None:
+    """Rank 1 is alive but late (longer than the timeout) to a push; both report what they
+    got, with the seconds the push took."""
+    kv = mx.kv.create("dist_sync", timeout=float(os.environ["TEST_TIMEOUT"]))
+    kv.init("emb", mx.nd.sparse.zeros("row_sparse", (N, D)))
+    if kv.rank == 1:
+        time.sleep(3 * float(os.environ["TEST_TIMEOUT"]))
+    start = time.monotonic()
+    try:
+        kv.push("emb", mx.nd.sparse.zeros("row_sparse", (N, D)))
+        message = "no error"
+    except PeerFailure as err:
+        message = str(err)
+    (out / f"slow-{kv.rank}.txt").write_text(f"{time.monotonic() - start:.3f}\n{message}")
+
+
 if __name__ == "__main__":
-    {"train": train, "kill": kill, "bad": bad}[sys.argv[1]](Path(sys.argv[2]))
+    {"train": train, "kill": kill, "bad": bad, "slow": slow}[sys.argv[1]](Path(sys.argv[2]))

@@ -154,6 +154,20 @@ def test_a_killed_worker_makes_the_others_fail_within_the_timeout_naming_it(tmp_
         assert "kvstore.push: key 'emb'" in message
 
 
+def test_a_worker_late_past_the_timeout_is_named_alive_but_behind(tmp_path):
+    timeout = 2.0
+    done = subprocess.run([sys.executable, "-m", "sparsegen.cli", "launch", "-n", "2", "--",
+                           sys.executable, WORKER, "slow", str(tmp_path)],
+                          env=_env(TEST_TIMEOUT=str(timeout)), capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    waited, message = (tmp_path / "slow-0.txt").read_text().split("\n", 1)
+    assert timeout <= float(waited) < timeout + 5, message
+    assert "on rank 0 of 2: rank 1 alive but not at this collective within 2 s" in message
+    waited, message = (tmp_path / "slow-1.txt").read_text().split("\n", 1)
+    assert float(waited) < timeout + 5 and "on rank 1 of 2: dead rank 0" in message
+
+
 def test_bad_calls_raise_on_their_worker_naming_the_key_and_change_nothing(tmp_path):
     _launch(2, "bad", tmp_path)
     zero, one = ((tmp_path / f"bad-{r}.txt").read_text().splitlines() for r in (0, 1))
