@@ -58,13 +58,16 @@ def train(out: Path) -> None:
     start = initial(rank)
     kv.init("emb", mx.nd.array(start["raw_emb"]).tostype("row_sparse"))
     kv.init("bias", mx.nd.array(start["raw_bias"]))
+    kv.init("dense_emb", mx.nd.array(start["raw_emb"]))  # dense, pushed row_sparse gradients
     kv.set_optimizer(mx.optimizer.Adam(**ADAM))
     seen: dict[str, np.ndarray] = {"owned": np.array(kv.owned_rows("emb")),
                                    "workers": np.array(workers), "type": np.array(kv.type)}
     for step in range(STEPS):
         ids, rows, dense = push_gradient(step, rank)
-        kv.push("emb", mx.nd.sparse.row_sparse_array((rows, ids), shape=(N, D)))
+        grad = mx.nd.sparse.row_sparse_array((rows, ids), shape=(N, D))
+        kv.push("emb", grad)
         kv.push("bias", mx.nd.array(dense))
+        kv.push("dense_emb", grad)
         pulled = mx.nd.sparse.zeros("row_sparse", (N, D))
         kv.row_sparse_pull("emb", out=pulled, row_ids=mx.nd.array(asked_rows(step, rank),
                                                                   dtype="int64"))
@@ -73,6 +76,9 @@ def train(out: Path) -> None:
     whole, bias = mx.nd.zeros((N, D)), mx.nd.zeros((D,))
     kv.pull("emb", out=whole, ignore_sparse=False)
     kv.pull("bias", out=bias)
+    dense_emb = mx.nd.zeros((N, D))
+    kv.pull("dense_emb", out=dense_emb)
+    seen["dense_emb"] = dense_emb.asnumpy()
     seen["raw_emb"], seen["raw_bias"] = whole.asnumpy(), bias.asnumpy()
 
     emb = gluon.contrib.nn.SparseEmbedding(N, D)

@@ -127,6 +127,8 @@ def test_training_gives_the_weights_of_one_process_applying_the_summed_gradients
             np.testing.assert_allclose(seen[f"pulled_rows_{step}"], raw_after[step][want_ids],
                                        rtol=1e-5, atol=1e-5)
         np.testing.assert_allclose(seen["raw_emb"], raw_after[-1], rtol=1e-5, atol=1e-5)
+        # a dense key pushed the same row_sparse gradients is updated as lazily
+        np.testing.assert_allclose(seen["dense_emb"], raw_after[-1], rtol=1e-5, atol=1e-5)
         np.testing.assert_allclose(seen["raw_bias"], raw_bias, rtol=1e-5, atol=1e-5)
         for name, want in trained.items():
             np.testing.assert_allclose(seen[name], want, rtol=1e-4, atol=1e-4, err_msg=name)

@@ -118,6 +118,36 @@ class Collectives:
         self.run(what, key,
                  lambda: self.dist.broadcast(self.tensor(buffer), src=0, group=self.group))
 
+    def agree(self, what: str, key: Any, number: int) -> list[int]:
+        """``number`` from every worker, in rank order, once every worker is found making this
+        call (``what`` on ``key``): one that made another fails the call on every worker."""
+        torch = self.torch
+        mine = torch.tensor([tag(what, key), number], dtype=torch.int64)
+        every = [torch.empty_like(mine) for _ in range(self.size)]
+        self.run(what, key, lambda: self.dist.all_gather(every, mine, group=self.group))
+        self.bytes_sent += 16 * (self.size - 1)
+        wrong = [r for r, t in enumerate(every) if int(t[0]) != int(mine[0])]
+        if wrong:
+            self.session.broken = f"rank {wrong[0]} made another call"
+            raise PeerFailure(f"kvstore.{what}: key {key!r}: rank{'s' if len(wrong) > 1 else ''} "
+                              f"{', '.join(map(str, wrong))} made another call at the same "
+                              "point (every worker must push and pull the same keys, of the "
+                              "same storage types, in the same order)")
+        return [int(t[1]) for t in every]
+
+    def all_gather_rows(self, what: str, key: Any, rows: np.ndarray,
+                        sizes: list[int]) -> list[np.ndarray]:
+        """Every worker's ``rows`` (``sizes[r]`` rows from rank ``r``, told by ``agree``), in
+        rank order; each is sent padded to the largest."""
+        torch = self.torch
+        most = max(sizes)
+        padded = torch.zeros((most, *rows.shape[1:]), dtype=self.tensor(rows).dtype)
+        padded[:rows.shape[0]] = self.tensor(np.ascontiguousarray(rows))
+        every = [torch.empty_like(padded) for _ in range(self.size)]
+        self.bytes_sent += padded.numel() * padded.element_size() * (self.size - 1)
+        self.run(what, key, lambda: self.dist.all_gather(every, padded, group=self.group))
+        return [dlpack_numpy(t[:n], "a received buffer") for t, n in zip(every, sizes)]
+
     def gather(self, what: str, key: Any, number: int) -> list[int]:
         """``number`` from every worker, in rank order."""
         torch = self.torch

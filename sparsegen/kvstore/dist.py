@@ -144,6 +144,8 @@ class DistKVStore(KVStore):
                 raise InvalidValue(f"kvstore.push: key {key!r} takes dense or row_sparse "
                                    f"values, got a {array.stype} one")
         near = [a if a.context == context else a.copyto(context) for a in arrays]
+        if stype == "default" and all(a.stype == "row_sparse" for a in near):
+            stype = "row_sparse"  # a dense key's row_sparse gradients travel as rows
         near = [a if a.stype == stype else a.tostype(stype) for a in near]
         return add_n(*near) if len(near) > 1 else near[0]
 
@@ -157,10 +159,27 @@ class DistKVStore(KVStore):
             else:  # the sum, every owned row stored (zeros where no worker pushed), as init
                 every = np.arange(merged.shape[0], dtype=INDEX_DTYPE)
                 assign(self._store[key], merged.retain(every))
+        elif total.stype == "row_sparse":
+            super()._apply(key, self._rows_gathered(key, total))
         else:
+            self._collectives.agree("push dense", key, 0)
             buffer = _host(total.copy()._storage)  # summed in place: never the pushed array
             self._collectives.all_reduce("push", key, buffer)
             super()._apply(key, NDArray(buffer, total.context))
+
+    def _rows_gathered(self, key: Key, grad: NDArray) -> NDArray:
+        """The sum of every worker's row_sparse ``grad`` of dense ``key``: each worker gets
+        every worker's rows (the update then runs alike everywhere, lazily as MXNet's server
+        runs it on a dense weight)."""
+        host = _host(grad._storage)
+        sizes = self._collectives.agree("push rows", key, int(host.indices.size))
+        ids = self._collectives.all_gather_rows("push", key, host.indices, sizes)
+        values = self._collectives.all_gather_rows("push", key, host.data, sizes)
+        parts = [_sparse.RowSparseNDArray(RowSparse(v, i, grad.shape), grad.context)
+                 for i, v in zip(ids, values) if i.size]
+        if not parts:
+            return _sparse.zeros("row_sparse", grad.shape, ctx=grad.context, dtype=grad.dtype)
+        return add_n(*parts) if len(parts) > 1 else parts[0]
 
     def _rows_received(self, key: Key, grad: NDArray) -> NDArray:
         """The sum of the rows of ``key`` this worker owns over every worker's ``grad``."""
