@@ -78,6 +78,7 @@ def launch(workers: int, command: Sequence[str], port: int | None = None,
     port = free_port(host) if port is None else port
     store = dist.TCPStore(host, port, workers, is_master=True, wait_for_workers=False,
                           timeout=timedelta(seconds=300))  # served until this function returns
+    store.set("sparsegen/launch/workers", str(workers))
     base = dict(os.environ, MASTER_ADDR=host, MASTER_PORT=str(port), WORLD_SIZE=str(workers),
                 LOCAL_WORLD_SIZE=str(workers), GROUP_RANK="0", TORCHELASTIC_USE_AGENT_STORE="True",
                 TORCHELASTIC_RESTART_COUNT="0")
@@ -103,4 +104,4 @@ def launch(workers: int, command: Sequence[str], port: int | None = None,
         status = 130
     finally:
         _stop(processes)
-    return status if store is not None else 1
+    return status
