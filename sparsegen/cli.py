@@ -1,4 +1,4 @@
-"""The ``sparsegen`` command: demo, info, build, tune, bench, export, cache."""
+"""The ``sparsegen`` command: demo, info, build, tune, bench, export, cache, launch."""
 
 from __future__ import annotations
 
@@ -105,6 +105,14 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _port(text: str) -> int:
+    """An argparse type: a TCP port, 1..65535."""
+    value = _positive_int(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"must be a port (1..65535), got {text!r}")
+    return value
+
+
 def _cuda_arch(text: str) -> str:
     """An argparse type: a CUDA architecture such as sm_90."""
     if not re.fullmatch(r"sm_\d{2,3}[a-z]?", text):
@@ -174,6 +182,15 @@ def _tune(args: argparse.Namespace) -> int:
 def _bench(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    if args.distributed:
+        from .bench import dist
+
+        out = Path(args.out or "benchmarks/results")
+        out.mkdir(parents=True, exist_ok=True)
+        report = dist.run(quick=args.quick)
+        print(dist.markdown(report))
+        print("wrote " + ", ".join(str(p) for p in dist.write(report, out)))
+        return 0
     gpu = args.target == "gpu"
     if gpu:
         from .bench import gpu as suite
@@ -192,6 +209,21 @@ def _bench(args: argparse.Namespace) -> int:
     print(suite.markdown(report))
     print("wrote " + ", ".join(str(p) for p in paths))
     return 0
+
+
+def _launch(args: argparse.Namespace) -> int:
+    from .launch import host_commands, hosts_of, launch
+
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        print("sparsegen: error: launch needs a command after --, e.g. "
+              "sparsegen launch -n 2 -- python train.py", file=sys.stderr)
+        return 2
+    if args.hosts:
+        for line in host_commands(hosts_of(args.hosts), args.nproc, args.port or 29500, command):
+            print(line)
+        return 0
+    return launch(args.nproc, command, args.port)
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -276,7 +308,21 @@ def parser() -> argparse.ArgumentParser:
     bench.add_argument("--out", help="output directory (default: benchmarks/results, "
                                      "or benchmarks/results/gpu for --target gpu)")
     bench.add_argument("--quick", action="store_true", help="small sizes, few repeats")
+    bench.add_argument("--distributed", action="store_true",
+                       help="the dist_sync kvstore against dense all_reduce, 1, 2 and 4 workers "
+                            "on loopback (benchmarks/results/dist-kvstore.*)")
     bench.set_defaults(run=_bench)
+    launch = sub.add_parser("launch", help="start N workers of a distributed kvstore script "
+                                           "here, or print each host's command")
+    launch.add_argument("-n", "--nproc", type=_positive_int, required=True,
+                        help="worker processes (a host, with --hosts)")
+    launch.add_argument("--hosts", help="a file of host names, one a line: print the command "
+                                        "to run on each instead of starting workers")
+    launch.add_argument("--port", type=_port, help="the rendezvous port (default: a free one; "
+                                                   "29500 with --hosts)")
+    launch.add_argument("command", nargs=argparse.REMAINDER,
+                        help="-- then the command, e.g. -- python train.py ARGS")
+    launch.set_defaults(run=_launch)
     export = sub.add_parser("export", help="one shared library + C header + manifest for C/C++")
     export.add_argument("--target", default="cpu", help="cpu (default), cuda, or a target JSON dict")
     export.add_argument("--ops", nargs="+", help="kernel names (default: all)")

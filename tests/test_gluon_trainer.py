@@ -76,7 +76,7 @@ def test_stale_gradient_and_update_split():
     with pytest.raises(UserWarning):
         trainer.update(1)  # the gradient was used
     with pytest.raises(ValueError, match="kvstore"):
-        gluon.Trainer(layer.collect_params(), "sgd", kvstore="dist_sync")
+        gluon.Trainer(layer.collect_params(), "sgd", kvstore="dist_async")
     with pytest.raises(TypeError, match="Parameters"):
         gluon.Trainer([1], "sgd")
 

@@ -137,8 +137,10 @@ def test_custom_updater_and_optimizer_states(tmp_path):
 
 
 @pytest.mark.parametrize("call, error, match", [
-    (lambda kv: mx.kv.create("dist_sync"), InvalidValue, "issue 16.*local, device"),
-    (lambda kv: mx.kv.create("nccl"), InvalidValue, "unknown type 'nccl'"),
+    (lambda kv: mx.kv.create("dist_async"), InvalidValue,
+     "asynchronous kvstore type 'dist_async'.*local, device, dist_sync"),
+    (lambda kv: mx.kv.create("nccl"), InvalidValue, "unsupported kvstore type 'nccl'"),
+    (lambda kv: mx.kv.create("local", timeout=5), InvalidValue, "timeout is for the distrib"),
     (lambda kv: kv.init(0, mx.nd.ones((2,))), InvalidValue, "duplicate init of key 0"),
     (lambda kv: kv.init("a", mx.nd.ones((2,))), InvalidValue, "mixes int and str"),
     (lambda kv: kv.pull(9, out=mx.nd.ones((2,))), InvalidValue, "key 9 has not been"),
@@ -217,8 +219,8 @@ def test_trainer_row_sparse_weight_lives_in_the_kvstore():
 def test_trainer_kvstore_argument_errors():
     layer = gluon.nn.Dense(1, in_units=1)
     layer.initialize()
-    with pytest.raises(InvalidValue, match="issue 16"):
-        gluon.Trainer(layer.collect_params(), "sgd", kvstore="dist_device_sync")
+    with pytest.raises(InvalidValue, match="'dist_async'.*dist_sync, dist_device_sync"):
+        gluon.Trainer(layer.collect_params(), "sgd", kvstore="dist_async")
     with pytest.raises(InvalidType, match="kvstore"):
         gluon.Trainer(layer.collect_params(), "sgd", kvstore=3)
 

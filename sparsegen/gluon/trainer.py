@@ -56,8 +56,9 @@ class Trainer:
                                   f"got {type(kvstore).__name__}")
             kvs.check_type(kvstore)
         if compression_params is not None:
-            raise InvalidValue("Trainer: compression_params (gradient compression) needs a "
-                               "distributed kvstore, which sparsegen does not have yet")
+            raise InvalidValue("Trainer: compression_params (gradient compression) is not "
+                               "supported: the dist kvstore sends row_sparse gradients' rows "
+                               "as they are")
         self._params = _parameters(params)
         self._param2idx = {p.name: i for i, p in enumerate(self._params)}
         if any(p.stype != "default" for p in self._params) and update_on_kvstore is False:
@@ -116,7 +117,13 @@ class Trainer:
         elif spec is None:
             store = kvs.create("local") if sparse_weight else None
         else:
-            store = kvs.create(spec) if devices > 1 or sparse_weight else None
+            wanted = devices > 1 or sparse_weight or spec in kvs.DIST_TYPES
+            store = kvs.create(spec) if wanted else None
+        distributed = store is not None and store.type in kvs.DIST_TYPES
+        sparse_grad = any(p.grad_stype != "default" for p in self._params)
+        if distributed and flag is False and (sparse_weight or sparse_grad):
+            raise InvalidValue("Cannot set update_on_kvstore=False on dist kvstore when sparse "
+                               "gradients are present.")
         if store is None:
             update = False
         elif sparse_weight:
@@ -124,7 +131,7 @@ class Trainer:
         elif flag is not None:
             update = bool(flag)
         else:
-            update = not any(p.grad_stype != "default" for p in self._params)
+            update = distributed or not sparse_grad
         if store is not None and update:
             store.set_updater(self._updater)
         self._kvstore, self._update_on_kvstore, self._kv_ready = store, update, True

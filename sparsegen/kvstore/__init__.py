@@ -1,32 +1,43 @@
-"""``mx.kv`` / ``mx.kvstore``: the one-machine key-value store (``local``, ``device``), as
-MXNet 1.9.1's; the distributed types are issue 16's work and raise until then."""
+"""``mx.kv`` / ``mx.kvstore``: the key-value store of MXNet 1.9.1: one machine (``local``,
+``device``) or the workers of a torch.distributed group (``dist_sync`` and its device
+spellings, docs/distributed.md)."""
 
 from __future__ import annotations
 
 from ..errors import InvalidType, InvalidValue
 from .kvstore import KVStore
 
-TYPES = ("local", "device")
-"""The kvstore types sparsegen runs (both aggregate and update in this process)."""
+LOCAL_TYPES = ("local", "device")
+"""The kvstore types that aggregate and update in this process."""
+
+DIST_TYPES = ("dist_sync", "dist_device_sync", "dist_sync_device")
+"""The distributed kvstore types (synchronous, on torch.distributed; the three behave alike)."""
+
+TYPES = LOCAL_TYPES + DIST_TYPES
+"""The kvstore types sparsegen runs."""
 
 
 def check_type(name: object) -> str:
-    """``name`` if it is a kvstore type sparsegen runs; else a clear error (``dist_*``: not
-    available yet)."""
+    """``name`` if it is a kvstore type sparsegen runs; else a clear error naming those."""
     if not isinstance(name, str):
         raise InvalidType(f"kvstore: the type must be a string, got {type(name).__name__}")
-    if name.startswith("dist"):
-        raise InvalidValue(f"kvstore: type {name!r} (the distributed kvstore) is not available "
-                           f"yet (issue 16); the supported types are {', '.join(TYPES)}")
     if name not in TYPES:
-        raise InvalidValue(f"kvstore: unknown type {name!r}; the supported types are "
-                           f"{', '.join(TYPES)}")
+        kind = "asynchronous kvstore type" if "async" in name else "kvstore type"
+        raise InvalidValue(f"kvstore: unknown or unsupported {kind} {name!r}; the supported "
+                           f"types are {', '.join(TYPES)}")
     return name
 
 
-def create(name: str = "local") -> KVStore:
-    """A new KVStore of type ``name`` (``'local'`` or ``'device'``), as ``mx.kv.create``."""
-    return KVStore(check_type(name))
+def create(name: str = "local", timeout: float | None = None) -> KVStore:
+    """A new KVStore of type ``name``, as ``mx.kv.create``; a distributed one waits at most
+    ``timeout`` seconds (default ``$SPARSEGEN_KV_TIMEOUT`` or 60) for the other workers."""
+    if check_type(name) in LOCAL_TYPES:
+        if timeout is not None:
+            raise InvalidValue(f"kvstore: timeout is for the distributed types, not {name!r}")
+        return KVStore(name)
+    from .dist import DistKVStore
+
+    return DistKVStore(name, timeout)
 
 
-__all__ = ["KVStore", "TYPES", "check_type", "create"]
+__all__ = ["DIST_TYPES", "KVStore", "LOCAL_TYPES", "TYPES", "check_type", "create"]

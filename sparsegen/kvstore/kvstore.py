@@ -85,6 +85,13 @@ class KVStore:
         """Store a copy of ``value`` under ``key`` (or of each value under each key of a list);
         a key is initialized once, and a store holds int keys or str keys, not both."""
         pairs = _pairs(key, value, "init")
+        self._check_init(pairs)
+        for k, arrays in pairs:
+            self._key_type = type(k)
+            self._store[k] = arrays[0].copy()
+
+    def _check_init(self, pairs: list[tuple[Key, list[NDArray]]]) -> None:
+        """Raise unless ``pairs`` can be initialized: new keys of one kind, one array each."""
         for k, arrays in pairs:
             kind = type(k)
             if self._key_type not in (None, kind) or any(type(p[0]) is not kind for p in pairs):
@@ -95,9 +102,6 @@ class KVStore:
             if len(arrays) != 1:
                 raise InvalidValue(f"kvstore.init: key {k!r} takes one array, got "
                                    f"{len(arrays)}")
-        for k, arrays in pairs:
-            self._key_type = type(k)
-            self._store[k] = arrays[0].copy()
 
     def broadcast(self, key: Any, value: Any, out: Any, priority: int = 0) -> None:
         """``init(key, value)`` then ``pull(key, out)``."""
@@ -123,11 +127,14 @@ class KVStore:
             grouped.setdefault(k, []).extend(arrays)
         merged = [(k, self._merged(k, arrays)) for k, arrays in grouped.items()]
         for k, total in merged:
-            stored = self._store[k]
-            if self._updater is not None:
-                self._updater(k, total, stored)
-            else:
-                self._set(k, total)
+            self._apply(k, total)
+
+    def _apply(self, key: Key, total: NDArray) -> None:
+        """Update the value of ``key`` from the sum of its pushes (or replace it by the sum)."""
+        if self._updater is not None:
+            self._updater(key, total, self._store[key])
+        else:
+            self._set(key, total)
 
     def _set(self, key: Key, value: NDArray) -> None:
         """Replace the value stored under ``key`` by ``value`` (its storage type kept); the

@@ -413,11 +413,18 @@ def retain(data: RowSparseNDArray, indices: Any, out: NDArray | None = None) -> 
             and invoke("_retain_check", (data, indices))):
         ids = copy_buffer(indices._storage)
     else:
-        ids = formats.index_array(_ids(indices, "indices"), "indices", flatten=True)
-        formats.check_range(ids, "indices", data.shape[0], sorted_unique=False)
-        if ids.size > 1 and not (ids[1:] > ids[:-1]).all():
-            ids = _sorted_unique(ids, data.shape[0])
+        ids = sorted_row_ids(indices, data.shape[0], "indices")
     return invoke("retain", (data,), out=out, row_ids=ids)
+
+
+def sorted_row_ids(indices: Any, rows: int, what: str) -> np.ndarray:
+    """``indices`` (any order, repeats allowed) as sorted unique int64 row ids on the host,
+    checked to lie in ``[0, rows)``; ``what`` names them in errors."""
+    ids = formats.index_array(_ids(indices, what), what, flatten=True)
+    formats.check_range(ids, what, rows, sorted_unique=False)
+    if ids.size > 1 and not (ids[1:] > ids[:-1]).all():
+        ids = _sorted_unique(ids, rows)
+    return ids
 
 
 def _sorted_unique(ids: np.ndarray, rows: int) -> np.ndarray:
