@@ -175,5 +175,37 @@ def slow(out: Path) -> None:
     (out / f"slow-{kv.rank}.txt").write_text(f"{time.monotonic() - start:.3f}\n{message}")
 
 
+def module_data(rank: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rank ``rank``'s csr features (``STEPS * BATCH`` rows over ``N`` columns, a few non-zeros
+    each) as a dense numpy array, and its labels."""
+    rng = np.random.default_rng(300 + rank)
+    x = (rng.random((STEPS * BATCH, N)) < 0.15) * rng.standard_normal((STEPS * BATCH, N))
+    return x.astype(np.float32), rng.standard_normal(STEPS * BATCH).astype(np.float32)
+
+
+def module(out: Path) -> None:
+    """Module.fit of a sparse linear regression (csr data, row_sparse weight pulled per batch)
+    with ``kvstore='dist_sync'``, each rank on its own data; the weights after one epoch."""
+    rank = int(os.environ.get("RANK", "0"))
+    x, y = module_data(rank)
+    start = initial(0)
+    data = mx.sym.Variable("data", stype="csr")
+    weight = mx.sym.Variable("w", shape=(N, 1), stype="row_sparse")
+    bias = mx.sym.Variable("b", shape=(1,))
+    pred = mx.sym.broadcast_add(mx.sym.sparse.dot(data, weight), bias)
+    net = mx.sym.LinearRegressionOutput(pred, mx.sym.Variable("label"), name="out")
+    train = mx.io.NDArrayIter(mx.nd.array(x).tostype("csr"), mx.nd.array(y), BATCH,
+                              last_batch_handle="discard", label_name="label")
+    mod = mx.mod.Module(net, data_names=["data"], label_names=["label"])
+    args = {"w": mx.nd.array(start["emb"][:, :1]).tostype("row_sparse"),
+            "b": mx.nd.array(start["dense_b"])}
+    mod.fit(train, num_epoch=1, kvstore="dist_sync", optimizer="sgd",
+            optimizer_params=dict(SGD), arg_params=args,
+            sparse_row_id_fn=lambda batch: {"w": batch.data[0].indices})
+    params, _ = mod.get_params()
+    np.savez(out / f"module-{rank}.npz", w=params["w"].asnumpy(), b=params["b"].asnumpy(),
+             workers=np.array(mod._kvstore.num_workers))
+
+
 if __name__ == "__main__":
-    {"train": train, "kill": kill, "bad": bad, "slow": slow}[sys.argv[1]](Path(sys.argv[2]))
+    {"train": train, "kill": kill, "bad": bad, "slow": slow, "module": module}[sys.argv[1]](Path(sys.argv[2]))

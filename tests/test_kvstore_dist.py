@@ -136,6 +136,44 @@ def test_training_gives_the_weights_of_one_process_applying_the_summed_gradients
                      for r in range(workers)]
 
 
+def _module_oracle(workers: int) -> tuple[np.ndarray, np.ndarray]:
+    """The Module model's weights after one epoch: squared error on ``x @ w + b``, gradients
+    of every worker's batch summed, rescaled by 1 / (batch x workers), lazy SGD with momentum
+    on the rows of ``w`` the step's batches touch (MXNet 1.9.1 gives these weights on one
+    process: checked with its Module and a local kvstore)."""
+    start = worker.initial(0)
+    w, b = start["emb"][:, :1].astype(np.float64), start["dense_b"].astype(np.float64)
+    moms = [np.zeros_like(w), np.zeros_like(b)]
+    data = [worker.module_data(rank) for rank in range(workers)]
+    hyper = dict(worker.SGD, rescale_grad=1 / (worker.BATCH * workers))
+    lr, momentum = hyper["learning_rate"], hyper["momentum"]
+    decay = 0.0  # MXNet: no weight decay on a parameter named neither *_weight nor *_gamma
+    for step in range(worker.STEPS):
+        g_w, g_b = np.zeros_like(w), np.zeros_like(b)
+        touched = np.zeros(worker.N, bool)
+        for x, y in data:
+            xs, ys = x[step * worker.BATCH:(step + 1) * worker.BATCH], y[step * worker.BATCH:][
+                :worker.BATCH]
+            dy = (xs @ w + b)[:, 0] - ys
+            g_w += xs.T @ dy[:, None]
+            g_b += dy.sum(keepdims=True)
+            touched |= (xs != 0).any(0)
+        rows = np.flatnonzero(touched)
+        _sgd(w, moms[0], rows, g_w[rows], lr, momentum, decay, hyper["rescale_grad"])
+        _sgd(b, moms[1], slice(None), g_b, lr, momentum, decay, hyper["rescale_grad"])
+    return w, b
+
+
+def test_module_fit_on_dist_sync_gives_the_weights_of_the_summed_gradients(tmp_path):
+    _launch(2, "module", tmp_path)
+    want_w, want_b = _module_oracle(2)
+    for rank in range(2):
+        seen = np.load(tmp_path / f"module-{rank}.npz")
+        assert int(seen["workers"]) == 2
+        np.testing.assert_allclose(seen["w"], want_w, rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(seen["b"], want_b, rtol=1e-4, atol=1e-5)
+
+
 # -- faults ----------------------------------------------------------------------------------
 def test_a_killed_worker_makes_the_others_fail_within_the_timeout_naming_it(tmp_path):
     workers, timeout, port = 3, 5.0, free_port()

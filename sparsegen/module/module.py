@@ -272,7 +272,7 @@ class Module(BaseModule):
                        optimizer_params: Any = (("learning_rate", 0.01),),
                        force_init: bool = False) -> None:
         """Create the optimizer (a name with ``optimizer_params``, ``rescale_grad`` defaulting
-        to 1 / batch size, or an Optimizer) and the kvstore as MXNet decides it (a type string
+        to 1 / (batch size x workers of a dist_sync kvstore), or an Optimizer) and the kvstore as MXNet decides it (a type string
         on one context: none); with ``update_on_kvstore`` the kvstore runs the updates."""
         self._ready("init_optimizer")
         if self.optimizer_initialized and not force_init:
@@ -282,7 +282,10 @@ class Module(BaseModule):
             self._sync_params_from_devices()
         group = self._exec_group
         store, on_kvstore = create_kvstore(kvstore, len(self._context), self._arg_params)
-        rescale_grad = 1.0 / group.batch_size  # type: ignore[union-attr, operator]
+        batch_size = group.batch_size  # type: ignore[union-attr]
+        if store is not None and store.type.startswith("dist") and "_sync" in store.type:
+            batch_size *= store.num_workers  # a synchronous step sums every worker's batch
+        rescale_grad = 1.0 / batch_size
         count = len(self._context)
         if on_kvstore:
             idx2name = dict(enumerate(group.param_names))  # type: ignore[union-attr]

@@ -22,7 +22,7 @@ LOCAL_UPDATE_SIZE = 1024 * 1024 * 16
 def create_kvstore(kvstore: Any, num_device: int, arg_params: dict[str, NDArray]
                    ) -> tuple[kvs.KVStore | None, bool]:
     """``(kvstore or None, update_on_kvstore)`` for ``kvstore`` (a KVStore, a type string or
-    None): a type string with one context gives none; ``MXNET_UPDATE_ON_KVSTORE=0`` or a
+    None): a type string with one context gives none (a ``dist_*`` one still gives its store); ``MXNET_UPDATE_ON_KVSTORE=0`` or a
     ``'local'`` store with a parameter over ``LOCAL_UPDATE_SIZE`` elements updates locally."""
     update_on_kvstore = bool(int(os.getenv("MXNET_UPDATE_ON_KVSTORE", "1")))
     if kvstore is None:
@@ -32,7 +32,7 @@ def create_kvstore(kvstore: Any, num_device: int, arg_params: dict[str, NDArray]
     elif isinstance(kvstore, str):
         kvs.check_type(kvstore)
         store = None
-        if num_device > 1:
+        if num_device > 1 or kvstore.startswith("dist"):
             store = kvs.create(kvstore)
             if kvstore == "local" and max(
                     (int(np.prod(p.shape)) for p in arg_params.values()), default=0
