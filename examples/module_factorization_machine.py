@@ -17,6 +17,10 @@ with `w` (features x 1) and `v` (features x factors) row_sparse: `dot(csr, w)` a
 `dot(csr, v)` give them row_sparse gradients holding only the rows of a batch's features.
 Module.fit updates them lazily with Adam on a local kvstore, and `sparse_row_id_fn` makes
 `Module.prepare` pull from the kvstore only the rows the next batch needs.
+
+On several processes, unchanged but for the kvstore's type (each worker writes the same file
+and trains on its part of it):
+`sparsegen launch -n 2 -- python examples/module_factorization_machine.py --kvstore dist_sync`.
 """
 
 import argparse
@@ -79,20 +83,26 @@ def main(argv=None):
     parser.add_argument("--batch-size", type=int, default=500)
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--lr", type=float, default=0.01)
+    parser.add_argument("--kvstore", default="local",
+                        help="'dist_sync' under a launcher: each worker trains on its part")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     rng = np.random.default_rng(0)
     mx.random.seed(0)
     path = os.path.join(tempfile.mkdtemp(), "clicks.libsvm")
     write_libsvm(path, args.samples, args.features, args.per_sample, args.factors, rng)
+    kv = mx.kv.create(args.kvstore)
     train = mx.io.LibSVMIter(data_libsvm=path, data_shape=(args.features,),
-                             batch_size=args.batch_size)
+                             batch_size=args.batch_size, num_parts=kv.num_workers,
+                             part_index=kv.rank)
+    if kv.num_workers > 1:  # a synchronous step needs every worker's batch: as many on each
+        train = mx.io.ResizeIter(train, args.samples // args.batch_size // kv.num_workers)
 
     mod = mx.mod.Module(factorization_machine(args.features, args.factors),
                         data_names=["data"], label_names=["softmax_label"], context=mx.cpu())
     metric = mx.metric.CompositeEvalMetric([mx.metric.np(log_loss), mx.metric.np(accuracy)])
     mod.fit(train, num_epoch=args.epochs, eval_metric=metric,
-            kvstore=mx.kv.create("local"), optimizer="adam",
+            kvstore=kv, optimizer="adam",
             optimizer_params={"learning_rate": args.lr},
             initializer=mx.init.Normal(0.01),
             batch_end_callback=mx.callback.Speedometer(args.batch_size, 10),

@@ -381,3 +381,20 @@ def test_a_dist_trainer_with_one_context_and_dense_weights_updates_on_the_kvstor
     trainer.step(1)
     assert trainer._kvstore.type == "dist_sync" and trainer._update_on_kvstore
     np.testing.assert_allclose(layer.weight.data().asnumpy(), [[0.5, 0.0]])
+
+
+def test_the_module_example_trains_on_two_processes_unchanged(tmp_path):
+    """examples/module_factorization_machine.py with ``--kvstore dist_sync`` under the launcher:
+    both workers finish, log MXNet's epoch lines, and their training log loss falls."""
+    example = Path(__file__).parent.parent / "examples" / "module_factorization_machine.py"
+    done = subprocess.run([sys.executable, "-m", "sparsegen.cli", "launch", "-n", "2", "--",
+                           sys.executable, str(example), "--kvstore", "dist_sync",
+                           "--samples", "800", "--features", "500", "--factors", "4",
+                           "--batch-size", "100", "--epochs", "2", "--lr", "0.05"],
+                          env=_env(), capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    log = done.stdout + done.stderr
+    losses = [float(line.split("=")[1]) for line in log.splitlines()
+              if "Train-log_loss" in line]
+    assert len(losses) == 4, log[-3000:]  # 2 workers x 2 epochs
+    assert sum(losses[2:]) < sum(losses[:2])
