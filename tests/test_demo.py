@@ -48,8 +48,7 @@ def test_gluon_example_trains(capsys):
     import runpy
     from pathlib import Path
 
-    runpy.run_path(str(Path(__file__).parents[1] / "examples" / "gluon_wide_deep.py"),
-                   run_name="__main__")
+    runpy.run_path(str(Path(__file__).parents[1] / "examples" / "gluon_wide_deep.py"))["main"]([])
     lines = capsys.readouterr().out.strip().splitlines()
     losses = [float(line.split("loss ")[1].split(",")[0]) for line in lines]
     accuracies = [float(line.rsplit(" ", 1)[1]) for line in lines]

@@ -398,3 +398,19 @@ def test_the_module_example_trains_on_two_processes_unchanged(tmp_path):
               if "Train-log_loss" in line]
     assert len(losses) == 4, log[-3000:]  # 2 workers x 2 epochs
     assert sum(losses[2:]) < sum(losses[:2])
+
+
+def test_the_gluon_example_trains_on_two_processes_unchanged(tmp_path):
+    """examples/gluon_wide_deep.py with ``--kvstore dist_sync`` under the launcher (Trainer on the
+    dist kvstore, row_sparse gradients of dense weights): both workers finish each epoch and
+    their loss falls."""
+    example = Path(__file__).parent.parent / "examples" / "gluon_wide_deep.py"
+    done = subprocess.run([sys.executable, "-m", "sparsegen.cli", "launch", "-n", "2", "--",
+                           sys.executable, str(example), "--kvstore", "dist_sync",
+                           "--samples", "2000", "--epochs", "2"],
+                          env=_env(), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    losses = [float(line.split("loss ")[1].split(",")[0]) for line in done.stdout.splitlines()
+              if line.startswith("epoch")]
+    assert len(losses) == 4, done.stdout[-3000:]  # 2 workers x 2 epochs
+    assert sum(losses[2:]) < sum(losses[:2])
