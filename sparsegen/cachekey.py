@@ -12,6 +12,7 @@ from typing import Any
 
 from . import runtime
 from ._version import __version__
+from .registry import KERNELS
 from .schedules.space import Config
 from .target import Target
 
@@ -86,6 +87,8 @@ class KernelKey:
             "config": dict(self.config),
             "versions": versions(),
             "entry_format": ENTRY_FORMAT,
+            **({"definition": kdef.definition}
+               if (kdef := KERNELS.get(self.kernel)) is not None and kdef.definition else {}),
         }
 
     def digest(self) -> str:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..params import representable
-from ..templates.optim_families import FAMILIES
+from ..templates.update_rules import RULES
 from .dispatch import invoke, warn_fallback
 from .ndarray import NDArray
 from .optim_arrays import ANY_STORAGE, check_arrays, check_kinds, every_row
@@ -36,7 +36,7 @@ def _stand_ins(op: str, family: str, weight: NDArray, grad: NDArray,
     check_kinds((("weight", weight), ("grad", grad),
                  *((f"state {i}", s) for i, s in enumerate(states))), ANY_STORAGE)
     arrays = (weight, grad, *states)
-    sparse_grad = "lazy" in FAMILIES[family].functions
+    sparse_grad = "lazy" in RULES[family].functions
     if "csr" in (a.stype for a in arrays):
         warn_fallback(op, tuple(a.stype for a in arrays))
         dense = [_dense(a) if a.stype == "csr" or a is grad and a.stype != "default" else a
