@@ -12,7 +12,6 @@ from typing import Any
 
 from . import runtime
 from ._version import __version__
-from .registry import KERNELS
 from .schedules.space import Config
 from .target import Target
 
@@ -77,6 +76,7 @@ class KernelKey:
     dtypes: tuple[str, ...]
     target: Target
     config: Config
+    definition: str = ""  # an update rule's digest (its code is not in the package's digest)
 
     def record(self) -> dict[str, Any]:
         """The key as JSON-able data, versions included."""
@@ -87,8 +87,7 @@ class KernelKey:
             "config": dict(self.config),
             "versions": versions(),
             "entry_format": ENTRY_FORMAT,
-            **({"definition": kdef.definition}
-               if (kdef := KERNELS.get(self.kernel)) is not None and kdef.definition else {}),
+            **({"definition": self.definition} if self.definition else {}),
         }
 
     def digest(self) -> str:

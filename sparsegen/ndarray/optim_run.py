@@ -8,7 +8,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..params import representable
-from ..templates.update_rules import RULES
+from ..templates.optim_families import RULES
 from .dispatch import invoke, warn_fallback
 from .ndarray import NDArray
 from .optim_arrays import ANY_STORAGE, check_arrays, check_kinds, every_row

@@ -100,7 +100,7 @@ class _Emit:
             return T.Cast(ct, 1)
         if op in _REDUCED:
             acc = tvm.tirx.BufferLoad(self.acc, [self.slot[id(node)]])
-            return _REDUCED[op](acc, self.width, ct)
+            return _REDUCED[op](acc, T.Cast(ACCUMULATOR[self.dtype], self.width), ct)
         return _OPS[op](ct, *[self.value(n, top) for n in a])
 
 
@@ -120,10 +120,11 @@ _OPS: dict[str, Callable[..., Any]] = {
 
 _REDUCED: dict[str, Callable[[Any, Any, str], Any]] = {
     "row_sum": lambda acc, width, ct: T.Cast(ct, acc),
-    "row_mean": lambda acc, width, ct: T.Cast(ct, acc / T.Cast(acc.dtype, width)),
+    "row_mean": lambda acc, width, ct: T.Cast(ct, acc / width),
     "row_norm": lambda acc, width, ct: T.Cast(ct, T.sqrt(acc)),
 }
-"""A finished row reduction from its accumulator."""
+"""A finished row reduction from its accumulator (``width``: the row's, in the accumulator's
+type)."""
 
 
 def _store_columns(rule: UpdateRule, emit: _Emit) -> None:
@@ -149,7 +150,7 @@ def _accumulate(rule: UpdateRule, emit: _Emit) -> None:
         term = emit.value(node.args[0])
         if node.op == "row_norm":
             term = term * term
-        total = tvm.tirx.BufferLoad(emit.acc, [slot]) + T.Cast(emit.acc.dtype, term)
+        total = tvm.tirx.BufferLoad(emit.acc, [slot]) + T.Cast(ACCUMULATOR[emit.dtype], term)
         T.buffer_store(emit.acc, total, [slot])
 
 

@@ -66,7 +66,6 @@ def _refuse(message: str, where: str | None = None) -> UpdateRuleError:
 class Node:
     """One value of a traced rule: an operation on other values, made by the user's code."""
 
-    __array_ufunc__ = None  # numpy scalars defer to the reflected operators below
     __hash__ = object.__hash__
 
     def __init__(self, op: str, args: tuple[Any, ...] = (), kind: str = "value",
@@ -99,6 +98,15 @@ class Node:
 
     def __pos__(self) -> Node:
         return self
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Node:
+        """numpy scalars in arithmetic with a value (``np.float32(2) * g``); other numpy
+        functions are refused."""
+        op = _UFUNCS.get(getattr(ufunc, "__name__", ""))
+        if method == "__call__" and op is not None and len(inputs) == 2 and not kwargs:
+            return self._arith(op, *inputs)
+        raise _refuse(f"numpy's {getattr(ufunc, '__name__', ufunc)} on a value: a value is not "
+                      "a Python number while the rule is traced; use the functions of f")
 
     # comparisons give conditions
     def _compare(self, op: str, o: Any) -> Node:
@@ -133,6 +141,11 @@ class Node:
 
     __float__ = __int__ = __index__ = __complex__ = __len__ = __round__ = _not_a_number
     __pow__ = __rpow__ = __mod__ = __floordiv__ = __abs__ = __and__ = __or__ = _not_a_number
+
+
+_UFUNCS = {"add": "add", "subtract": "sub", "multiply": "mul", "true_divide": "div",
+           "divide": "div"}
+"""numpy's arithmetic ufuncs as operations (a numpy scalar meeting a value)."""
 
 
 def _level(*nodes: Node) -> str:
@@ -431,3 +444,37 @@ def _check_order(rule: UpdateRule, where: str) -> None:
 RULES: dict[str, UpdateRule] = {}
 """Every rule with a kernel, by name (the built-ins of templates/optim_families.py and the rules
 ``sparsegen.updates.register`` added): templates/optim.py builds ``optim_<name>`` from these."""
+
+
+def evaluate(node: Node, values: dict[str, float]) -> float:
+    """``node`` evaluated in float64 at the leaf values ``values`` (by array name, ``"grad"``,
+    hyper-parameter name): the zero check of an elementwise op. Row reductions have no value."""
+    import numpy as np
+
+    with np.errstate(all="ignore"):
+        return float(_evaluate(node, values, np))
+
+
+def _evaluate(node: Node, values: dict[str, float], np: Any) -> Any:
+    op, a = node.op, node.args
+    if op in ("read", "hyper"):
+        return np.float64(values[a[0]])
+    if op == "grad":
+        return np.float64(values["grad"])
+    if op == "const":
+        return np.float64(a[0])
+    if op == "one":
+        return np.float64(1)
+    if op in REDUCTIONS:
+        raise _refuse(f"f.{op} in an elementwise op (one element, no row)", node.where)
+    v = [_evaluate(n, values, np) for n in a]
+    table = {
+        "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
+        "neg": np.negative, "gt": np.greater, "ge": np.greater_equal, "lt": np.less,
+        "le": np.less_equal, "eq": np.equal, "ne": np.not_equal, "sqrt": np.sqrt,
+        "abs": np.abs, "exp": np.exp, "log": np.log, "max": np.maximum, "min": np.minimum,
+        "sign": np.sign, "cast": np.float64,
+        "clip": lambda x, b: x if np.isnan(x) else min(max(x, -b), b),
+        "where": lambda c, x, y: x if c else y,
+    }
+    return table[op](*v)
