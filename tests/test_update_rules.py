@@ -346,3 +346,38 @@ def test_elementwise_refuses_an_op_that_moves_zero() -> None:
         U.elementwise("plus_one", lambda v, f: v + 1)
     with pytest.raises(U.UpdateRuleError, match="not zero-preserving: fn\\(0\\) = nan"):
         U.elementwise("log_op", lambda v, f: f.log(v) * 0)
+
+
+# -- export and CUDA ------------------------------------------------------------------------------
+def test_user_rules_export_to_the_c_library(tmp_path) -> None:
+    """A user rule's kernel exports like a built-in: its symbols in the library and header."""
+    from sparsegen.export import export
+
+    result = export(tmp_path / "out", "cpu", ["optim_lion", "optim_rowwise_adagrad"],
+                    ["float32"])
+    header = result.header.read_text()
+    for symbol in ("sg_optim_lion_float32_lazy", "sg_optim_lion_float32_std",
+                   "sg_optim_lion_float32_dense", "sg_optim_rowwise_adagrad_float32_lazy"):
+        assert symbol in header
+    assert "history" in header  # the row state is an argument of its own
+
+
+def test_user_rules_compile_for_cuda() -> None:
+    """Every function of the example rules builds for CUDA and nvcc compiles it; a rule with a
+    row reduction or row states runs one thread per row (its space allows nothing else)."""
+    from sparsegen import cuda_runtime
+    from sparsegen.compiler import build_many, cuda_source
+    from sparsegen.target import cuda
+
+    names = ["optim_lion", "optim_adamw", "optim_rowwise_adagrad", "optim_lamb_rows"]
+    parts = [(kernel_def(k), ("float32",), kernel_def(k).space("cuda").config({}))
+             for k in names]
+    source = cuda_source(build_many(parts, cuda("sm_90"))[1])
+    for k in names:
+        for function in ("lazy", "std", "dense"):
+            assert f"sg_{k}_float32_{function}" in source
+    assert cuda_runtime.compile_cubin(source, "sm_90")[:4] == b"\x7fELF"
+    for k in ("optim_rowwise_adagrad", "optim_lamb_rows"):
+        row_threads = next(knob for knob in kernel_def(k).space("cuda").knobs
+                           if knob.name == "row_threads")
+        assert row_threads.values == (1,)
