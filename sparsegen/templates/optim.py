@@ -1,11 +1,11 @@
-"""Optimizer updates (MXNet 1.9.1's optimizer operators, templates/optim_families.py), in place.
+"""Optimizer updates (update rules: the built-in families of templates/optim_families.py and
+registered user rules, templates/update_rules.py), in place.
 
-One generic builder makes every family of templates/optim_families.py from its row (states,
-hyper-parameters, functions, element update): adding an optimizer = one row in that table + its
-element update + its template's name at the end of this module.
-Each family has up to three functions over a weight of ``n`` rows of ``d`` elements
-(AdaGrad has no ``std``: with a row_sparse gradient MXNet's AdaGrad is always lazy; the
-families MXNet has no row_sparse kernel for have ``dense`` only):
+One generic builder makes every rule's functions from its traced graph (states, row states,
+hyper-parameters, functions, outputs): adding an optimizer = one rule. Each rule has up to three
+functions over a weight of ``n`` rows of ``d`` elements (AdaGrad has no ``std``: with a
+row_sparse gradient MXNet's AdaGrad is always lazy; the families MXNet has no row_sparse kernel
+for have ``dense`` only):
 
 - ``lazy``: only the rows in ``grad_indices``, parallel over gradient rows (they are unique,
   so no two tasks write one row). Each gradient row says which weight and state rows it
@@ -16,10 +16,13 @@ families MXNet has no row_sparse kernel for have ``dense`` only):
 - ``dense``: every row, with a dense gradient.
 
 Each element reads its gradient once and writes the weight and its states in the same pass: no
-temporaries. Hyperparameters are ``float32`` kernel parameters (MXNet's operator parameters are
-C floats), so one binary serves every value and every shape. Arithmetic runs in float32 (float64
-for float64 weights); float16 values are widened, updated, and rounded once when stored.
-A clip bound of ``+inf`` disables clipping (``NaN`` gradients then pass through, as in MXNet).
+temporaries (the stores in ``store_order``; an output another output uses is read back as
+stored). A rule with row reductions runs a plain loop over the row first, accumulating them (in
+``formats.ACCUMULATOR``), and stores its row states after the columns. Hyperparameters are
+``float32`` kernel parameters (MXNet's operator parameters are C floats), so one binary serves
+every value and every shape. Arithmetic runs in float32 (float64 for float64 weights); float16
+values are widened, updated, and rounded once when stored. A clip bound of ``+inf`` disables
+clipping (``NaN`` gradients then pass through, as in MXNet).
 """
 
 from __future__ import annotations
