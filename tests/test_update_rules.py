@@ -381,3 +381,15 @@ def test_user_rules_compile_for_cuda() -> None:
         row_threads = next(knob for knob in kernel_def(k).space("cuda").knobs
                            if knob.name == "row_threads")
         assert row_threads.values == (1,)
+
+
+def test_user_rules_tune_like_builtins(tmp_path) -> None:
+    """The tuner times a user rule's kernel on its own workload and records its candidates."""
+    from sparsegen.tune.tuner import tune_one, tuning_target
+
+    outcome = tune_one("optim_rowwise_adagrad", ("float32",), tuning_target(None), "small", 2,
+                       tmp_path / "log.jsonl", rounds=1)
+    records = (tmp_path / "log.jsonl").read_text().splitlines()
+    assert len(records) == 2
+    assert all('"optim_rowwise_adagrad"' in r for r in records)
+    assert outcome is not None

@@ -59,7 +59,8 @@ def _where() -> str:
     return f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else "?"
 
 
-def _refuse(message: str, where: str | None = None) -> UpdateRuleError:
+def refuse(message: str, where: str | None = None) -> UpdateRuleError:
+    """The error for ``message`` at ``where`` (by default the user's innermost line)."""
     return UpdateRuleError(f"{where or _where()}: {message}")
 
 
@@ -78,7 +79,7 @@ class Node:
         a, b = _value(a), _value(b)
         for v in (a, b):
             if v.kind != "value":
-                raise _refuse(f"dtype mismatch: arithmetic ({op}) on a condition; "
+                raise refuse(f"dtype mismatch: arithmetic ({op}) on a condition; "
                               "f.cast(condition) gives 0 or 1")
         return Node(op, (a, b), level=_level(a, b))
 
@@ -93,7 +94,7 @@ class Node:
 
     def __neg__(self) -> Node:
         if self.kind != "value":
-            raise _refuse("dtype mismatch: negating a condition")
+            raise refuse("dtype mismatch: negating a condition")
         return Node("neg", (self,), level=self.level)
 
     def __pos__(self) -> Node:
@@ -105,14 +106,14 @@ class Node:
         op = _UFUNCS.get(getattr(ufunc, "__name__", ""))
         if method == "__call__" and op is not None and len(inputs) == 2 and not kwargs:
             return self._arith(op, *inputs)
-        raise _refuse(f"numpy's {getattr(ufunc, '__name__', ufunc)} on a value: a value is not "
+        raise refuse(f"numpy's {getattr(ufunc, '__name__', ufunc)} on a value: a value is not "
                       "a Python number while the rule is traced; use the functions of f")
 
     # comparisons give conditions
     def _compare(self, op: str, o: Any) -> Node:
         a, b = self, _value(o)
         if a.kind != "value" or b.kind != "value":
-            raise _refuse(f"dtype mismatch: comparing ({op}) a condition")
+            raise refuse(f"dtype mismatch: comparing ({op}) a condition")
         return Node(op, (a, b), kind="cond", level=_level(a, b))
 
     def __gt__(self, o: Any) -> Node: return self._compare("gt", o)
@@ -124,19 +125,19 @@ class Node:
 
     # what a traced value cannot do
     def __bool__(self) -> bool:
-        raise _refuse("Python control flow on a value (if / while / and / or / not / max / min "
+        raise refuse("Python control flow on a value (if / while / and / or / not / max / min "
                       "of values): a rule is one expression per element; use f.where(cond, a, "
                       "b), f.max or f.min")
 
     def __getitem__(self, key: Any) -> Any:
-        raise _refuse(f"non-elementwise access [{key!r}]: a rule sees one element of each "
+        raise refuse(f"non-elementwise access [{key!r}]: a rule sees one element of each "
                       "array (f.row_sum / f.row_mean / f.row_norm reduce over its row)")
 
     def __iter__(self) -> Any:
-        raise _refuse("iterating over a value: a rule sees one element of each array")
+        raise refuse("iterating over a value: a rule sees one element of each array")
 
     def _not_a_number(self, *_: Any) -> Any:
-        raise _refuse("a value is not a Python number while the rule is traced (float(), "
+        raise refuse("a value is not a Python number while the rule is traced (float(), "
                       "int(), math.* or numpy functions on it); use the functions of f")
 
     __float__ = __int__ = __index__ = __complex__ = __len__ = __round__ = _not_a_number
@@ -157,7 +158,7 @@ def _value(v: Any) -> Node:
     if isinstance(v, Node):
         return v
     if isinstance(v, bool) or not isinstance(v, (int, float)) and not _is_float_scalar(v):
-        raise _refuse(f"dtype mismatch: {v!r} ({type(v).__name__}) in a rule; values are "
+        raise refuse(f"dtype mismatch: {v!r} ({type(v).__name__}) in a rule; values are "
                       "expressions of x, h, g, f and real numbers")
     return Node("const", (float(v),), level="row")
 
@@ -176,11 +177,11 @@ class _Names:
     def __getattr__(self, name: str) -> Node:
         what, nodes = object.__getattribute__(self, "_nodes")
         if name not in nodes:
-            raise _refuse(f"the rule has no {what} {name!r}; it has {sorted(nodes)}")
+            raise refuse(f"the rule has no {what} {name!r}; it has {sorted(nodes)}")
         return nodes[name]
 
     def __setattr__(self, name: str, value: Any) -> None:
-        raise _refuse(f"assigning {name!r}: a rule returns its new values "
+        raise refuse(f"assigning {name!r}: a rule returns its new values "
                       "(weight, *states, *row_states)")
 
 
@@ -195,7 +196,7 @@ class _Functions:
         nodes = tuple(_value(a) for a in args)
         for n in nodes:
             if n.kind != "value":
-                raise _refuse(f"dtype mismatch: f.{op} of a condition")
+                raise refuse(f"dtype mismatch: f.{op} of a condition")
         return Node(op, nodes, kind=kind, level=_level(*nodes))
 
     def clip(self, x: Any, bound: Any) -> Node:
@@ -239,15 +240,15 @@ class _Functions:
         """``a`` where ``cond`` holds, else ``b``."""
         cond, a, b = _value(cond), _value(a), _value(b)
         if cond.kind != "cond" or a.kind != "value" or b.kind != "value":
-            raise _refuse("dtype mismatch: f.where(condition, value, value)")
+            raise refuse("dtype mismatch: f.where(condition, value, value)")
         return Node("where", (cond, a, b), level=_level(cond, a, b))
 
     def _reduce(self, op: str, e: Any) -> Node:
         e = _value(e)
         if e.kind != "value":
-            raise _refuse(f"dtype mismatch: f.{op} of a condition")
+            raise refuse(f"dtype mismatch: f.{op} of a condition")
         if _reductions(e):
-            raise _refuse(f"f.{op} of an expression holding a row reduction: one level only")
+            raise refuse(f"f.{op} of an expression holding a row reduction: one level only")
         return Node(op, (e,), level="row")
 
     def row_sum(self, e: Any) -> Node:
@@ -377,7 +378,7 @@ def define_update(name: str, update: Update, *, states: Sequence[str] = (),
     where = _return_lines(update)
     outputs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
     if len(outputs) != len(arrays):
-        raise _refuse(f"wrong number of outputs: the rule returns {len(outputs)} values, it must "
+        raise refuse(f"wrong number of outputs: the rule returns {len(outputs)} values, it must "
                       f"return {len(arrays)}: the new {', '.join(arrays)}", where)
     outputs = tuple(_output(v, a, a in row_states, where) for v, a in zip(outputs, arrays))
     rule = UpdateRule(name, states, hyper, update, doc or (update.__doc__ or name).strip(),
@@ -397,13 +398,13 @@ def _output(value: Any, array: str, row: bool, where: str) -> Node:
     """One output of a rule, checked: a value (not a condition) of the right level."""
     node = _value(value) if not isinstance(value, Node) else value
     if node.kind != "value":
-        raise _refuse(f"dtype mismatch: the new {array} is a condition; f.cast(condition) "
+        raise refuse(f"dtype mismatch: the new {array} is a condition; f.cast(condition) "
                       "gives 0 or 1", node.where)
     if row:
         bad = [n for n in walk(node, lambda n: n.op in REDUCTIONS)
                if n.level == "element" and n.op not in REDUCTIONS and not n.args]
         if bad:
-            raise _refuse(f"non-elementwise access: row state {array!r} (one value per row) "
+            raise refuse(f"non-elementwise access: row state {array!r} (one value per row) "
                           f"depends on an element value ({_text(bad[0], {})}); reduce it with "
                           "f.row_sum / f.row_mean / f.row_norm", node.where or where)
     return node  # an element output of row level is that value broadcast over the row
@@ -437,7 +438,7 @@ def store_order(rule: UpdateRule) -> list[int]:
 
 def _check_order(rule: UpdateRule, where: str) -> None:
     if not store_order(rule):
-        raise _refuse("the new values read each other's old values in a cycle (a swap): one "
+        raise refuse("the new values read each other's old values in a cycle (a swap): one "
                       "pass with no temporaries cannot store them", where)
 
 
@@ -466,7 +467,7 @@ def _evaluate(node: Node, values: dict[str, float], np: Any) -> Any:
     if op == "one":
         return np.float64(1)
     if op in REDUCTIONS:
-        raise _refuse(f"f.{op} in an elementwise op (one element, no row)", node.where)
+        raise refuse(f"f.{op} in an elementwise op (one element, no row)", node.where)
     v = [_evaluate(n, values, np) for n in a]
     table = {
         "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,

@@ -11,7 +11,7 @@ import numpy as np
 from ..ndarray import NDArray
 from ..ndarray.storage import wrap
 from ..ops.optim import map_values
-from ..templates.update_rules import UpdateRuleError, _refuse, define_update, evaluate
+from ..templates.update_rules import UpdateRuleError, refuse, define_update, evaluate
 from .define import register
 
 
@@ -27,7 +27,7 @@ def elementwise(name: str, fn: Callable[[Any, Any], Any]) -> Callable[[NDArray],
     if at_zero != 0.0:
         code = getattr(fn, "__code__", None)
         where = f"{code.co_filename}:{code.co_firstlineno}" if code else None
-        raise _refuse(f"elementwise op {name!r} is not zero-preserving: fn(0) = {at_zero}; "
+        raise refuse(f"elementwise op {name!r} is not zero-preserving: fn(0) = {at_zero}; "
                       "on sparse storage it would change the values not stored", where)
     register(rule)
 
