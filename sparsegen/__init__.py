@@ -9,6 +9,7 @@ import importlib as _importlib
 from . import (autograd, base, callback, context, gluon, initializer, interop, io, kernels,
                kvstore, lr_scheduler, metric, model, name, ndarray, operator, optimizer,
                random, symbol)
+from . import updates
 from ._version import __version__
 from .attribute import AttrScope
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
@@ -27,6 +28,7 @@ __all__ = [
     "gpu", "init", "initializer", "interop", "io", "kernels", "kv", "kvstore", "lr_scheduler",
     "metric", "model", "name", "nd", "ndarray", "num_gpus", "operator", "optimizer", "random",
     "sym", "symbol", "test_utils",
+    "updates",
 ]
 
 

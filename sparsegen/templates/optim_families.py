@@ -16,9 +16,6 @@ from typing import Any
 
 from .update_rules import RULES, UpdateRule, define_update
 
-OptimFamily = UpdateRule
-"""A row of ``OPTIMIZERS`` (the name the optimizer code uses for a built-in rule)."""
-
 
 def _sgd(x: Any, h: Any, g: Any, f: Any) -> Any:
     """``weight = (1 - lr*wd) * weight - lr * clip(rescale_grad * grad)`` (MXNet's sgd_update)."""

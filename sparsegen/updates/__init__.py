@@ -9,12 +9,12 @@ built-in optimizers (which are rules written the same way, templates/optim_famil
     import sparsegen as mx
 
     @mx.updates.update_rule(states=("mom",), hyper=("lr", "beta1", "beta2", "wd"))
-    def lion(x, h, g, f):
+    def my_lion(x, h, g, f):
         \"\"\"Lion: the sign of an interpolated momentum.\"\"\"
         step = f.sign(h.beta1 * x.mom + (f.one - h.beta1) * g)
         return x.weight - h.lr * (step + h.wd * x.weight), h.beta2 * x.mom + (f.one - h.beta2) * g
 
-    K = mx.updates.kernel(lion, "float32")       # sparsegen.kernels: numpy / torch arrays
+    K = mx.updates.kernel(my_lion, "float32")       # sparsegen.kernels: numpy / torch arrays
     K.lazy(weight, grad_data, grad_indices, mom, 1e-4, 0.9, 0.99, 0.0)
 
 A rule that cannot compile is refused at definition with ``UpdateRuleError`` pointing at the
