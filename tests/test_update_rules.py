@@ -393,3 +393,21 @@ def test_user_rules_tune_like_builtins(tmp_path) -> None:
     assert len(records) == 2
     assert all('"optim_rowwise_adagrad"' in r for r in records)
     assert outcome is not None
+
+
+def test_nan_and_inf_pass_through_a_user_rule() -> None:
+    """A NaN gradient element gives a NaN weight and states there (no clipping with an inf
+    bound), an inf one an inf state, as numpy computes; the other elements are untouched by
+    them."""
+    w = np.ones((2, 3), np.float32)
+    mean, var = np.zeros((2, 3), np.float32), np.zeros((2, 3), np.float32)
+    g = np.array([[np.nan, np.inf, 1.0]], np.float32)
+    hyper = (0.1, 1.0, 0.9, 0.999, 1e-8, 0.0, 1.0, INF)
+    with np.errstate(invalid="ignore"):
+        expected = _adamw(w[[1]].astype(np.float64), g.astype(np.float64), mean[[1]],
+                          var[[1]], *[float(np.float32(v)) for v in hyper])
+    U.kernel("adamw", "float32").lazy(w, g, np.array([1]), mean, var, *hyper)
+    for got, want in zip((w[[1]], mean[[1]], var[[1]]), expected):
+        np.testing.assert_allclose(got, want, rtol=1e-6, equal_nan=True)
+    np.testing.assert_array_equal(w[0], 1.0)
+    assert np.isnan(w[1, 0]) and np.isinf(var[1, 1])
