@@ -102,9 +102,28 @@ def test_failed_update_changes_nothing() -> None:
     assert opt._index_update_count.get(0) is None
 
 
+def test_row_state_rule_as_an_optimizer() -> None:
+    """RowWiseAdagrad (one history value per row, a dense (n,) state) through get_updater on a
+    row_sparse weight and gradient: only the gradient's rows change (numpy)."""
+    opt = mx.optimizer.RuleOptimizer(rule="rowwise_adagrad", learning_rate=0.1,
+                                     hyper={"epsilon": 1e-6})
+    updater = mx.optimizer.get_updater(opt)
+    rng = np.random.default_rng(2)
+    w0 = rng.standard_normal((5, 3)).astype(np.float32)
+    weight = mx.nd.array(w0).tostype("row_sparse")
+    w, history = w0.astype(np.float64), np.zeros(5)
+    for rows in ([0, 3], [3, 4]):
+        g = rng.standard_normal((2, 3)).astype(np.float32)
+        updater(0, mx.nd.sparse.row_sparse_array((g, rows), shape=(5, 3)), weight)
+        history[rows] += (g.astype(np.float64) ** 2).mean(axis=1)
+        w[rows] -= 0.1 * g / (np.sqrt(history[rows])[:, None] + 1e-6)
+        np.testing.assert_allclose(weight.asnumpy(), w, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(updater.states[0].asnumpy(), history, rtol=1e-5)
+    with pytest.raises(SparsegenError, match="row state has shape"):
+        opt.update(1, mx.nd.ones((5, 3)), mx.nd.ones((5, 3)), mx.nd.zeros((3,)))
+
+
 def test_rule_optimizer_refusals() -> None:
-    with pytest.raises(SparsegenError, match="row states"):
-        mx.optimizer.RuleOptimizer(rule="rowwise_adagrad")
     with pytest.raises(SparsegenError, match="not a settable"):
         mx.optimizer.RuleOptimizer(rule="lion", hyper={"gamma": 1.0})
     with pytest.raises(SparsegenError, match="not set"):

@@ -58,12 +58,12 @@ def run(op: str, family: str, weight: NDArray, grad: NDArray, states: tuple[NDAr
     run, and csr arrays (updated on dense copies) are written back last.
     """
     w, g, s = _stand_ins(op, family, weight, grad, states)
-    check_arrays(w, g, s)
+    check_arrays(w, g, s, len(RULES[family].row_states))
     limit = np.float16 if w._storage.dtype == np.float16 else np.float32
     for name, value in hyper.items():
         if not name.startswith("clip_"):
             representable(value, f"{op}: {name}", limit)
-    is_lazy = g.stype == "row_sparse" and lazy(w, s)
+    is_lazy = g.stype == "row_sparse" and lazy(w, s[:len(s) - len(RULES[family].row_states)])
     storages = [every_row(a._storage) for a in s]
     invoke(f"{family}_update", (w, g), family=family, states=storages,
            hyper=tuple(hyper.values()), lazy=is_lazy)

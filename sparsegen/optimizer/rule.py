@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import SparsegenError
-from ..ndarray import NDArray
+from ..ndarray import NDArray, zeros
 from ..ndarray.optim_arrays import check_weight
 from ..updates import UpdateRule, get_rule
 from .base import Optimizer
@@ -33,10 +33,6 @@ class RuleOptimizer(Optimizer):
         self.rule = get_rule(chosen) if isinstance(chosen, str) else chosen
         if not isinstance(self.rule, UpdateRule):
             raise SparsegenError(f"rule must be an UpdateRule or a rule name, got {chosen!r}")
-        if self.rule.row_states:
-            raise SparsegenError(f"rule {self.rule.name!r} has row states: mx.optimizer "
-                                 "states are arrays of the weight's shape (sparsegen.torch and "
-                                 "sparsegen.kernels run it)")
         for name, value in (hyper or {}).items():
             if name not in self.rule.hyper or name in ("lr", "wd", "rescale_grad",
                                                        "clip_gradient"):
@@ -47,10 +43,13 @@ class RuleOptimizer(Optimizer):
 
     def create_state(self, index: Any, weight: NDArray) -> Any:
         """Zero states of the weight's shape (row_sparse for a row_sparse weight when
-        ``lazy_update``); ``None`` for a rule without states."""
+        ``lazy_update``), then dense zero row states (one value per row); ``None`` for a rule
+        without states."""
         check_weight(weight, every_row=False)
         stype = weight.stype if self.lazy_update else "default"
-        states = tuple(self._zeros(weight, stype) for _ in self.rule.states)
+        states = tuple(self._zeros(weight, stype) for _ in self.rule.states) + tuple(
+            zeros(weight.shape[:1], weight.context, dtype=weight.dtype)
+            for _ in self.rule.row_states)
         return None if not states else states[0] if len(states) == 1 else states
 
     def hyper(self, index: Any, count: int, lr: float, wd: float) -> dict[str, float]:
@@ -68,7 +67,7 @@ class RuleOptimizer(Optimizer):
 
     def update(self, index: Any, weight: NDArray, grad: NDArray, state: Any) -> None:
         """One step of the rule in place."""
-        count = len(self.rule.states)
+        count = len(self.rule.states) + len(self.rule.row_states)
         states = () if count == 0 and state is None else state_tuple(
             state, count, type(self).__name__)
         t, lr, wd = self._begin(index, weight, grad, states)
