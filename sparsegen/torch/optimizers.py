@@ -10,7 +10,6 @@ from typing import Any
 
 from ..errors import SparsegenError
 from ..updates import UpdateRule, get_rule
-from . import rules as _rules  # noqa: F401  (registers torch_sgd_momentum, torch_adagrad)
 from .optimizer import RuleOptimizer
 
 

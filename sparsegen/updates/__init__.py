@@ -24,7 +24,8 @@ offending line of the function.
 from ..templates.update_rules import UpdateRule, UpdateRuleError
 from .define import define_update, get_rule, kernel, register, update_rule
 from .elementwise import elementwise
-from .library import adamw, lamb_rows, lion, rowwise_adagrad
+from .library import adamw, lamb_rows, lion, rowwise_adagrad, torch_adagrad, torch_sgd_momentum
 
 __all__ = ["UpdateRule", "UpdateRuleError", "adamw", "define_update", "elementwise", "get_rule",
-           "kernel", "lamb_rows", "lion", "register", "rowwise_adagrad", "update_rule"]
+           "kernel", "lamb_rows", "lion", "register", "rowwise_adagrad", "torch_adagrad",
+           "torch_sgd_momentum", "update_rule"]
