@@ -373,7 +373,8 @@ def test_user_rules_compile_for_cuda() -> None:
     from sparsegen.compiler import build_many, cuda_source
     from sparsegen.target import cuda
 
-    names = ["optim_lion", "optim_adamw", "optim_rowwise_adagrad", "optim_lamb_rows"]
+    names = ["optim_lion", "optim_adamw", "optim_rowwise_adagrad", "optim_lamb_rows",
+             "optim_torch_sgd_momentum", "optim_torch_adagrad"]
     parts = [(kernel_def(k), ("float32",), kernel_def(k).space("cuda").config({}))
              for k in names]
     source = cuda_source(build_many(parts, cuda("sm_90"))[1])
