@@ -382,6 +382,13 @@ def test_user_rules_compile_for_cuda() -> None:
         for function in ("lazy", "std", "dense"):
             assert f"sg_{k}_float32_{function}" in source
     assert cuda_runtime.compile_cubin(source, "sm_90")[:4] == b"\x7fELF"
+    from test_cuda import _check_launches, _kernels
+
+    kernels = _kernels(source)
+    _check_launches(kernels, 32)  # the default mapping: a warp per row, block size declared
+    for name, code in kernels.items():
+        if "rowwise_adagrad" in name or "lamb_rows" in name:
+            assert "threadIdx.y" not in code, name  # one thread per row
     for k in ("optim_rowwise_adagrad", "optim_lamb_rows"):
         row_threads = next(knob for knob in kernel_def(k).space("cuda").knobs
                            if knob.name == "row_threads")
