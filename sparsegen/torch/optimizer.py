@@ -16,10 +16,6 @@ from .coalesce import coalesce
 
 INF = float("inf")
 
-Hyper = Callable[[dict[str, Any], dict[str, Any]], dict[str, float]]
-"""``hyper(group, state)``: the rule's hyper-parameters by name for one parameter's step."""
-
-
 class RuleOptimizer(torch.optim.Optimizer):
     """Any update rule as a torch optimizer: its hyper-parameters are the param group's entries
     of the same names (``rescale_grad`` 1 and ``clip_gradient`` inf unless given); its states
