@@ -76,6 +76,7 @@ class KernelKey:
     dtypes: tuple[str, ...]
     target: Target
     config: Config
+    definition: str = ""  # an update rule's digest (its code is not in the package's digest)
 
     def record(self) -> dict[str, Any]:
         """The key as JSON-able data, versions included."""
@@ -86,6 +87,7 @@ class KernelKey:
             "config": dict(self.config),
             "versions": versions(),
             "entry_format": ENTRY_FORMAT,
+            **({"definition": self.definition} if self.definition else {}),
         }
 
     def digest(self) -> str:

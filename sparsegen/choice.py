@@ -55,8 +55,8 @@ def choose(
     return Choice(
         full,
         source,
-        KernelKey(name, dtypes, resolved, variants.full),
-        KernelKey(name, dtypes, resolved, variants.small),
+        KernelKey(name, dtypes, resolved, variants.full, definition.definition),
+        KernelKey(name, dtypes, resolved, variants.small, definition.definition),
         variants.small_below,
     )
 

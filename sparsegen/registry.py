@@ -13,7 +13,8 @@ from typing import Any
 
 from .errors import SparsegenError
 from .formats import DATA_DTYPES
-from .templates.optim_families import OPTIMIZERS, OptimFamily
+from .templates.optim_families import OPTIMIZERS
+from .templates.update_rules import RULES, UpdateRule
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class KernelDef:
     signatures: tuple[tuple[str, str], ...]  # (function, argument list and what it writes)
     doc: str
     dtypes: tuple[str, ...] = DATA_DTYPES  # element dtypes the kernel is generated for
+    definition: str = ""  # what else shapes the binary: an update rule's digest (cache key)
 
     def build_template(self, dtypes: tuple[str, ...]) -> dict[str, Any]:
         """The template's PrimFuncs for ``dtypes``."""
@@ -77,11 +79,19 @@ _GATHER = (("llvm", "sparsegen.schedules.cpu:ROWS_PREFETCH"),
 """Row-parallel schedules for templates that gather rows at random ids (prefetch knob)."""
 
 
-def _optim_kernel(family: OptimFamily) -> KernelDef:
-    """The in-place kernel of an optimizer family (a row of sparsegen.templates.optim_families;
-    states are (n, d) arrays)."""
+_ROW_ALONE = (("llvm", "sparsegen.schedules.cpu:ROWS_PREFETCH"),
+              ("cuda", "sparsegen.schedules.cuda:ROW_ALONE"))
+"""_GATHER with one GPU thread per row: an update rule with a row reduction or row states."""
+
+
+def _optim_kernel(family: UpdateRule) -> KernelDef:
+    """The in-place kernel of an update rule (sparsegen.templates.update_rules: a built-in of
+    templates/optim_families.py or a registered user rule); states are (n, d) arrays, row states
+    (n,) arrays."""
     written = "".join(f", {s}[n,d] dtype WRITTEN" for s in family.states)
+    written += "".join(f", {s}[n] dtype WRITTEN" for s in family.row_states)
     hyper = ", ".join(family.hyper)
+    hyper = f", {hyper} float32" if hyper else ""
     rows = {
         "lazy": "grad_data[k,d] dtype, grad_indices[k] int64 <n sorted",
         "std": "grad_data[k,d] dtype, grad_indices[k] int64 <n sorted",
@@ -90,16 +100,30 @@ def _optim_kernel(family: OptimFamily) -> KernelDef:
     return KernelDef(
         f"optim_{family.name}",
         f"sparsegen.templates.optim:{family.name}",
-        _GATHER,
+        _ROW_ALONE if family.two_pass else _GATHER,
         ("dtype",),
-        tuple((f, f"(weight[n,d] dtype WRITTEN, {rows[f]}{written}, {hyper} float32)")
+        tuple((f, f"(weight[n,d] dtype WRITTEN, {rows[f]}{written}{hyper})")
               for f in family.functions),
         family.doc,
         ("float16", "float32", "float64"),
+        family.digest,
     )
 
 
+def add_update_kernel(rule: UpdateRule) -> KernelDef:
+    """Register the kernel ``optim_<name>`` of a user's update rule (sparsegen.updates.register);
+    a rule of the same name is replaced, its kernels keyed anew by the rule's digest."""
+    kdef = _optim_kernel(rule)
+    if kdef.name in KERNELS and (rule.name not in RULES or rule.name in _BUILT_IN):
+        raise SparsegenError(f"rule name {rule.name!r}: kernel {kdef.name!r} is a built-in; "
+                             "pick another name")
+    RULES[rule.name] = rule
+    KERNELS[kdef.name] = kdef
+    return kdef
+
+
 _OPTIM_KERNELS = tuple(_optim_kernel(family) for family in OPTIMIZERS)
+_BUILT_IN = frozenset(family.name for family in OPTIMIZERS)
 """Optimizer updates, in place (sparsegen/ops/optim.py runs them)."""
 
 _SORT_BY_COLUMN = (

@@ -114,6 +114,15 @@ _OPTIM_DENSE_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
 }
 """Optimizer updates whose MXNet operator has no row_sparse kernel: dense gradients only (the
 front end, sparsegen/ndarray/optim_ops.py, converts a sparse one first, as MXNet falls back)."""
+
+
+def add_update_rules(name: str) -> None:
+    """The ``<name>_update`` rules of a registered user update rule (sparsegen.updates): every
+    weight and gradient storage type; ``ndarray/optim_run`` makes a row_sparse gradient dense
+    for a rule without ``lazy``."""
+    for weight in ("default", "row_sparse"):
+        for grad in ("default", "row_sparse"):
+            OP_RULES[(f"{name}_update", (weight, grad))] = OpRule(None, "sparsegen.ops.optim:update")
 _RND = "sparsegen.ops.random:"
 _RANDOM_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
     **{(f"_sample_{dist}", ("default",) * arity): OpRule("default", _RND + "sample_arrays")

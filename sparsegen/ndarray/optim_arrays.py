@@ -62,17 +62,26 @@ def check_weight(weight: Any, every_row: bool = True) -> None:
         )
 
 
-def check_arrays(weight: Any, grad: Any, states: tuple[Any, ...]) -> None:
-    """Raise unless weight, grad and states can be updated together (nothing is written)."""
+def check_arrays(weight: Any, grad: Any, states: tuple[Any, ...], row_states: int = 0) -> None:
+    """Raise unless weight, grad and states can be updated together (nothing is written); the
+    last ``row_states`` states are an update rule's row states: dense, one value per row."""
     check_weight(weight)
     check_kinds((("grad", grad), *((f"state {i}", s) for i, s in enumerate(states))))
     dtype = weight._storage.dtype
-    for what, array in (("grad", grad), *((f"state {i}", s) for i, s in enumerate(states))):
-        if array.shape != weight.shape:
+    first_row = len(states) - row_states
+    for i, array in enumerate(states[first_row:], first_row):
+        if array.stype != "default":
+            raise SparsegenError(f"state {i} (a row state) must be dense, got {array.stype}")
+    shaped = (("grad", grad, weight.shape),
+              *((f"state {i}", s, weight.shape if i < first_row else weight.shape[:1])
+                for i, s in enumerate(states)))
+    for what, array, shape in shaped:
+        if array.shape != shape:
             # a row_sparse grad's row ids are in range of its own shape (the format guarantees
             # it), so equal shapes keep every kernel write inside the weight
             raise SparsegenError(
                 f"{what} has shape {array.shape}, the weight has shape {weight.shape}"
+                + (f" (a row state has shape {shape})" if shape != weight.shape else "")
             )
         if array._storage.dtype != dtype:
             raise SparsegenError(

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..params import representable
-from ..templates.optim_families import FAMILIES
+from ..templates.optim_families import RULES
 from .dispatch import invoke, warn_fallback
 from .ndarray import NDArray
 from .optim_arrays import ANY_STORAGE, check_arrays, check_kinds, every_row
@@ -36,7 +36,7 @@ def _stand_ins(op: str, family: str, weight: NDArray, grad: NDArray,
     check_kinds((("weight", weight), ("grad", grad),
                  *((f"state {i}", s) for i, s in enumerate(states))), ANY_STORAGE)
     arrays = (weight, grad, *states)
-    sparse_grad = "lazy" in FAMILIES[family].functions
+    sparse_grad = "lazy" in RULES[family].functions
     if "csr" in (a.stype for a in arrays):
         warn_fallback(op, tuple(a.stype for a in arrays))
         dense = [_dense(a) if a.stype == "csr" or a is grad and a.stype != "default" else a
@@ -58,12 +58,12 @@ def run(op: str, family: str, weight: NDArray, grad: NDArray, states: tuple[NDAr
     run, and csr arrays (updated on dense copies) are written back last.
     """
     w, g, s = _stand_ins(op, family, weight, grad, states)
-    check_arrays(w, g, s)
+    check_arrays(w, g, s, len(RULES[family].row_states))
     limit = np.float16 if w._storage.dtype == np.float16 else np.float32
     for name, value in hyper.items():
         if not name.startswith("clip_"):
             representable(value, f"{op}: {name}", limit)
-    is_lazy = g.stype == "row_sparse" and lazy(w, s)
+    is_lazy = g.stype == "row_sparse" and lazy(w, s[:len(s) - len(RULES[family].row_states)])
     storages = [every_row(a._storage) for a in s]
     invoke(f"{family}_update", (w, g), family=family, states=storages,
            hyper=tuple(hyper.values()), lazy=is_lazy)

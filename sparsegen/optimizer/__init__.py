@@ -20,12 +20,15 @@ from .adadelta import AdaDelta
 from .adagrad import AdaGrad
 from .adam import Adam
 from .adamax import Adamax
+from .adamw import AdamW
 from .base import Optimizer
 from .ftrl import Ftrl
 from .lamb import LAMB
+from .lion import Lion
 from .nadam import Nadam
 from .nag import NAG
 from .rmsprop import RMSProp
+from .rule import RuleOptimizer
 from .sgd import SGD
 from .sgld import SGLD
 from .signum import Signum
@@ -37,4 +40,5 @@ create = Optimizer.create_optimizer
 __all__ = [
     "AdaDelta", "AdaGrad", "Adam", "Adamax", "Ftrl", "LAMB", "NAG", "Nadam", "Optimizer", "RMSProp",
     "SGD", "SGLD", "Signum", "Updater", "create", "get_updater", "register",
+    "AdamW", "Lion", "RuleOptimizer",
 ]

@@ -166,3 +166,14 @@ ROWS = ScheduleSpace(
     apply=_apply_rows,
 )
 """The CUDA schedule for templates whose work is independent per row."""
+
+ROW_ALONE = ScheduleSpace(
+    name="cuda.row_alone",
+    knobs=(
+        Knob("row_threads", (1,), 1, "one thread per row: its reduction pass and its row states "
+             "are shared by no other thread"),
+        *ROWS.knobs[1:],
+    ),
+    apply=_apply_rows,
+)
+"""ROWS with one thread per row: update rules with a row reduction or row states."""

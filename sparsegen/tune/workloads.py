@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from ..templates.optim_families import RULES
+
 Calls = list[tuple[str, tuple[Any, ...]]]
 
 ROWS = {"small": 16, "medium": 4096, "large": 131072}
@@ -134,8 +136,32 @@ def elements(bucket: str) -> int:
     return ROWS[bucket] * COLS
 
 
+def _rule(name: str) -> Callable[[str, int, np.random.Generator], Calls]:
+    """The update of any update rule ``optim_<name>`` (a user's too): its ``lazy`` function on
+    ``n // 8`` random rows (or ``dense``), every hyper-parameter 0.5."""
+    rule = RULES[name]
+
+    def make(dtype: str, n: int, rng: np.random.Generator) -> Calls:
+        arrays = [_values(rng, (n, COLS), dtype) for _ in range(1 + len(rule.states))]
+        arrays += [_values(rng, (n,), dtype) for _ in rule.row_states]
+        hyper = (0.5,) * len(rule.hyper)
+        if "lazy" not in rule.functions:
+            return [("dense", (arrays[0], _values(rng, (n, COLS), dtype), *arrays[1:], *hyper))]
+        ids = np.sort(rng.choice(n, max(1, n // 8), replace=False)).astype(np.int64)
+        grad = _values(rng, (ids.size, COLS), dtype)
+        return [("lazy", (arrays[0], grad, ids, *arrays[1:], *hyper))]
+
+    return make
+
+
 def workload(kernel: str, dtypes: tuple[str, ...], bucket: str, seed: int = 0) -> TuningWorkload:
-    """The tuning inputs of ``kernel`` for ``dtypes`` in ``bucket``."""
+    """The tuning inputs of ``kernel`` for ``dtypes`` in ``bucket`` (any update rule's kernel
+    ``optim_<name>`` has one)."""
     n = ROWS[bucket]
-    calls = MAKERS[kernel](dtypes[0], n, np.random.default_rng(seed))
+    maker = MAKERS.get(kernel)
+    if maker is None and kernel.startswith("optim_") and kernel[len("optim_"):] in RULES:
+        maker = _rule(kernel[len("optim_"):])
+    if maker is None:
+        raise KeyError(kernel)
+    calls = maker(dtypes[0], n, np.random.default_rng(seed))
     return TuningWorkload(f"{kernel}-{n}x{COLS}", bucket, (n, COLS), calls)

@@ -1,0 +1,181 @@
+"""sparsegen.torch against torch's own optimizers on an EmbeddingBag model, and a user-written
+update rule's kernel against the built-in kernel of the same rule.
+
+Model: ``nn.EmbeddingBag(1,000,000, 64, mode="sum", sparse=True)``, batches of 4,096 samples of
+20 ids each, loss ``(bag ** 2).mean()``. Per step, CPU time (``time.thread_time``, one torch and
+one TVM thread) of ``optimizer.step()`` and of the whole step (forward, backward, step), for
+torch.optim.SparseAdam vs sparsegen.torch.Adam(lazy=True) and torch.optim.Adagrad vs
+sparsegen.torch.Adagrad; implementations alternate every round, medians over every step of every
+round. Then the lazy kernels of the built-in rules ``adam`` / ``adagrad`` against the same rules
+written by a user (sparsegen.updates), on one coalesced gradient, interleaved.
+Results: benchmarks/results/torch-embedding.{json,md}.
+
+    PYTHONPATH=. TVM_NUM_THREADS=1 python benchmarks/torch_embedding.py [--rounds 3] [--steps 8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("TVM_NUM_THREADS", "1")
+
+import torch  # noqa: E402
+from tqdm import tqdm  # noqa: E402
+
+import sparsegen.torch as st  # noqa: E402
+import sparsegen.updates as updates  # noqa: E402
+from sparsegen.templates.optim_families import FAMILIES  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+ROWS, WIDTH, BATCH, IDS = 1_000_000, 64, 4096, 20
+INF = float("inf")
+
+OPTIMIZERS = {
+    "torch.optim.SparseAdam": lambda p: torch.optim.SparseAdam(p, lr=1e-3),
+    "sparsegen.torch.Adam(lazy=True)": lambda p: st.Adam(p, lr=1e-3, lazy=True),
+    "torch.optim.Adagrad": lambda p: torch.optim.Adagrad(p, lr=1e-2),
+    "sparsegen.torch.Adagrad": lambda p: st.Adagrad(p, lr=1e-2),
+}
+PAIRS = (("torch.optim.SparseAdam", "sparsegen.torch.Adam(lazy=True)"),
+         ("torch.optim.Adagrad", "sparsegen.torch.Adagrad"))
+
+
+def _cpu() -> str:
+    with open("/proc/cpuinfo", encoding="utf-8") as f:
+        name = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")),
+                    platform.processor())
+    return f"{name}, {os.cpu_count()} cores"
+
+
+def _batches(steps: int) -> list[Any]:
+    gen = torch.Generator().manual_seed(0)
+    return [torch.randint(0, ROWS, (BATCH, IDS), generator=gen) for _ in range(steps)]
+
+
+def _train(name: str, batches: list[Any], bar: Any) -> tuple[list[float], list[float]]:
+    """CPU seconds of each ``optimizer.step()`` and of each whole step."""
+    torch.manual_seed(0)
+    model = torch.nn.EmbeddingBag(ROWS, WIDTH, mode="sum", sparse=True)
+    optimizer = OPTIMIZERS[name](model.parameters())
+    steps, totals = [], []
+    for i, ids in enumerate([batches[0], *batches]):  # one warm-up step (kernel loads, states)
+        start = time.thread_time()
+        optimizer.zero_grad()
+        (model(ids) ** 2).mean().backward()
+        before = time.thread_time()
+        optimizer.step()
+        end = time.thread_time()
+        if i:
+            steps.append(end - before)
+            totals.append(end - start)
+            bar.update(1)
+    return steps, totals
+
+
+def _user_copy(name: str) -> Any:
+    """The built-in rule ``name`` written again by a user (the same function, another name)."""
+    family = FAMILIES[name]
+    return updates.register(updates.define_update(
+        f"user_{name}", family.update, states=family.states, hyper=family.hyper,
+        functions=family.functions))
+
+
+def _kernels(rounds: int, repeats: int, bar: Any) -> dict[str, Any]:
+    """Lazy kernel CPU time, built-in vs user-written, on one coalesced EmbeddingBag gradient."""
+    torch.manual_seed(0)
+    model = torch.nn.EmbeddingBag(ROWS, WIDTH, mode="sum", sparse=True)
+    (model(_batches(1)[0]) ** 2).mean().backward()
+    ids, values = st.coalesce(model.weight.grad, ROWS)
+    weight = model.weight.detach()
+    hyper = {"adam": (1e-3, 0.9, 0.999, 1e-8, 0.0, 1.0, INF), "adagrad": (1e-2, 1e-7, 0.0, 1.0, INF)}
+    out: dict[str, Any] = {}
+    for name, values_h in hyper.items():
+        user = _user_copy(name)
+        states = [torch.zeros_like(weight) for _ in user.states]
+        kernels = {"built-in": updates.kernel(name, "float32", check=False),
+                   "user-written": updates.kernel(user, "float32", check=False)}
+        times: dict[str, list[float]] = {k: [] for k in kernels}
+        for _ in range(rounds):
+            for label, kernel in kernels.items():
+                for _ in range(repeats):
+                    start = time.thread_time()
+                    kernel.lazy(weight, values, ids, *states, *values_h)
+                    times[label].append(time.thread_time() - start)
+                bar.update(1)
+        medians = {k: statistics.median(v) for k, v in times.items()}
+        out[name] = {"seconds": times, "median": medians,
+                     "user_over_builtin": medians["user-written"] / medians["built-in"]}
+    return out
+
+
+def main() -> None:
+    """Run the rounds, write the json and md results."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=8)
+    parser.add_argument("--repeats", type=int, default=20)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    batches = _batches(args.steps)
+    steps: dict[str, list[float]] = {name: [] for name in OPTIMIZERS}
+    totals: dict[str, list[float]] = {name: [] for name in OPTIMIZERS}
+    with tqdm(total=args.rounds * len(OPTIMIZERS) * args.steps, desc="train steps") as bar:
+        for _ in range(args.rounds):
+            for name in OPTIMIZERS:
+                s, t = _train(name, batches, bar)
+                steps[name] += s
+                totals[name] += t
+    with tqdm(total=args.rounds * 4, desc="kernels") as bar:
+        kernels = _kernels(args.rounds, args.repeats, bar)
+    median = {name: {"optimizer_step": statistics.median(steps[name]),
+                     "whole_step": statistics.median(totals[name])} for name in OPTIMIZERS}
+    speedup = {f"{mine} vs {theirs}": {
+        "optimizer_step": median[theirs]["optimizer_step"] / median[mine]["optimizer_step"],
+        "whole_step": median[theirs]["whole_step"] / median[mine]["whole_step"]}
+        for theirs, mine in PAIRS}
+    results = {
+        "workload": f"EmbeddingBag({ROWS}, {WIDTH}, mode='sum', sparse=True), batch {BATCH} x "
+                    f"{IDS} ids, float32; CPU seconds (thread_time), 1 torch + 1 TVM thread",
+        "cpu": _cpu(), "torch": torch.__version__,
+        "caveat": "shared machine: 2 cores used by five engineers at once; CPU time, medians, "
+                  "implementations interleaved",
+        "rounds": args.rounds, "steps_per_round": args.steps,
+        "seconds": {"optimizer_step": steps, "whole_step": totals},
+        "median": median, "speedup": speedup, "kernels": kernels,
+    }
+    out = ROOT / "benchmarks" / "results"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "torch-embedding.json").write_text(json.dumps(results, indent=1) + "\n")
+    lines = [
+        "# sparsegen.torch on an EmbeddingBag model", "",
+        f"{results['workload']}. CPU: {results['cpu']} (32 MB L3). torch {torch.__version__}. "
+        f"{args.rounds} rounds x {args.steps} steps, interleaved; medians.", "",
+        f"Caveat: {results['caveat']}.", "",
+        "| optimizer | optimizer.step() ms | whole step ms |", "|---|---|---|",
+        *(f"| {name} | {m['optimizer_step'] * 1e3:.2f} | {m['whole_step'] * 1e3:.2f} |"
+          for name, m in median.items()),
+        "", "| speedup | optimizer.step() | whole step |", "|---|---|---|",
+        *(f"| {pair} | {s['optimizer_step']:.2f}x | {s['whole_step']:.2f}x |"
+          for pair, s in speedup.items()),
+        "", "User-written rule vs the built-in kernel of the same rule (lazy, one coalesced "
+        f"gradient of {BATCH * IDS} ids, {args.rounds} x {args.repeats} calls "
+        "each, interleaved):", "",
+        "| rule | built-in ms | user-written ms | user / built-in |", "|---|---|---|---|",
+        *(f"| {name} | {k['median']['built-in'] * 1e3:.3f} | "
+          f"{k['median']['user-written'] * 1e3:.3f} | {k['user_over_builtin']:.3f} |"
+          for name, k in kernels.items()),
+        "",
+    ]
+    (out / "torch-embedding.md").write_text("\n".join(lines))
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,57 @@
+"""Defining and registering update rules, and their kernels (the API of sparsegen.updates)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .. import kernels
+from ..cache import forget_choices
+from ..registry import add_update_kernel, kernel_def
+from ..rules import add_update_rules
+from ..templates.optim_families import RULES
+from ..templates.update_rules import FUNCTIONS, UpdateRule, UpdateRuleError, define_update
+
+__all__ = ["define_update", "register", "update_rule", "get_rule", "kernel"]
+
+def register(rule: UpdateRule) -> UpdateRule:
+    """Give ``rule`` its kernel ``optim_<name>`` (``sparsegen.kernels``, export, tuning) and
+    its ``<name>_update`` op (the optimizer path); registering a changed rule of the same name
+    replaces it, and its kernels rebuild (the cache keys on the rule's digest)."""
+    if not isinstance(rule, UpdateRule):
+        raise UpdateRuleError(f"register takes an UpdateRule (define_update), got {rule!r}")
+    replaced = rule.name in RULES
+    add_update_kernel(rule)
+    add_update_rules(rule.name)
+    if replaced:
+        forget_choices()  # the memoised kernels of the old rule
+    return rule
+
+
+def update_rule(name: str | None = None, *, states: Sequence[str] = (),
+                hyper: Sequence[str] = (), row_states: Sequence[str] = (),
+                functions: Sequence[str] = FUNCTIONS,
+                doc: str | None = None) -> Callable[[Callable[..., Any]], UpdateRule]:
+    """Decorator: ``define_update`` and ``register`` the function (named after it by default)."""
+
+    def decorate(update: Callable[..., Any]) -> UpdateRule:
+        return register(define_update(name or update.__name__, update, states=states,
+                                      hyper=hyper, row_states=row_states, functions=functions,
+                                      doc=doc))
+
+    return decorate
+
+
+def get_rule(name: str) -> UpdateRule:
+    """The registered rule ``name`` (a built-in optimizer family or a user rule)."""
+    if name not in RULES:
+        raise UpdateRuleError(f"no update rule {name!r}; registered: {sorted(RULES)}")
+    return RULES[name]
+
+
+def kernel(rule: UpdateRule | str, dtype: str, **options: Any) -> Any:
+    """The rule's kernel bound to ``dtype`` (``sparsegen.kernels.get``: compiled or loaded now;
+    ``options``: ``target``, ``config``, ``check``)."""
+    name = rule.name if isinstance(rule, UpdateRule) else get_rule(rule).name
+    kernel_def(f"optim_{name}")
+    return kernels.get(f"optim_{name}", dtype, **options)

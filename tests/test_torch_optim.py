@@ -1,0 +1,243 @@
+"""sparsegen.torch: each optimizer against torch's own (SGD, Adam, SparseAdam, AdamW, Adagrad)
+or a numpy oracle (RowWiseAdagrad, Ftrl, Lion) on Embedding / EmbeddingBag models with sparse
+and dense gradients; in place without copies; state_dict round trips, parameter groups, lr
+schedulers; coalescing against torch's coalesce."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+torch = pytest.importorskip("torch")
+
+import sparsegen.torch as sgt  # noqa: E402
+from sparsegen.errors import SparsegenError  # noqa: E402
+
+ROWS, WIDTH = 40, 6
+
+PAIRS = {
+    "sparse_adam": (lambda p: torch.optim.SparseAdam(p, lr=0.01),
+                    lambda p: sgt.Adam(p, lr=0.01, lazy=True), True),
+    "adam": (lambda p: torch.optim.Adam(p, lr=0.01, weight_decay=0.1),
+             lambda p: sgt.Adam(p, lr=0.01, weight_decay=0.1), False),
+    "adamw": (lambda p: torch.optim.AdamW(p, lr=0.01, weight_decay=0.05),
+              lambda p: sgt.AdamW(p, lr=0.01, weight_decay=0.05), False),
+    "adagrad_sparse": (lambda p: torch.optim.Adagrad(p, lr=0.1, lr_decay=0.01,
+                                                     initial_accumulator_value=0.1),
+                       lambda p: sgt.Adagrad(p, lr=0.1, lr_decay=0.01,
+                                             initial_accumulator_value=0.1), True),
+    "adagrad_dense": (lambda p: torch.optim.Adagrad(p, lr=0.1, weight_decay=0.1),
+                      lambda p: sgt.Adagrad(p, lr=0.1, weight_decay=0.1), False),
+    "sgd_momentum": (lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9, dampening=0.1,
+                                               weight_decay=0.01),
+                     lambda p: sgt.SGD(p, lr=0.1, momentum=0.9, dampening=0.1,
+                                       weight_decay=0.01), False),
+    "sgd_nesterov": (lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9, nesterov=True),
+                     lambda p: sgt.SGD(p, lr=0.1, momentum=0.9, nesterov=True), False),
+    "sgd_sparse": (lambda p: torch.optim.SGD(p, lr=0.1), lambda p: sgt.SGD(p, lr=0.1), True),
+}
+
+
+def _models(sparse: bool, bag: bool, dtype: torch.dtype) -> tuple[object, object]:
+    torch.manual_seed(1)
+    make = (lambda: torch.nn.EmbeddingBag(ROWS, WIDTH, mode="sum", sparse=sparse)) if bag \
+        else (lambda: torch.nn.Embedding(ROWS, WIDTH, sparse=sparse))
+    a, b = make().to(dtype), make().to(dtype)
+    b.weight.data.copy_(a.weight.data)
+    return a, b
+
+
+@pytest.mark.parametrize("name", sorted(PAIRS))
+@given(data=st.data())
+def test_matches_torch(name: str, data) -> None:
+    """Three steps of a model trained by torch's optimizer and by sparsegen.torch's agree."""
+    make_ref, make_mine, sparse = PAIRS[name]
+    bag = data.draw(st.booleans())
+    dtype = data.draw(st.sampled_from([torch.float32, torch.float64]))
+    a, b = _models(sparse, bag, dtype)
+    ref, mine = make_ref(a.parameters()), make_mine(b.parameters())
+    gen = torch.Generator().manual_seed(data.draw(st.integers(0, 2**16)))
+    for _ in range(3):
+        count = data.draw(st.integers(1, 30))
+        ids = torch.randint(0, ROWS, (count, 3) if bag else (count,), generator=gen)
+        for model, opt in ((a, ref), (b, mine)):
+            opt.zero_grad()
+            (model(ids) ** 2).sum().backward()
+            opt.step()
+    # the kernels' hyper-parameters are float32 (as MXNet's operators'): float64 weights see
+    # them rounded, a relative 1e-7 per step
+    torch.testing.assert_close(b.weight, a.weight, rtol=1e-5, atol=1e-6)
+
+
+def _numpy_run(oracle, weight, grads, state):
+    for ids, g in grads:
+        oracle(weight, ids, g, state)
+
+
+def _lion_oracle(lr, b1, b2, wd):
+    def step(w, ids, g, state):
+        m = state.setdefault("m", np.zeros_like(w))
+        rows = np.unique(ids)
+        dense = np.zeros_like(w)
+        np.add.at(dense, ids, g)
+        c = dense[rows]
+        w[rows] -= lr * (np.sign(b1 * m[rows] + (1 - b1) * c) + wd * w[rows])
+        m[rows] = b2 * m[rows] + (1 - b2) * c
+    return step
+
+
+def _rowwise_oracle(lr, eps):
+    def step(w, ids, g, state):
+        h = state.setdefault("h", np.zeros(len(w)))
+        rows = np.unique(ids)
+        dense = np.zeros_like(w)
+        np.add.at(dense, ids, g)
+        c = dense[rows]
+        h[rows] += (c * c).mean(axis=1)
+        w[rows] -= lr * c / (np.sqrt(h[rows])[:, None] + eps)
+    return step
+
+
+def _ftrl_oracle(lr, l1, beta, wd):
+    def step(w, ids, g, state):
+        z = state.setdefault("z", np.zeros_like(w))
+        n = state.setdefault("n", np.zeros_like(w))
+        rows = np.unique(ids)
+        dense = np.zeros_like(w)
+        np.add.at(dense, ids, g)
+        c = dense[rows]
+        z[rows] += c - (np.sqrt(n[rows] + c * c) - np.sqrt(n[rows])) * w[rows] / lr
+        n[rows] += c * c
+        zr = z[rows]
+        w[rows] = (np.sign(zr) * l1 - zr) / ((beta + np.sqrt(n[rows])) / lr + wd) \
+            * (np.abs(zr) > l1)
+    return step
+
+
+ORACLES = {
+    "lion": (lambda p: sgt.Lion(p, lr=0.01, betas=(0.9, 0.99), weight_decay=0.01),
+             _lion_oracle(0.01, 0.9, 0.99, 0.01)),
+    "rowwise_adagrad": (lambda p: sgt.RowWiseAdagrad(p, lr=0.1, eps=1e-6),
+                        _rowwise_oracle(0.1, 1e-6)),
+    "ftrl": (lambda p: sgt.Ftrl(p, lr=0.1, lamda1=0.01, beta=1.0, wd=0.01),
+             _ftrl_oracle(0.1, 0.01, 1.0, 0.01)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ORACLES))
+def test_matches_numpy(name: str) -> None:
+    """Lazy updates from Embedding's sparse gradients (repeated ids summed) against numpy."""
+    make, oracle = ORACLES[name]
+    torch.manual_seed(0)
+    model = torch.nn.Embedding(ROWS, WIDTH, sparse=True).double()
+    weight = model.weight.detach().numpy().copy()
+    opt = make(model.parameters())
+    state: dict = {}
+    gen = torch.Generator().manual_seed(5)
+    for _ in range(4):
+        ids = torch.randint(0, ROWS, (25,), generator=gen)
+        opt.zero_grad()
+        out = model(ids)
+        (out ** 2).sum().backward()
+        oracle(weight, ids.numpy(), 2 * out.detach().numpy(), state)
+        opt.step()
+        np.testing.assert_allclose(model.weight.detach().numpy(), weight, rtol=1e-6,
+                                   atol=1e-8)  # float32 hyper-parameters
+
+
+def test_updates_in_place_without_copies() -> None:
+    """The parameter's storage is the one the kernel wrote (no copy in or out)."""
+    model = torch.nn.Embedding(ROWS, WIDTH, sparse=True)
+    pointer = model.weight.data_ptr()
+    before = model.weight.detach().clone()
+    opt = sgt.Adam(model.parameters(), lr=0.1, lazy=True)
+    model(torch.tensor([1, 2, 2])).sum().backward()
+    opt.step()
+    assert model.weight.data_ptr() == pointer
+    changed = (model.weight.detach() != before).any(dim=1)
+    assert changed.nonzero().flatten().tolist() == [1, 2]
+
+
+def test_param_groups_and_lr_schedulers() -> None:
+    """Each group steps with its own lr, and a scheduler's lr reaches the kernel (SGD:
+    ``weight -= lr * grad``, the gradient of ``sum`` counting each id's occurrences)."""
+    a, b = torch.nn.Embedding(ROWS, WIDTH, sparse=True), torch.nn.Embedding(ROWS, WIDTH)
+    opt = sgt.SGD([{"params": a.parameters(), "lr": 0.5}, {"params": b.parameters()}], lr=0.1)
+    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5)
+    ids = torch.tensor([3, 4, 4])
+    for lrs in ((0.5, 0.1), (0.25, 0.05)):
+        before = a.weight.detach().clone(), b.weight.detach().clone()
+        opt.zero_grad()
+        (a(ids).sum() + b(ids).sum()).backward()
+        opt.step()
+        sched.step()
+        for model, old, lr in zip((a, b), before, lrs):
+            delta = (old - model.weight.detach())[[3, 4]]
+            torch.testing.assert_close(delta[:, 0], torch.tensor([1.0, 2.0]) * lr)
+
+
+def test_state_dict_continues_identically() -> None:
+    """Two optimizers, one restored from the other's state_dict, step to the same weights."""
+    torch.manual_seed(0)
+    a = torch.nn.Embedding(ROWS, WIDTH, sparse=True)
+    opt = sgt.Adagrad(a.parameters(), lr=0.1)
+    for ids in ([1, 2], [2, 5]):
+        opt.zero_grad()
+        a(torch.tensor(ids)).sum().backward()
+        opt.step()
+    b = torch.nn.Embedding(ROWS, WIDTH, sparse=True)
+    b.load_state_dict(a.state_dict())
+    restored = sgt.Adagrad(b.parameters(), lr=0.1)
+    restored.load_state_dict(copy.deepcopy(opt.state_dict()))  # as torch.save / torch.load
+    for model, o in ((a, opt), (b, restored)):
+        o.zero_grad()
+        model(torch.tensor([2, 7])).sum().backward()
+        o.step()
+    torch.testing.assert_close(a.weight, b.weight, rtol=0, atol=0)
+
+
+@given(data=st.data())
+def test_coalesce_matches_torch(data) -> None:
+    """Sorted unique rows, repeated rows summed (generated kernels) as torch's coalesce."""
+    count = data.draw(st.integers(0, 60))
+    rows = data.draw(st.integers(1, 30))
+    gen = torch.Generator().manual_seed(data.draw(st.integers(0, 2**16)))
+    ids = torch.randint(0, rows, (count,), generator=gen)
+    values = torch.randn(count, 4, generator=gen, dtype=torch.float64)
+    grad = torch.sparse_coo_tensor(ids[None], values, (rows, 4))
+    got_ids, got_values = sgt.coalesce(grad, rows)
+    want = grad.coalesce()
+    np.testing.assert_array_equal(np.asarray(got_ids), want.indices()[0].numpy())
+    np.testing.assert_allclose(np.asarray(got_values), want.values().numpy(), rtol=1e-12)
+
+
+def test_bad_arguments_are_refused() -> None:
+    model = torch.nn.Embedding(ROWS, WIDTH, sparse=True)
+    with pytest.raises(SparsegenError, match="lr"):
+        sgt.Adam(model.parameters(), lr=-1)
+    with pytest.raises(SparsegenError, match="betas"):
+        sgt.Adam(model.parameters(), betas=(0.9, 1.5))
+    with pytest.raises(SparsegenError, match="needs hyper-parameters"):
+        sgt.RuleOptimizer(model.parameters(), "lion", lr=0.1)
+    grad = torch.sparse_coo_tensor(torch.tensor([[0, ROWS + 3]]), torch.ones(2, WIDTH),
+                                   (ROWS + 5, WIDTH))
+    with pytest.raises(SparsegenError, match="row ids"):
+        sgt.coalesce(grad, ROWS)
+
+
+def test_any_rule_as_a_torch_optimizer() -> None:
+    """RuleOptimizer runs a user rule with hyper-parameters from the param group."""
+    import sparsegen.updates as U
+
+    rule = U.register(U.define_update(
+        "torch_test_decay", lambda x, h, g, f: x.weight * (f.one - h.decay) - h.lr * g,
+        hyper=("lr", "decay")))
+    w = torch.nn.Parameter(torch.ones(3, 2))
+    opt = sgt.RuleOptimizer([w], rule, lr=0.5, decay=0.25)
+    w.grad = torch.full((3, 2), 2.0)
+    opt.step()
+    torch.testing.assert_close(w.detach(), torch.full((3, 2), 0.75 - 1.0))
