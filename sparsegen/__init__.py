@@ -8,8 +8,7 @@ import importlib as _importlib
 
 from . import (autograd, base, callback, context, gluon, initializer, interop, io, kernels,
                kvstore, lr_scheduler, metric, model, module, name, ndarray, operator,
-               optimizer, random, symbol)
-from . import updates
+               optimizer, random, symbol, updates)
 from ._version import __version__
 from .attribute import AttrScope
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
