@@ -143,6 +143,8 @@ _NN_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
        for stypes in (_DENSE1, _DENSE2)},
     ("Activation", _DENSE1): OpRule("default", _NN + "layers:activation"),
     ("softmax", _DENSE1): OpRule("default", _NN + "layers:softmax"),
+    ("_sigmoid_bce", _DENSE2): OpRule("default", _NN + "layers:sigmoid_bce"),
+    ("_sigmoid_bce_grad", _DENSE3): OpRule("default", _NN + "layers:sigmoid_bce_grad"),
     ("sort", _DENSE1): OpRule("default", _NN + "sort:sort"),
     ("argsort", _DENSE1): OpRule("default", _NN + "sort:argsort"),
     ("topk", _DENSE1): OpRule("default", _NN + "sort:topk"),
