@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import platform
 import statistics
 import time
 from collections.abc import Callable
@@ -11,6 +12,17 @@ from pathlib import Path
 from typing import Any
 
 Runner = Callable[[], Any]
+
+
+def cpu_name() -> str:
+    """The CPU's model name (``/proc/cpuinfo``), else what ``platform`` says."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
 
 
 @dataclass
