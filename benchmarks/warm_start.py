@@ -3,8 +3,9 @@
 Each sample is a new ``python -c`` process (interpreter start included) timed by the wall clock
 from the parent and by the child's CPU time (``RUSAGE_CHILDREN``). The kernel is loaded from
 the cache (one untimed process builds it first). For comparison, the same process with
-``import ml_dtypes`` first: what every process paid while tvm_ffi imported it. Rounds alternate
-the two; medians go to benchmarks/results/warm-start.{json,md}.
+``import ml_dtypes`` first: what every process paid while tvm_ffi imported it; and a process
+that imports numpy alone (the interpreter's and numpy's share). Rounds alternate the kinds;
+medians go to benchmarks/results/warm-start.{json,md}.
 
     PYTHONPATH=. python benchmarks/warm_start.py [--rounds 15]
 """
@@ -40,7 +41,8 @@ import sys
 print(sorted(m for m in ("ml_dtypes", "torch", "tvm", "scipy") if m in sys.modules))
 """
 
-KINDS = {"sparsegen": STEP, "sparsegen after import ml_dtypes": "import ml_dtypes\n" + STEP}
+KINDS = {"sparsegen": STEP, "sparsegen after import ml_dtypes": "import ml_dtypes\n" + STEP,
+         "python -c 'import numpy' (the floor)": "import numpy\nprint([])"}
 
 
 def one(code: str, env: dict[str, str]) -> tuple[float, float, str]:
@@ -78,7 +80,7 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / "warm-start.json").write_text(json.dumps(result, indent=2) + "\n")
     lines = ["# Warm start: a fresh process imports sparsegen and runs one cached SGD step", "",
-             f"CPU: {result['cpu']}; {args.rounds} rounds alternating the two kinds, each a new "
+             f"CPU: {result['cpu']}; {args.rounds} rounds alternating the kinds, each a new "
              "`python -c` process (interpreter start included), TVM_NUM_THREADS=1. The machine "
              "is shared: the wall clock includes waiting for a core and the disk; CPU time is "
              "the steadier figure.", "",
