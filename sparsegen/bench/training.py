@@ -240,12 +240,16 @@ def run(config: Config, threads: int, mxnet: str | None = MXNET_PYTHON,
     }
 
 
+def _threads(count: int) -> str:
+    return f"{count} thread{'' if count == 1 else 's'}"
+
+
 def markdown(result: dict[str, Any]) -> str:
     """The result as a table, with the ratios to the fastest peer and the caveats."""
     wall, cpu = result["samples_per_s"], result["samples_per_cpu_s"]
     config, split = result["config"], result["sparsegen_cpu_ms_per_step_1_thread"]
     lines = [f"# Gluon sparse training: {result['model']}", "",
-             f"CPU: {result['cpu']} ({result['threads']} threads); {config['rounds']} rounds of "
+             f"CPU: {result['cpu']} ({_threads(result['threads'])}); {config['rounds']} rounds of "
              f"{config['steps']} timed steps each after {config['warmup']} warm-up steps, "
              "implementations alternating, each run a fresh process. The machine is shared: "
              "wall-clock figures move with the other load; the CPU-time figures (samples per "
@@ -283,7 +287,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
     ax.set_xticks([i + 0.2 for i in range(len(names))])
     ax.set_xticklabels(names)
     ax.set_ylabel("samples per second (higher is better)")
-    ax.set_title(f"Gluon sparse training, {result['cpu']}, {result['threads']} threads "
+    ax.set_title(f"Gluon sparse training, {result['cpu']}, {_threads(result['threads'])} "
                  "(shared machine)", fontsize=8)
     ax.legend(fontsize=8)
     fig.tight_layout()
