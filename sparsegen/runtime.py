@@ -47,8 +47,8 @@ RUNTIME_DIR_VARIABLE = "SPARSEGEN_TVM_RUNTIME_DIR"
 
 def register_ml_dtypes() -> None:
     """Give tvm_ffi's numpy dtype table the ml_dtypes entries its import skipped (ml_dtypes was
-    hidden then), as tvm_ffi itself registers them; the compiler calls it, since TVM imports
-    ml_dtypes anyway."""
+    hidden then), as tvm_ffi itself registers them; called once the compiler is imported
+    (``cache._compiler``), since TVM imports ml_dtypes anyway."""
     if "ml_dtypes" not in _HIDDEN:
         return
     import ml_dtypes
