@@ -1,23 +1,14 @@
-"""What the benchmarks that compare implementations in fresh processes share: one run of a
-program in a new interpreter (the numbers on its last output line), rounds of runs alternating
-between implementations (with a progress bar), and the CPU's name for the results."""
+"""Rounds of fresh-process runs alternating between implementations (with a progress bar), for
+the benchmarks that compare implementations in fresh processes; one run and the CPU's name
+come from sparsegen.bench.harness."""
 
 from __future__ import annotations
 
-import platform
-import subprocess
 from collections.abc import Callable
-from pathlib import Path
 
 from tqdm import tqdm
 
-
-def one_run(python: str, code: str, env: dict[str, str]) -> list[float]:
-    """The numbers a fresh ``python -c code`` prints on its last line of output."""
-    out = subprocess.run([python, "-c", code], env=env, capture_output=True, text=True)
-    if out.returncode != 0:
-        raise RuntimeError(f"{python} failed:\n{out.stderr[-3000:]}")
-    return [float(v) for v in out.stdout.strip().splitlines()[-1].split()]
+from sparsegen.bench.harness import cpu_name, fresh_run as one_run
 
 
 def alternate(runs: dict[str, tuple[str, str]], rounds: int, env: dict[str, str],
@@ -33,14 +24,3 @@ def alternate(runs: dict[str, tuple[str, str]], rounds: int, env: dict[str, str]
                 bar.write(f"round {r + 1}/{rounds} {name}: {describe(name, results[name][-1])}")
                 bar.update()
     return results
-
-
-def cpu_name() -> str:
-    """The CPU model from /proc/cpuinfo (the platform's processor string without it)."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()

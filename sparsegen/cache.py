@@ -40,6 +40,8 @@ def _compiler(key: KernelKey, directory: Path) -> Any:
     ``tvm`` package) gets ``CompilerMissingError`` naming the kernel instead."""
     try:
         from . import compiler
+
+        runtime.register_ml_dtypes()  # TVM has imported ml_dtypes: tvm_ffi gets its entries
     except ModuleNotFoundError as err:
         if (err.name or "").split(".")[0] != "tvm":
             raise

@@ -179,9 +179,31 @@ def _tune(args: argparse.Namespace) -> int:
     return 0 if len(outcomes) == len(kernels) * len(args.dtype) * len(args.buckets) else 1
 
 
+def _bench_training(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .bench import training
+    from .config import num_threads
+
+    config = training.Config.quick() if args.quick else training.Config()
+    config = training.Config(**{**config.__dict__, **{k: getattr(args, k) for k in
+                                                      ("rounds", "steps", "warmup")
+                                                      if getattr(args, k) is not None}})
+    out = Path(args.out or "benchmarks/results")
+    out.mkdir(parents=True, exist_ok=True)  # fails now, not after the benchmarks ran
+    mxnet = training.MXNET_PYTHON if args.mxnet is None else args.mxnet
+    result = training.run(config, num_threads(), None if mxnet == "none" else mxnet)
+    paths = training.write(result, out)
+    print(training.markdown(result))
+    print("wrote " + ", ".join(str(p) for p in paths))
+    return 0
+
+
 def _bench(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    if args.training:
+        return _bench_training(args)
     if args.distributed:
         from .bench import dist
 
@@ -308,6 +330,16 @@ def parser() -> argparse.ArgumentParser:
     bench.add_argument("--out", help="output directory (default: benchmarks/results, "
                                      "or benchmarks/results/gpu for --target gpu)")
     bench.add_argument("--quick", action="store_true", help="small sizes, few repeats")
+    bench.add_argument("--training", action="store_true",
+                       help="the Gluon sparse training benchmark (sparsegen, MXNet 1.9.1, "
+                            "PyTorch) into gluon-train.{json,md,png}")
+    for knob, what in (("rounds", "rounds per implementation (default 3)"),
+                       ("steps", "timed steps per run (default 60)"),
+                       ("warmup", "untimed steps first (default 10)")):
+        bench.add_argument(f"--{knob}", type=_positive_int, help=f"--training: {what}")
+    bench.add_argument("--mxnet", help="--training: a Python with mxnet==1.9.1 (default "
+                                       "/work/mxvenv/bin/python; 'none' or a missing path: no "
+                                       "MXNet run)")
     bench.add_argument("--distributed", action="store_true",
                        help="the dist_sync kvstore against dense all_reduce, 1, 2 and 4 workers "
                             "on loopback (benchmarks/results/dist-kvstore.*)")

@@ -268,11 +268,15 @@ def empty_like(like: Any, shape: tuple[int, ...], dtype: Any) -> Any:
     return allocated(lambda: np.empty(shape, dtype), tuple(shape), np.dtype(dtype))
 
 
+_ADDRESSABLE = int(np.iinfo(np.intp).max)
+"""The most bytes (and elements along one axis) a dense array can have."""
+
+
 def check_allocation(shape: tuple[int, ...], dtype: np.dtype, what: str = "shape") -> None:
     """Raise ``MXNetError`` when a dense array of ``shape`` cannot be addressed in memory."""
-    limit = np.iinfo(np.intp).max
+    limit = _ADDRESSABLE
     nbytes = math.prod(shape) * dtype.itemsize
-    if nbytes > limit or any(d > limit for d in shape):
+    if nbytes > limit or (shape and max(shape) > limit):
         raise SparsegenError(
             f"{what} {shape} is too large for a dense {dtype.name} array "
             f"({math.prod(shape)} elements, {nbytes} bytes; the limit is {limit} bytes)"
@@ -361,8 +365,14 @@ def colocate(values: Any, reference: Any) -> Any:
 def place(storage: Any, device: Any, fresh: bool = False) -> Any:
     """``storage`` (a buffer or format dataclass) with its buffers in ``device``'s memory
     (``None``: host numpy). Buffers already there are kept unless ``fresh``."""
-    if not fresh and all(_is_on(b, device) for b in buffers(storage)):
-        return storage
+    if not fresh:
+        if device is None and isinstance(storage, np.ndarray):
+            return storage
+        for buffer in buffers(storage):  # a loop: a generator costs more on small arrays
+            if not _is_on(buffer, device):
+                break
+        else:
+            return storage
 
     def move(buffer: Any) -> Any:
         if not fresh and _is_on(buffer, device):

@@ -427,10 +427,13 @@ _NN_KERNELS = (
             *((fn, f"({_NN_PRE}, t float64, out[pre,n,post] dtype WRITTEN)")
               for fn in ("softmax", "log_softmax")),
             *((fn, _FLAT_MAP) for fn in ("softrelu", "softsign")),
+            ("sigmoid_bce", "(x[n] dtype, z[n] dtype, out[n] dtype WRITTEN)"),
+            ("sigmoid_bce_grad", "(g[n] dtype, x[n] dtype, z[n] dtype, out[n] dtype WRITTEN)"),
             ("bias", "(x[m,n] dtype WRITTEN, b[n] dtype)"),
         ),
         "softmax / log_softmax of each line of an axis (a block per line), Activation's "
-        "softrelu / softsign, FullyConnected's bias added in place",
+        "softrelu / softsign, the sigmoid cross entropy of logits and its gradient, "
+        "FullyConnected's bias added in place",
         _FLOAT_DTYPES,
     ),
     KernelDef(

@@ -4,7 +4,9 @@ one reader. Rules change no binary, so this module is not in the kernel cache's 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from .registry import (COMPARE_OPS, ELEMWISE_SCALAR_OPS, ELEMWISE_UNARY_DENSE,
@@ -19,9 +21,15 @@ class OpRule:
     output_stype: str | None  # None: no array result (the op writes its inputs, or checks them)
     implementation: str  # "module:function" of the storage-level op (sparsegen.ops, device)
 
+    @cached_property
+    def function(self) -> Callable[..., Any]:
+        """The storage-level implementation, imported on first use (then kept: a call pays no
+        import lookup)."""
+        return resolve(self.implementation)
+
     def run(self, *args: Any, **kwargs: Any) -> Any:
         """Call the storage-level implementation."""
-        return resolve(self.implementation)(*args, **kwargs)
+        return self.function(*args, **kwargs)
 
 
 VARIADIC = "..."
@@ -152,6 +160,8 @@ _NN_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
        for stypes in (_DENSE1, _DENSE2)},
     ("Activation", _DENSE1): OpRule("default", _NN + "layers:activation"),
     ("softmax", _DENSE1): OpRule("default", _NN + "layers:softmax"),
+    ("_sigmoid_bce", _DENSE2): OpRule("default", _NN + "layers:sigmoid_bce"),
+    ("_sigmoid_bce_grad", _DENSE3): OpRule("default", _NN + "layers:sigmoid_bce_grad"),
     ("sort", _DENSE1): OpRule("default", _NN + "sort:sort"),
     ("argsort", _DENSE1): OpRule("default", _NN + "sort:argsort"),
     ("topk", _DENSE1): OpRule("default", _NN + "sort:topk"),

@@ -25,22 +25,38 @@ import numpy as np
 
 # tvm_ffi imports torch (about 2 s) whenever it is installed, and may JIT-build a DLPack
 # extension for it, at import time; kernels take torch tensors through the standard DLPack
-# protocol without either, so torch is hidden while tvm_ffi loads (unless already imported).
+# protocol without either. It also imports ml_dtypes (0.7.0: about 0.8 s of CPU) for numpy
+# dtypes no kernel here uses (bfloat16, float8). Both are hidden while tvm_ffi loads (unless
+# already imported): a process that runs cached kernels never pays for them.
 os.environ.setdefault("TVM_FFI_DISABLE_TORCH_C_DLPACK", "1")
-_HIDE_TORCH = "torch" not in sys.modules
-if _HIDE_TORCH:
-    sys.modules["torch"] = None  # type: ignore[assignment]  # `import torch` raises ImportError
+_HIDDEN = [name for name in ("torch", "ml_dtypes") if name not in sys.modules]
+for _name in _HIDDEN:
+    sys.modules[_name] = None  # type: ignore[assignment]  # `import <name>` raises ImportError
 try:
     import tvm_ffi  # noqa: E402
 finally:
-    if _HIDE_TORCH:
-        del sys.modules["torch"]
+    for _name in _HIDDEN:
+        del sys.modules[_name]
 
 from .config import num_threads  # noqa: E402
 from .errors import SparsegenError  # noqa: E402
 from .files import process_dir  # noqa: E402
 
 RUNTIME_DIR_VARIABLE = "SPARSEGEN_TVM_RUNTIME_DIR"
+
+
+def register_ml_dtypes() -> None:
+    """Give tvm_ffi's numpy dtype table the ml_dtypes entries its import skipped (ml_dtypes was
+    hidden then), as tvm_ffi itself registers them; called once the compiler is imported
+    (``cache._compiler``), since TVM imports ml_dtypes anyway."""
+    if "ml_dtypes" not in _HIDDEN:
+        return
+    import ml_dtypes
+
+    table = tvm_ffi.dtype._NUMPY_DTYPE_TO_STR
+    for name in ("bfloat16", "float8_e4m3fn", "float8_e5m2", "float4_e2m1fn"):
+        if hasattr(ml_dtypes, name):
+            table.setdefault(np.dtype(getattr(ml_dtypes, name)), name)
 VERSION_FILE = "TVM_VERSION"
 
 

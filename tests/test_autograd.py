@@ -522,3 +522,47 @@ def test_every_differentiable_rule_is_an_op_the_registry_knows():
 
     ops = {key[0].split("->")[0] for key in OP_RULES} | set(COMPOSED_OPS) | {"_getitem_advanced"}  # NDArray[...]
     assert set(RULES) <= ops, sorted(set(RULES) - ops)
+
+
+def _rsp_variable(rows: list[int], shape=(6, 3)):
+    x = np.zeros(shape, np.float32)
+    x[rows] = np.arange(1, len(rows) * shape[1] + 1, dtype=np.float32).reshape(len(rows), -1)
+    v = mx.nd.array(x).tostype("row_sparse")
+    v.attach_grad(stype="row_sparse")
+    return v, x
+
+
+def test_a_fresh_row_sparse_gradient_moves_into_its_buffer_and_a_shared_one_is_copied():
+    csr = scipy.sparse.random(5, 7, density=0.4, format="csr", dtype=np.float32, random_state=3)
+    w = mx.nd.array(np.ones((7, 3), np.float32))
+    w.attach_grad(stype="row_sparse")
+    head = np.arange(15, dtype=np.float32).reshape(5, 3)
+    with autograd.record():
+        y = mx.nd.sparse.dot(mx.nd.sparse.csr_matrix(csr), w)
+    y.backward(mx.nd.array(head))
+    assert w.grad.stype == "row_sparse"
+    np.testing.assert_allclose(w.grad.asnumpy(), csr.T @ head, rtol=1e-6)
+    # one gradient array reaches two variables, and the head gradient is the user's: each
+    # buffer gets its own copy, sharing memory with neither the other nor the user's array
+    a, xa = _rsp_variable([1, 4])
+    b, xb = _rsp_variable([1, 4])
+    given = mx.nd.array(np.full((6, 3), 2.0, np.float32)).tostype("row_sparse")
+    with autograd.record():
+        s = a + b
+    s.backward(given)
+    buffers = [a.grad._storage.data, b.grad._storage.data, given._storage.data]
+    assert not any(np.shares_memory(p, q) for i, p in enumerate(buffers) for q in buffers[i + 1:])
+    for v in (a, b):
+        np.testing.assert_allclose(v.grad.asnumpy(), np.full((6, 3), 2.0))
+    np.testing.assert_allclose(given.asnumpy(), np.full((6, 3), 2.0))
+
+
+def test_a_gradient_the_user_holds_is_copied_into_the_buffer():
+    v, x = _rsp_variable([0, 2, 5])
+    head = mx.nd.array(np.ones((6, 3), np.float32)).tostype("row_sparse")
+    other = mx.nd.sparse.zeros("row_sparse", (6, 3))
+    with autograd.record():
+        y = v + other  # add's gradient rule hands the head gradient itself on
+    y.backward(head)
+    assert not np.shares_memory(v.grad._storage.data, head._storage.data)
+    np.testing.assert_allclose(v.grad.asnumpy(), np.ones((6, 3)))

@@ -1,4 +1,4 @@
-"""The sparsegen command: demo, info, build and cache."""
+"""The sparsegen command: demo, info, build, bench and cache."""
 
 import json
 import os
@@ -60,6 +60,24 @@ def test_bench_quick_writes_its_files(tmp_path, capsys):
     table = (tmp_path / "results.md").read_text()
     assert "| W1 " in table and "of bandwidth" in table
     assert (tmp_path / "results.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_bench_training_on_a_tiny_model(tmp_path, capsys):
+    assert main(["bench", "--training", "--quick", "--steps", "2", "--mxnet", "none",
+                 "--out", str(tmp_path)]) == 0
+    result = json.loads((tmp_path / "gluon-train.json").read_text())
+    assert result["config"]["features"] == 10_000 and result["config"]["steps"] == 2
+    names = set(result["samples_per_s"])
+    assert "sparsegen" in names and "MXNet 1.9.1" not in names
+    assert names == set(result["samples_per_cpu_s"]) == set(result["peak_rss_mb"])
+    assert all(v > 0 for v in result["samples_per_s"].values())
+    split = result["sparsegen_cpu_ms_per_step_1_thread"]
+    assert split["kernels"] > 0 and split["python"] > 0
+    assert abs(split["kernels"] + split["python"] - split["total"]) < 1e-9
+    table = (tmp_path / "gluon-train.md").read_text()
+    assert "| sparsegen |" in table and "samples per CPU-second" in table
+    assert (tmp_path / "gluon-train.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "wrote " in capsys.readouterr().out
 
 
 def test_bench_rejects_unknown_workloads(capsys):

@@ -33,6 +33,8 @@ TOLERANCE = {"float16": 2e-3, "float32": 1e-5, "float64": 1e-9}
 
 NOT_DIFFERENTIABLE = {
     "_shuffle": "MXNet 1.9.1: 'Operator _shuffle is non-differentiable' (no FGradient)",
+    "_sigmoid_bce_grad": "the backward kernel of the fused sigmoid cross entropy (first order "
+                         "only, as MXNet's _backward_* ops)",
 }
 """Recordable ops MXNet 1.9.1 does not differentiate: backward through them raises."""
 

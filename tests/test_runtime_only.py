@@ -147,3 +147,44 @@ def test_tuning_times_the_prebuilt_candidates_without_the_compiler(fresh_cache, 
     # whether tvm is installed, which the import blocker here would answer with an error)
     report = _cli(["info", "--tuning"], fresh_cache.directory, runtime_folder, compiler=True)
     assert f"llvm-x86-64-v3     retain             float32  small   user     {best}" in report
+
+
+CACHED_STEP = """
+    import sys
+    import numpy as np
+    import sparsegen as mx
+    w = mx.nd.array(np.ones((8, 2), np.float32))
+    g = mx.nd.sparse.row_sparse_array((np.ones((1, 2), np.float32), np.array([3])), shape=(8, 2))
+    opt = mx.optimizer.SGD(learning_rate=0.5)
+    opt.update(0, w, g, opt.create_state(0, w))
+    assert w.asnumpy()[3].tolist() == [0.5, 0.5] and w.asnumpy()[2].tolist() == [1.0, 1.0]
+    print(sorted(m for m in ("ml_dtypes", "torch", "tvm") if m in sys.modules))
+"""
+
+
+def test_a_cached_step_imports_neither_the_compiler_nor_ml_dtypes_nor_torch(fresh_cache):
+    """The warm-start path (issue 17): tvm_ffi loads without ml_dtypes (0.8 s of CPU in 0.7.0)
+    and torch; once the kernel is cached, a fresh process imports none of them."""
+    env = {**os.environ, "SPARSEGEN_CACHE_DIR": str(fresh_cache.directory)}
+    run = [sys.executable, "-c", textwrap.dedent(CACHED_STEP)]
+    subprocess.run(run, env=env, check=True, capture_output=True, timeout=300)  # builds it
+    done = subprocess.run(run, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_loading_the_compiler_gives_tvm_ffi_the_ml_dtypes_entries():
+    code = textwrap.dedent("""
+        import sys
+        import numpy as np
+        import sparsegen, tvm_ffi
+        from sparsegen import cache
+        assert "ml_dtypes" not in sys.modules
+        cache._compiler(None, None)  # what a build does first
+        import ml_dtypes
+        print(tvm_ffi.dtype._NUMPY_DTYPE_TO_STR[np.dtype(ml_dtypes.bfloat16)])
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "bfloat16"

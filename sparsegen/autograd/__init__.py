@@ -9,7 +9,10 @@ keeping their storage type: a row_sparse gradient buffer receives the row_sparse
 
 from __future__ import annotations
 
+import sys
 from typing import Any
+
+import numpy as np
 
 from ..errors import InvalidValue
 from ..tape import GRAD_REQS, is_recording, is_training, set_recording, set_training
@@ -27,16 +30,38 @@ def _in_stype(value: Any, stype: str) -> Any:
     return value.tostype(stype)
 
 
-def _store(variable: Any, grad: Any) -> None:
+_HELD = sys.getrefcount(object())  # what getrefcount says of an object only its argument holds
+
+
+def _sole(grad: Any, names: int) -> bool:
+    """Whether ``grad`` (a row_sparse array ``names`` references of the caller hold), its storage
+    and its values are held by nothing else and own their memory: a fresh kernel result that no
+    other array, view or user name sees."""
+    storage = grad._storage
+    data = getattr(storage, "data", None)
+    return (isinstance(data, np.ndarray) and data.base is None
+            and sys.getrefcount(grad) == _HELD + names
+            and sys.getrefcount(storage) == _HELD + 2  # the array's field, the local name
+            and sys.getrefcount(data) == _HELD + 2)  # the storage's field, the local name
+
+
+def _store(variable: Any, grad: Any, movable: bool = False) -> None:
     """Write (``grad_req='write'``) or add (``'add'``) ``grad`` into ``variable.grad``, in the
-    buffer's storage type."""
+    buffer's storage type. A row_sparse result that nothing else holds (``movable``) moves into
+    a row_sparse buffer instead of being copied: assigning a row_sparse buffer replaces its
+    storage anyway, so the buffer ends the same and no copy is made."""
     from ..ndarray import elemwise
     from ..ndarray.storage import assign
 
     buffer = variable._grad
     if variable._grad_req == "add":
-        grad = elemwise.add(buffer, grad)
-    assign(buffer, _in_stype(grad, buffer.stype))
+        grad, movable = elemwise.add(buffer, grad), False
+    grad = _in_stype(grad, buffer.stype)
+    if (movable and grad.stype == buffer.stype == "row_sparse" and grad.dtype == buffer.dtype
+            and grad.shape == buffer.shape and grad._ctx == buffer._ctx):
+        buffer._storage = grad._storage
+    else:
+        assign(buffer, grad)
     variable._fresh_grad = True  # gluon.Trainer's stale-gradient check reads it
 
 
@@ -44,8 +69,12 @@ def backward(heads: Any, head_grads: Any = None, retain_graph: bool = False,
              train_mode: bool = True) -> None:  # noqa: F811 - MXNet's argument name
     """Gradients of ``heads`` (weighted by ``head_grads``, default ones) into the ``grad`` of
     every variable they depend on (``attach_grad``), as ``mxnet.autograd.backward``."""
-    for variable, grad in engine.run(heads, head_grads, retain_graph, train_mode).values():
-        _store(variable, grad)
+    found = list(engine.run(heads, head_grads, retain_graph, train_mode).values())
+    while found:
+        variable, grad = found.pop()
+        # held by the two local names alone (no user, no second variable): it may move
+        movable = grad.stype == "row_sparse" and _sole(grad, 2)
+        _store(variable, grad, movable)
 
 
 def grad(heads: Any, variables: Any, head_grads: Any = None, retain_graph: bool | None = None,

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import platform
 import statistics
+import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -12,6 +14,25 @@ from typing import Any
 
 Runner = Callable[[], Any]
 
+
+def cpu_name() -> str:
+    """The CPU's model name (``/proc/cpuinfo``), else what ``platform`` says."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+
+def fresh_run(python: str, code: str, env: dict[str, str]) -> list[float]:
+    """The numbers a fresh ``python -c code`` prints on its last line of output."""
+    out = subprocess.run([python, "-c", code], env=env, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"{python} failed:\n{out.stderr[-3000:]}")
+    return [float(v) for v in out.stdout.strip().splitlines()[-1].split()]
 
 @dataclass
 class Workload:

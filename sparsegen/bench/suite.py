@@ -52,7 +52,7 @@ TARGETS: dict[str, str] = {
     "W4": "2x the fastest of scipy and PyTorch",
     "W5": "2x the fastest of scipy and PyTorch",
     "W6": "2x the fastest of numpy and PyTorch",
-    "W8": "at most 15 us per call",
+    "W8": "at most 10 us per call over the kernel call (issue 17)",
 }
 """The issues' targets, checked against this run's medians."""
 
@@ -74,7 +74,9 @@ def verdict(workload: dict[str, Any], quick: bool = False) -> str:
         ratio = peers[best] / ours
         return f"{ratio:.2f}x the fastest peer ({best}): {'met' if ratio >= 2 else 'not met'}"
     if wid == "W8":
-        return f"{ours * 1e3:.1f} us per call: {'met' if ours * 1e3 <= 15 else 'not met'}"
+        over = (ours - ms["kernel call"]) * 1e3
+        return (f"{ours * 1e3:.1f} us per call, {over:.1f} us over the kernel call: "
+                f"{'met' if over <= 10 else 'not met'}")
     return ""
 
 

@@ -2,7 +2,9 @@
 
 Every loss is a graph of ``mx.nd`` ops (log_softmax, pick, Activation, relu, abs, square,
 broadcast arithmetic, mean / sum over every axis but the batch axis), so it runs on the
-generated kernels and differentiates through the autograd gradient rules. A loss returns one
+generated kernels and differentiates through the autograd gradient rules;
+SigmoidBinaryCrossEntropyLoss of logits is one fused op (``nd._internal._sigmoid_bce``, one
+kernel forward and one backward) where its operands allow. A loss returns one
 value per sample: shape ``(batch_size,)``, the axes other than ``batch_axis`` averaged (summed
 for ``KLDivLoss``). See docs/gluon.md.
 """
@@ -41,6 +43,13 @@ def _reshape_like(F: Any, x: Any, y: Any) -> Any:
 def _softrelu(F: Any, x: Any) -> Any:
     """``log(1 + exp(x))``."""
     return F.Activation(x, act_type="softrelu")
+
+
+def _fusable(pred: Any, label: Any) -> bool:
+    """Whether a fused loss op serves ``pred`` and ``label``: dense, of one float dtype (other
+    operands take the composed ops, with their storage rules and dtype checks)."""
+    return (pred.stype == label.stype == "default" and pred.dtype == label.dtype
+            and np.dtype(pred.dtype).kind == "f")
 
 
 class Loss(HybridBlock):
@@ -106,7 +115,9 @@ class SigmoidBinaryCrossEntropyLoss(Loss):
         """The cross entropy, with the stable ``max(x, 0) - x z + log(1 + exp(-|x|))``."""
         label = _reshape_like(F, label, pred)
         if not self._from_sigmoid:
-            if pos_weight is None:
+            if pos_weight is None and _fusable(pred, label):
+                loss = F._internal._sigmoid_bce(pred, label)  # one kernel, one gradient kernel
+            elif pos_weight is None:
                 loss = F.relu(pred) - pred * label + _softrelu(F, -F.abs(pred))
             else:
                 log_weight = F.broadcast_mul(pos_weight - 1, label) + 1

@@ -104,6 +104,38 @@ def Activation(data: NDArray, act_type: str, out: NDArray | None = None) -> NDAr
     return invoke("Activation", (data,), out=out, act_type=act_type)
 
 
+def _loss_operands(op: str, arrays: tuple[tuple[str, Any], ...]) -> tuple[NDArray, ...]:
+    """The named operands of a fused loss op: NDArrays of one float dtype and one shape."""
+    checked = tuple(array_arg(a, name, op) for name, a in arrays)
+    first_name, first = arrays[0][0], checked[0]
+    _float_data(first, op)
+    for (name, _), array in zip(arrays[1:], checked[1:]):
+        if array.shape != first.shape or array.dtype != first.dtype:
+            raise InvalidValue(f"{op}: {name} has shape {array.shape} and dtype "
+                               f"{np.dtype(array.dtype).name}, {first_name} {first.shape} and "
+                               f"{np.dtype(first.dtype).name}: they must match")
+    return checked
+
+
+def _sigmoid_bce(data: NDArray, label: NDArray, out: NDArray | None = None) -> NDArray:
+    """``max(x, 0) - x z + log1p(exp(-|x|))`` of logits ``data`` and labels ``label`` (one
+    shape), elementwise: gluon's SigmoidBinaryCrossEntropyLoss as one op
+    (``mx.nd._internal._sigmoid_bce``; not an MXNet op)."""
+    data, label = _loss_operands("_sigmoid_bce", (("data", data), ("label", label)))
+    check_out("_sigmoid_bce", out, data.shape, data.dtype, data.context)
+    return invoke("_sigmoid_bce", (data, label), out=out)
+
+
+def _sigmoid_bce_grad(grad: NDArray, data: NDArray, label: NDArray,
+                      out: NDArray | None = None) -> NDArray:
+    """``grad * (sigmoid(x) - z)`` (``-grad z`` at ``x = 0``, as the composed loss): the
+    gradient of ``_sigmoid_bce`` in its logits."""
+    grad, data, label = _loss_operands("_sigmoid_bce_grad", (("grad", grad), ("data", data),
+                                                             ("label", label)))
+    check_out("_sigmoid_bce_grad", out, data.shape, data.dtype, data.context)
+    return invoke("_sigmoid_bce_grad", (grad, data, label), out=out)
+
+
 def _softmax(op: str, data: NDArray, axis: Any, temperature: Any, dtype: Any,
              use_length: Any, length: Any, out: NDArray | None) -> NDArray:
     data = array_arg(data, "data", op)

@@ -115,6 +115,9 @@ def assign(dest: NDArray, value: Any) -> None:
         storage = value._storage
         if storage.dtype != dtype:
             storage = with_dtype(value, dtype)._storage
+        if isinstance(storage, np.ndarray) and isinstance(dest._storage, np.ndarray):
+            np.copyto(dest._storage, storage)  # one copy; np.copyto handles overlapping buffers
+            return
         new = deep_copy(storage)
     elif isinstance(value, NDArray) and value.stype != "default" and dest.stype != "default":
         raise SparsegenError(

@@ -1,6 +1,7 @@
 """FullyConnected, Activation, softmax and log_softmax on the generated kernels: ``dot_dense`` /
 ``dot_csr_dense`` with ``nn_lines.bias`` for FullyConnected, ``ew_unary`` (relu, sigmoid, tanh)
-and ``nn_lines`` (softrelu, softsign, softmax lines) for the rest. Operands arrive validated."""
+and ``nn_lines`` (softrelu, softsign, softmax lines, the sigmoid cross entropy) for the rest.
+Operands arrive validated."""
 
 from __future__ import annotations
 
@@ -61,4 +62,24 @@ def softmax(x: Any, axis: int = -1, temperature: float = 1.0, log: bool = False)
     if out.size:
         getattr(_lines_kernel(x), "log_softmax" if log else "softmax")(
             contiguous(x).reshape(pre, n, post), float(temperature), out.reshape(pre, n, post))
+    return out
+
+
+def sigmoid_bce(x: Any, z: Any) -> Any:
+    """``max(x, 0) - x z + log1p(exp(-|x|))`` elementwise: the binary cross entropy of
+    ``sigmoid(x)`` and labels ``z`` (dense float buffers of one shape and dtype)."""
+    out = empty_like(x, x.shape, x.dtype)
+    if out.size:
+        _lines_kernel(x).sigmoid_bce(contiguous(x).reshape(-1), contiguous(z).reshape(-1),
+                                     out.reshape(-1))
+    return out
+
+
+def sigmoid_bce_grad(g: Any, x: Any, z: Any) -> Any:
+    """``g * (sigmoid(x) - z)`` elementwise (``-g z`` at ``x = 0``, as the composed loss's
+    gradient has it): the gradient of ``sigmoid_bce`` in ``x``."""
+    out = empty_like(x, x.shape, x.dtype)
+    if out.size:
+        _lines_kernel(x).sigmoid_bce_grad(contiguous(g).reshape(-1), contiguous(x).reshape(-1),
+                                          contiguous(z).reshape(-1), out.reshape(-1))
     return out

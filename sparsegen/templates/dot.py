@@ -269,15 +269,37 @@ def dense_csr_t(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     return {"matmul": matmul}
 
 
-def dense_dense(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
-    """``nn``, ``tn``: ``out = op(lhs) · rhs`` with ``t`` = transposed lhs; each output row
-    accumulates rhs rows (vector axpys), rows in parallel (a plain generated kernel, not a tuned
-    GEMM). A transposed rhs is transposed first by the caller: a dot product along rhs rows is a
-    serial reduction that LLVM cannot vectorize without reassociating it."""
-    elem = element_bytes(dtype)
-    axpy, zero_row = _row_macros(dtype)
+DENSE_TILES = (64, 8)
+"""Output columns per register tile of a dense·dense row (then single columns): a tile's sums
+stay in a local buffer across the whole reduction (independent chains LLVM keeps in vector
+registers), where an axpy form loads and stores the output row once per reduced element."""
 
-    def axpy_form(trans_a: bool):
+
+def dense_dense(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+    """``nn``, ``tn``: ``out = op(lhs) · rhs`` with ``t`` = transposed lhs; each output row is
+    cut into tiles of ``DENSE_TILES`` columns, each tile's sums accumulated over the reduced
+    axis in a local buffer and written once, rows in parallel (a plain generated kernel, not a
+    tuned GEMM). Sums run in reduction order, as an axpy form's. A transposed rhs is transposed
+    first by the caller: a dot product along rhs rows is a serial reduction that LLVM cannot
+    vectorize without reassociating it."""
+    elem = element_bytes(dtype)
+    zero = tvm.tirx.const(0, dtype)
+    widest = DENSE_TILES[0]
+
+    def tiled_form(trans_a: bool):
+        def lhs_at(A, i, kk):
+            return A[kk, i] if trans_a else A[i, kk]
+
+        @T.macro
+        def tile(A, B, Out, acc, i, k, start, width):
+            for l in T.serial(width):
+                acc[l] = zero
+            for kk in T.serial(k):
+                for l in T.serial(width):
+                    acc[l] = acc[l] + lhs_at(A, i, kk) * B[kk, start + l]
+            for l in T.serial(width):
+                Out[i, start + l] = acc[l]
+
         @T.prim_func(s_tir=True)
         def kernel(lhs: T.handle, rhs: T.handle, out: T.handle):
             T.func_attr({"tirx.noalias": True})
@@ -292,10 +314,15 @@ def dense_dense(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                     vi = T.axis.spatial(m, i)
                     T.reads(A[0:k, vi] if trans_a else A[vi, 0:k], B[0:k, 0:n])
                     T.writes(Out[vi, 0:n])
-                    zero_row(Out, vi, n)
-                    for kk in T.serial(k):
-                        axpy(Out, vi, A[kk, vi] if trans_a else A[vi, kk], B, kk, n)
+                    acc = T.alloc_buffer((widest,), dtype, scope="local")
+                    for t in T.serial(n // widest):
+                        tile(A, B, Out, acc, vi, k, t * widest, widest)
+                    for t in T.serial(n % widest // DENSE_TILES[1]):
+                        tile(A, B, Out, acc, vi, k, n - n % widest + t * DENSE_TILES[1],
+                             DENSE_TILES[1])
+                    for t in T.serial(n % DENSE_TILES[1]):
+                        tile(A, B, Out, acc, vi, k, n - n % DENSE_TILES[1] + t, 1)
 
         return kernel
 
-    return {"nn": axpy_form(False), "tn": axpy_form(True)}
+    return {"nn": tiled_form(False), "tn": tiled_form(True)}

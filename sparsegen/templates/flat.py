@@ -82,6 +82,27 @@ def binary_map(element: Callable[[Expr, Expr], Expr], dtype: str) -> tvm.tirx.Pr
     return func
 
 
+def ternary_map(element: Callable[[Expr, Expr, Expr], Expr], dtype: str) -> tvm.tirx.PrimFunc:
+    """``(a, b, c, out)``: ``out[i] = element(a[i], b[i], c[i])``."""
+    align = element_bytes(dtype)
+
+    @T.macro
+    def apply(out, a, b, c, base, j):
+        out[base + j] = element(a[base + j], b[base + j], c[base + j])
+
+    @T.prim_func(s_tir=True)
+    def func(a: T.handle, b: T.handle, c: T.handle, out: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        n = T.int64()
+        A = T.match_buffer(a, (n,), dtype, align=align)
+        B = T.match_buffer(b, (n,), dtype, align=align)
+        C = T.match_buffer(c, (n,), dtype, align=align)
+        Out = T.match_buffer(out, (n,), dtype, align=align)
+        each_element(n, apply, Out, A, B, C)
+
+    return func
+
+
 def scalar_map(element: Callable[[Expr, Expr], Expr], dtype: str) -> tvm.tirx.PrimFunc:
     """``(x, s, out)``: ``out[i] = element(x[i], s)``, ``s`` cast to the element dtype."""
     align = element_bytes(dtype)

@@ -1,6 +1,6 @@
 """Gradients of the neural-network ops: Embedding and take (row_sparse for a row_sparse
 gradient buffer or ``sparse_grad=True``; take on every axis), pick, Activation, softmax /
-log_softmax."""
+log_softmax, the fused sigmoid cross entropy."""
 
 from __future__ import annotations
 
@@ -135,3 +135,13 @@ def _softmax(node: Node, out_grads: list[Any]) -> tuple[Any]:
     else:
         grad = y * nd.broadcast_sub(g, nd.sum(g * y, axis=axis, keepdims=True))
     return (grad if t == 1.0 else grad / t,)
+
+
+@gradient("_sigmoid_bce")
+def _sigmoid_bce(node: Node, out_grads: list[Any]) -> tuple[Any, Any]:
+    """Logits: ``g * (sigmoid(x) - z)`` on its kernel; labels (rarely recorded): ``-g x``."""
+    x, z = node.inputs
+    g = densified(out_grads[0])
+    grad_x = nd._internal._sigmoid_bce_grad(g, x, z) if node.wanted[0] else None
+    grad_z = -(g * x) if node.wanted[1] else None
+    return grad_x, grad_z

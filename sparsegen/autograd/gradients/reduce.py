@@ -28,6 +28,8 @@ def _spread(value: Any, shape: tuple[int, ...], axes: tuple[int, ...]) -> Any:
     kept = tuple(1 if k in axes else n for k, n in enumerate(shape))
     if 0 in shape:  # broadcast_to reads a 0 as "keep this dimension"
         return nd.zeros(shape, ctx=value.context, dtype=value.dtype)
+    if kept == tuple(shape):  # the reduced axes have length 1: nothing to spread
+        return densified(value).reshape(kept)
     return nd.broadcast_to(densified(value).reshape(kept), shape)
 
 
@@ -38,7 +40,8 @@ def _reduction(node: Node, out_grads: list[Any]) -> tuple[Any]:
     g = _spread(out_grads[0], x.shape, axes)
     reduction = node.params["reduction"]
     if reduction == "mean":
-        return (g / max(math.prod(x.shape[a] for a in axes), 1),)
+        count = math.prod(x.shape[a] for a in axes)
+        return (g / count if count > 1 else g,)  # x / 1 is x, for every float
     if reduction == "sum":
         return (g,)
     y = _spread(node.output(), x.shape, axes)

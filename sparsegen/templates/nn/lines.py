@@ -1,6 +1,7 @@
 """Maps over the lines of an axis and activations (kernel ``nn_lines``): softmax and log_softmax
 of each line of a ``(pre, n, post)`` view (one ``rows`` block per line), Activation's softrelu
-and softsign (flat maps), and FullyConnected's bias (added to each row in place).
+and softsign (flat maps), the sigmoid binary cross-entropy of logits and its gradient (flat
+maps of two and three buffers), and FullyConnected's bias (added to each row in place).
 
 float16 computes in float32. A line holding nan gives nan everywhere (its maximum is nan).
 """
@@ -15,7 +16,7 @@ from tvm.script import tirx as T
 
 from .. import element_bytes
 from ..columns import cols
-from ..flat import unary_map
+from ..flat import binary_map, ternary_map, unary_map
 
 Expr = tvm.ir.Expr
 
@@ -27,10 +28,28 @@ def _compute_type(dtype: str) -> str:
     return "float32" if dtype == "float16" else dtype
 
 
-def _in_compute(dtype: str, f: Callable[[Expr, str], Expr]) -> Callable[[Expr], Expr]:
-    """``f`` (of an expression in the compute dtype and that dtype) on an element of ``dtype``."""
+def _in_compute(dtype: str, f: Callable[..., Expr]) -> Callable[..., Expr]:
+    """``f`` (of expressions in the compute dtype, then that dtype) on elements of ``dtype``."""
     ct = _compute_type(dtype)
-    return lambda x: T.Cast(dtype, f(T.Cast(ct, x), ct)) if ct != dtype else f(x, ct)
+    if ct == dtype:
+        return lambda *xs: f(*xs, ct)
+    return lambda *xs: T.Cast(dtype, f(*(T.Cast(ct, x) for x in xs), ct))
+
+
+def _sigmoid_bce(x: Expr, z: Expr, ct: str) -> Expr:
+    """``max(x, 0) - x z + log1p(exp(-|x|))``: the cross entropy of ``sigmoid(x)`` and ``z``."""
+    zero = tirx.const(0, ct)
+    return (T.Select(x > zero, x, zero) - x * z
+            + tirx.log1p(tirx.exp(zero - tirx.abs(x))))
+
+
+def _sigmoid_bce_grad(g: Expr, x: Expr, z: Expr, ct: str) -> Expr:
+    """``g * ([x > 0] - z - sigmoid(-|x|) sign(x))``, the derivative of ``_sigmoid_bce`` in
+    ``x`` as the composed loss has it (``sigmoid(x) - z`` but ``-z`` at 0; nan for nan)."""
+    zero, one = tirx.const(0, ct), tirx.const(1, ct)
+    s = one / (one + tirx.exp(tirx.abs(x)))  # sigmoid(-|x|)
+    slope = T.Select(x > zero, one - s, T.Select(x < zero, s, zero))
+    return g * (T.Select(tirx.isnan(x), x, slope) - z)
 
 
 def _softrelu(x: Expr, ct: str) -> Expr:
@@ -84,8 +103,8 @@ def _line_map(dtype: str, log: bool) -> tvm.tirx.PrimFunc:
 
 def lines(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """``softmax`` / ``log_softmax (x[pre,n,post], t, out)`` along the middle axis at temperature
-    ``t``; ``softrelu`` / ``softsign (x, out)`` flat maps; ``bias (x[m,n], b[n])``: ``x[i] += b``
-    in place."""
+    ``t``; ``softrelu`` / ``softsign (x, out)`` flat maps; ``sigmoid_bce (x, z, out)`` and
+    ``sigmoid_bce_grad (g, x, z, out)``; ``bias (x[m,n], b[n])``: ``x[i] += b`` in place."""
     itemsize = element_bytes(dtype)
 
     @T.macro
@@ -111,5 +130,7 @@ def lines(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
         "log_softmax": _line_map(dtype, True),
         "softrelu": unary_map(_in_compute(dtype, _softrelu), dtype),
         "softsign": unary_map(_in_compute(dtype, _softsign), dtype),
+        "sigmoid_bce": binary_map(_in_compute(dtype, _sigmoid_bce), dtype),
+        "sigmoid_bce_grad": ternary_map(_in_compute(dtype, _sigmoid_bce_grad), dtype),
         "bias": bias,
     }
