@@ -8,7 +8,7 @@ that gives the per-message and per-byte costs the time model of docs/distributed
 from __future__ import annotations
 
 import json
-import platform
+import os
 import statistics
 import sys
 import tempfile
@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 from tqdm import tqdm
+
+from .harness import cpu_name
 
 SIZES = {"full": {"rows": 1_000_000, "cols": 64, "touched": 20_000, "sparse_steps": 30,
                   "dense_steps": 6},
@@ -32,15 +34,6 @@ SWEEP_BYTES = (0, 1 << 10, 1 << 14, 1 << 18, 1 << 21, 1 << 23)
 CAVEAT = ("a shared 2-core machine (five engineers' jobs ran beside it): the workers share two "
           "cores and loopback, so wall times are inflated and noisy; bytes are exact")
 
-
-def _cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def _written() -> int:
@@ -177,7 +170,7 @@ def run(quick: bool = False) -> dict[str, Any]:
                      "payload_bytes": statistics.mean(r["payload_bytes"] for r in results),
                      "written_bytes": statistics.mean(r["written_bytes"] for r in results)})
     measured = {str(w): {**costs(t, w), "all_to_all_s": t} for w, t in sweeps.items()}
-    return {"size": SIZES[size_name], "machine": {"cpu": _cpu(), "cores": 2, "l3": "32 MB",
+    return {"size": SIZES[size_name], "machine": {"cpu": cpu_name(), "cores": os.cpu_count(),
                                                   "caveat": CAVEAT},
             "rows": rows, "costs": measured, "date": time.strftime("%Y-%m-%d %H:%M UTC",
                                                                    time.gmtime())}
@@ -211,7 +204,7 @@ def markdown(report: dict[str, Any]) -> str:
         "rows touched per step per worker; sparse = dist_sync push + row_sparse_pull of the "
         "next batch's rows, dense = all_reduce of the dense gradient + dense Adam on every "
         f"worker (DDP's way). Workers on 127.0.0.1 (gloo). Machine: {machine['cpu']}, "
-        f"{machine['cores']} cores, {machine['l3']} L3; {machine['caveat']}. {report['date']}.",
+        f"{machine['cores']} cores; {machine['caveat']}. {report['date']}.",
         "",
         "| workers | mode | steps/s | ms/step (wall, slowest worker) | CPU ms/step | payload "
         "bytes/step/worker | written bytes/step/worker |",
