@@ -61,9 +61,11 @@ def _sizes(quick: bool) -> tuple[int, int, int, int]:
     return (512, 100_000, 16, 128) if quick else (4_096, 1_000_000, 64, 128)
 
 
-def w4_dot(quick: bool = False) -> Workload:
-    """W4: csr (4,096 x 1,000,000, 64 uniform entries per row) · dense (1,000,000 x 128)."""
-    rows, cols, per_row, d = _sizes(quick)
+def w4_dot(quick: bool = False, rows: int | None = None) -> Workload:
+    """W4: csr (4,096 x 1,000,000, 64 uniform entries per row) · dense (1,000,000 x 128); the
+    csr has ``rows`` rows when given."""
+    default, cols, per_row, d = _sizes(quick)
+    rows = default if rows is None else rows
     a = _csr(rows, cols, per_row, seed=4)
     b = np.random.default_rng(40).random((cols, d), dtype=np.float32)
 

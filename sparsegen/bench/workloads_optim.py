@@ -24,9 +24,12 @@ def _shapes(quick: bool) -> tuple[int, int]:
     return (20_000, 400) if quick else (1_000_000, 20_000)
 
 
-def _inputs(seed: int, quick: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Weight (rows x 128), gradient row ids (sorted, unique) and gradient rows, float32."""
-    rows, touched = _shapes(quick)
+def _inputs(seed: int, quick: bool,
+            touched: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Weight (rows x 128), gradient row ids (sorted, unique; ``touched`` of them, else the
+    workload's count) and gradient rows, float32."""
+    rows, default = _shapes(quick)
+    touched = default if touched is None else touched
     rng = np.random.default_rng(seed)
     weight = rng.standard_normal((rows, COLS), dtype=np.float32)
     ids = np.sort(rng.choice(rows, touched, replace=False)).astype(np.int64)
@@ -125,9 +128,9 @@ def _numba_adam(nb: Any, weight: np.ndarray, ids: np.ndarray, grad: np.ndarray,
     return prepare
 
 
-def w3_adam(quick: bool = False) -> Workload:
-    """W3: Adam lazy, weight (1,000,000 x 128), grad rsp with 20,000 rows."""
-    weight, ids, grad = _inputs(3, quick)
+def w3_adam(quick: bool = False, touched: int | None = None) -> Workload:
+    """W3: Adam lazy, weight (1,000,000 x 128), grad rsp with 20,000 rows (or ``touched``)."""
+    weight, ids, grad = _inputs(3, quick, touched)
     optimizer = mx.optimizer.Adam(learning_rate=LR, beta1=BETA1, beta2=BETA2, epsilon=EPS)
 
     def numpy_impl():
@@ -183,8 +186,8 @@ def w3_adam(quick: bool = False) -> Workload:
         for name, ahead in (("numba", 0), ("numba+prefetch", nb.AHEAD)):
             impls[name] = _numba_adam(nb, weight, ids, grad, ahead)
     moved = ids.size * (7 * ROW_BYTES + INDEX_BYTES)  # grad; weight, mean, var read + written
-    workload = Workload("W3", "lazy Adam: (1M x 128) weight, 20k grad rows", moved, impls,
-                        _check_rows(ids))
+    workload = Workload("W3", f"lazy Adam: ({weight.shape[0]:,} x 128) weight, {ids.size:,} grad "
+                        "rows", moved, impls, _check_rows(ids))
     workload.notes.append(_CACHE_NOTE)
     return workload
 
