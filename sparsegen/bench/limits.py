@@ -53,7 +53,7 @@ PATTERNS: dict[str, Pattern] = {
     "W2": Pattern("update", 1_000_000, 20_000),
     "W3": Pattern("update", 1_000_000, 20_000),
     "W4": Pattern("gather", 1_000_000, 4_096 * 64, ordered=False),  # an rhs row per csr entry
-    "W5": Pattern("gather", 4_096, 230_000, ordered=False),  # rhs rows (2 MB) into 230k rows
+    "W5": Pattern("gather", 4_096, 206_744, ordered=False),  # rhs rows (2 MB) into W5's rows
     "W6": Pattern("gather", 100_000, 100_000),  # both operands' rows into the union
 }
 """Workload id -> the access pattern whose bandwidth is its limit."""

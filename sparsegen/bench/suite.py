@@ -143,13 +143,27 @@ def run(ids: list[str], quick: bool = False, progress: bool | None = None) -> di
     bar.close()
     return {
         "date": time.strftime("%Y-%m-%dT%H:%M:%S"),
-        "machine": {"cpu": platform.processor() or platform.machine(), "threads": _threads(),
+        "machine": {"cpu": _cpu(), "threads": _threads(),
                     "transparent_hugepages": _thp()},
         "quick": quick,
         "bandwidth_gbps": bandwidth,
         "workloads": results,
         "scaling": scaling_rows,
     }
+
+
+def _cpu() -> str:
+    """The CPU's model name, cores and L3 size as Linux reports them (else the platform's
+    name)."""
+    try:
+        info = Path("/proc/cpuinfo").read_text()
+        model = next(line.split(":", 1)[1].strip() for line in info.splitlines()
+                     if line.startswith("model name"))
+        l3 = Path("/sys/devices/system/cpu/cpu0/cache/index3/size").read_text().strip()
+    except (OSError, StopIteration):
+        return platform.processor() or platform.machine()
+    mb = int(l3[:-1]) // 1024 if l3.endswith("K") else l3
+    return f"{model}, {os.cpu_count()} cores, {mb} MB L3"
 
 
 def _threads() -> int:
@@ -221,7 +235,10 @@ def _peer_lines(report: dict[str, Any]) -> list[str]:
             f"| {w['id']} | {ms['sparsegen']:.3f} | {v['best_peer']} | {ms[v['best_peer']]:.3f} | "
             f"{v['ratio']:.2f} | {limit:.2f} | {v['fraction']:.0%} | "
             f"{w['gbps'][v['best_peer']] / limit:.0%} | {'met' if v['met'] else 'not met'} |")
-    lines += ["", "Limits (bytes per workload: benchmarks/README.md):", ""]
+    lines += ["", "Interleaving shares the cores between thread pools: numba's (TBB) and TVM's "
+              "workers compete on a 2-core machine, which can slow the implementation that runs "
+              "next (benchmarks/README.md).", "",
+              "Limits (bytes per workload: benchmarks/README.md):", ""]
     lines += [f"- {w['id']}: {w['limit']['pattern']}" for w, _ in rows]
     return lines
 
