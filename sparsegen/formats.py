@@ -51,6 +51,11 @@ MERGE_CHUNK = 256
 each chunk is one parallel task, on a GPU one thread; the kernel takes the chunk count from the
 size of its ``runs`` scratch."""
 
+SERIAL_MERGE_STEPS = 1 << 21
+"""Merges of fewer steps run on the CPU as one chunk: a serial merge in one pass. The chunked
+merge passes over the ids twice (count, then write); on 2 threads (AMD EPYC) it took twice as
+long as the serial merge for 100,000 ids (W6: 50,000 rows each)."""
+
 # -- io: what the libsvm parser kernel reports per line (templates/libsvm.py, io/libsvm.py) --
 LIBSVM_OK, LIBSVM_BAD_LABEL, LIBSVM_BAD_FEATURE, LIBSVM_OUT_OF_RANGE = 0, 1, 2, 3
 LIBSVM_NOT_INCREASING, LIBSVM_BLANK = 4, 5

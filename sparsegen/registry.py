@@ -702,8 +702,11 @@ KERNELS: dict[str, KernelDef] = {
             ("dtype",),
             (("gather", "(data[k,d] dtype, indices[k] int64 sorted, req[m] int64, "
                         "out[m,d] dtype WRITTEN)"),
+             ("gather_merge", "(data[k,d] dtype, indices[k] int64 sorted, req[m] int64 sorted, "
+                              "out[m,d] dtype WRITTEN)"),
              ("check", "(req[m] int64, rows int64, bad[1] int64 WRITTEN)")),
-            "retain: rows of a row_sparse array by requested id, zero rows where not stored; "
+            "retain: rows of a row_sparse array by requested id, zero rows where not stored "
+            "(by binary search, or a merge walk of the sorted ids); "
             "check: whether requested ids are sorted, unique and in range, where they live",
         ),
     ) + _OPTIM_KERNELS + _DOT_KERNELS + _ELEMWISE_KERNELS + _COMPARE_KERNELS

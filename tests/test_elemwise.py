@@ -637,15 +637,18 @@ def rsp_of(ids: np.ndarray, rows: int, rng: np.random.Generator, ctx: mx.Context
 @settings(max_examples=20)
 @given(kind=st.sampled_from(ID_LISTS), ka=st.sampled_from(MERGE_SIZES),
        kb=st.sampled_from(MERGE_SIZES), chunk=st.sampled_from((3, MERGE_CHUNK)),
+       serial=st.sampled_from((0, elemwise_ops.SERIAL_MERGE_STEPS)),
        seed=st.integers(0, 2**32 - 1))
-def test_rsp_rsp_merges_at_chunk_edges(device, kind, ka, kb, chunk, seed):
+def test_rsp_rsp_merges_at_chunk_edges(device, kind, ka, kb, chunk, serial, seed):
     """rsp ± rsp and rsp * rsp through the ops (host, or device buffers allocated one by one)
-    with MERGE_CHUNK as shipped and small, against dense numpy."""
+    with MERGE_CHUNK as shipped and small, and the CPU's serial merge on (as shipped) or off,
+    against dense numpy."""
     rng = np.random.default_rng(seed)
     ids_a, ids_b = id_lists(rng, kind, ka, kb)
     rows = int(max(ids_a.max(initial=0), ids_b.max(initial=0))) + 2
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(elemwise_ops, "MERGE_CHUNK", chunk)
+        patch.setattr(elemwise_ops, "SERIAL_MERGE_STEPS", serial)
         if device != "cpu":
             patch.setenv("SPARSEGEN_GPU", "host")
         ctx = mx.cpu() if device == "cpu" else mx.gpu(0)
@@ -659,3 +662,25 @@ def test_rsp_rsp_merges_at_chunk_edges(device, kind, ka, kb, chunk, seed):
             assert result.stype == "row_sparse"
             np.testing.assert_array_equal(result.indices.asnumpy(), stored)
             np.testing.assert_array_equal(result.asnumpy(), expected)
+
+
+@pytest.mark.parametrize("union", [True, False])
+@settings(max_examples=10)
+@given(kind=st.sampled_from(ID_LISTS), seed=st.integers(0, 2**32 - 1))
+def test_rsp_rsp_serial_merge_below_the_threshold(union, kind, seed):
+    """On the CPU a merge below SERIAL_MERGE_STEPS is one chunk (one pass, no count pass): its
+    ids, positions and count match numpy; at the threshold the merge is chunked again."""
+    steps = elemwise_ops.SERIAL_MERGE_STEPS
+    host = np.zeros(1, np.int64)
+    assert elemwise_ops._merge_chunks(steps - 1, host) == 1
+    assert elemwise_ops._merge_chunks(steps, host) == -(-steps // MERGE_CHUNK)
+    a, b = id_lists(np.random.default_rng(seed), kind, 3 * MERGE_CHUNK + 5, 2 * MERGE_CHUNK)
+    check_merge(a, b, union, 1, 10**6)
+    x = mx.nd.sparse.row_sparse_array((np.full((a.size, 2), 2, np.float32), a),
+                                      shape=(int(max(a.max(initial=0), b.max(initial=0))) + 1, 2))
+    y = mx.nd.sparse.row_sparse_array((np.ones((b.size, 2), np.float32), b), shape=x.shape)
+    result = x + y if union else x * y
+    np.testing.assert_array_equal(result.indices.asnumpy(),
+                                  np.union1d(a, b) if union else np.intersect1d(a, b))
+    np.testing.assert_array_equal(result.asnumpy(),
+                                  x.asnumpy() + y.asnumpy() if union else x.asnumpy() * y.asnumpy())

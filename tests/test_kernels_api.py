@@ -75,6 +75,57 @@ def test_retain_gather_on_numpy_writes_out_in_place(k, d, m, dtype, seed):
     np.testing.assert_array_equal(out, retain_oracle(data, indices, req))
 
 
+MERGE_STEPS = 1024  # sparsegen.templates.retain.MERGE_STEPS: steps per task of gather_merge
+MERGE_SIZES = (0, 1, 7, MERGE_STEPS - 1, MERGE_STEPS, MERGE_STEPS + 1, 3 * MERGE_STEPS + 5)
+
+
+def test_retain_merge_steps_are_the_templates():
+    from sparsegen.templates import retain
+
+    assert retain.MERGE_STEPS == MERGE_STEPS
+
+
+@given(k=st.sampled_from(MERGE_SIZES), m=st.sampled_from(MERGE_SIZES),
+       shared=st.floats(0, 1), d=st.sampled_from((1, 16, 37)),
+       dtype=st.sampled_from(("float32", "float64", "int8")), seed=st.integers(0, 2**31))
+def test_retain_gather_merge_matches_the_oracle_across_task_edges(k, m, shared, d, dtype, seed):
+    """The merge walk (split by merge path into tasks of MERGE_STEPS steps) for stored and
+    requested lists of 0, 1, a task's steps - 1 / + 0 / + 1 and several tasks, sharing a
+    random fraction of their ids (so equal pairs fall on every task edge), against the
+    dictionary oracle; every output row is written (out starts as 99s)."""
+    rng = np.random.default_rng(seed)
+    universe = 2 * (k + m) + 1
+    indices = np.sort(rng.choice(universe, size=k, replace=False)).astype(np.int64)
+    both = indices[rng.random(k) < shared]
+    rest = np.setdiff1d(np.arange(universe), indices)
+    req = np.union1d(both, rng.choice(rest, size=max(0, m - both.size), replace=False))
+    req = np.sort(req[:m] if req.size > m else req).astype(np.int64)
+    data = rng.integers(-50, 50, size=(k, d)).astype(dtype)
+    out = np.full((req.size, d), 99, dtype)
+    K.get("retain", dtype).gather_merge(data, indices, req, out)
+    np.testing.assert_array_equal(out, retain_oracle(data, indices, req))
+
+
+@pytest.mark.parametrize("stored, requested, merge", [(100_000, 50_000, True), (100_000, 10, False),
+                                                      (1, 1, False), (0, 3, False),
+                                                      (1_000, 1_000, True)])
+def test_retain_takes_the_merge_walk_when_it_is_fewer_steps(stored, requested, merge):
+    """The op's choice (``ops.retain.merge_walk``), and both paths' results through
+    ``mx.nd.sparse.retain`` against numpy."""
+    import sparsegen as mx
+    from sparsegen.ops.retain import merge_walk
+
+    assert merge_walk(stored, requested) is merge
+    rng = np.random.default_rng(stored + requested)
+    rows = 2 * stored + 2 * requested + 1
+    ids = np.sort(rng.choice(rows, stored, replace=False)).astype(np.int64)
+    data = rng.random((stored, 3), dtype=np.float32)
+    req = np.sort(rng.choice(rows, requested, replace=False)).astype(np.int64)
+    kept = mx.nd.sparse.retain(mx.nd.sparse.row_sparse_array((data, ids), shape=(rows, 3)), req)
+    np.testing.assert_array_equal(kept.indices.asnumpy(), req)
+    np.testing.assert_array_equal(kept.data.asnumpy(), retain_oracle(data, ids, req))
+
+
 def test_bound_family_and_huge_row_ids():
     kernel = K.get("retain", "float64")
     indices = np.array([3, 2**40 - 1], np.int64)

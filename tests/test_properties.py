@@ -145,3 +145,23 @@ def test_nan_and_negative_zero_follow_mxnet():
     np.testing.assert_array_equal(csr.indices.asnumpy(), [1, 2])
     np.testing.assert_array_equal(csr.indptr.asnumpy(), [0, 1, 1, 2])
     np.testing.assert_array_equal(csr.asnumpy(), x)
+
+
+@given(st.sampled_from(("float16", "float32", "float64")), st.integers(1, 40),
+       st.integers(1, 37), st.integers(0, 2**32 - 1))
+def test_dense_to_sparse_stores_nan_inf_and_not_negative_zero(dtype, rows, cols, seed):
+    """tostype's non-zero test (one unordered compare, ``!(x == 0)``): nan and inf are stored,
+    -0.0 and 0.0 are not, at any column of any row (the vector steps and the scalar tail),
+    against numpy's ``x != 0`` (unordered: true for nan)."""
+    rng = np.random.default_rng(seed)
+    x = rng.choice(np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 1.5, -2.0], dtype),
+                   size=(rows, cols), p=[0.4, 0.3, 0.06, 0.06, 0.06, 0.06, 0.06])
+    x[rng.random(rows) < 0.5] = -0.0  # rows of only -0.0 and 0.0
+    stored = x != 0  # numpy's != is unordered: nan != 0
+    rsp = mx.nd.array(x, dtype=dtype).tostype("row_sparse")
+    np.testing.assert_array_equal(rsp.indices.asnumpy(), np.flatnonzero(stored.any(axis=1)))
+    np.testing.assert_array_equal(rsp.data.asnumpy(), x[stored.any(axis=1)])
+    csr = mx.nd.array(x, dtype=dtype).tostype("csr")
+    np.testing.assert_array_equal(csr.indptr.asnumpy(), np.r_[0, np.cumsum(stored.sum(axis=1))])
+    np.testing.assert_array_equal(csr.indices.asnumpy(), np.nonzero(stored)[1])
+    np.testing.assert_array_equal(csr.data.asnumpy(), x[stored])

@@ -40,7 +40,9 @@ class Workload:
 
     ``impls`` maps an implementation name to a zero-argument function that prepares the inputs
     and returns the callable to time (so preparation is never timed). An implementation whose
-    library is missing is simply absent. ``check`` compares each result with the first's.
+    library is missing is simply absent. ``check(expected, got)`` compares each result with the
+    ``oracle`` implementation's (numpy, else scipy, else the first), before anything is timed: a wrong result
+    raises, naming the implementation.
     """
 
     id: str
@@ -50,6 +52,8 @@ class Workload:
     check: Callable[[Any, Any], None] | None = None
     notes: list[str] = field(default_factory=list)
     repeats: int = 15  # interleaved rounds; microsecond workloads need many more
+    oracle: str = ""  # the implementation results are checked against; "": numpy, else scipy
+    limit: dict[str, Any] = field(default_factory=dict)  # the bandwidth limit measured for it
 
 
 @dataclass
@@ -77,6 +81,7 @@ class Result:
             "gbps": {k: self.gbps(k) for k in self.seconds},
             "runs": {k: len(v) for k, v in self.seconds.items()},
             "notes": self.workload.notes,
+            "limit": self.workload.limit,
         }
 
 
@@ -87,16 +92,20 @@ def run(workload: Workload, repeats: int = 15, warmup: int = 2, min_seconds: flo
     With ``min_seconds`` the rounds continue until that much wall time has passed.
     """
     runners = {name: prepare() for name, prepare in workload.impls.items()}
-    first_result = None
+    results = {}
     for name, runner in runners.items():
-        out = None
-        for _ in range(warmup):
-            out = runner()
-        if workload.check is not None:
-            if first_result is None:
-                first_result = out
-            else:
-                workload.check(first_result, out)
+        for _ in range(max(warmup, 1)):
+            results[name] = runner()
+    if workload.check is not None:
+        oracle = workload.oracle or next((n for n in ("numpy", "scipy") if n in results),
+                                         next(iter(results)))
+        for name, got in results.items():
+            try:
+                workload.check(results[oracle], got)
+            except AssertionError as err:
+                raise AssertionError(f"{workload.id}: {name} disagrees with {oracle}: "
+                                     f"{err}") from None
+    del results
     times: dict[str, list[float]] = {name: [] for name in runners}
     names = list(runners)
     start = time.perf_counter()

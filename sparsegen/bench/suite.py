@@ -11,7 +11,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from . import harness, stream
+from . import harness, limits, scaling, stream
 
 # PyTorch's OpenMP threads spin after each op and starve TVM's pool when the two interleave
 # (one torch call measured 170 ms instead of 0.4 ms); passive waiting keeps the comparison fair.
@@ -57,6 +57,24 @@ TARGETS: dict[str, str] = {
 """The issues' targets, checked against this run's medians."""
 
 
+PEER_TARGET, LIMIT_TARGET = 1.5, 0.85
+"""Issue 17's target for W1-W7: the best peer's time over sparsegen's at least ``PEER_TARGET``,
+or sparsegen at least ``LIMIT_TARGET`` of the workload's measured limit."""
+
+
+def peer_verdict(workload: dict[str, Any]) -> dict[str, Any] | None:
+    """Issue 17's figures for a workload with a limit: the best peer, its time over sparsegen's,
+    sparsegen's fraction of the limit, and whether the target is met."""
+    ms, limit = workload["median_ms"], workload.get("limit") or {}
+    if "gbps" not in limit or "sparsegen" not in ms:
+        return None
+    peers = {k: v for k, v in ms.items() if k != "sparsegen"}
+    best = min(peers, key=peers.__getitem__)
+    ratio, fraction = peers[best] / ms["sparsegen"], workload["gbps"]["sparsegen"] / limit["gbps"]
+    return {"best_peer": best, "ratio": ratio, "fraction": fraction,
+            "met": ratio >= PEER_TARGET or fraction >= LIMIT_TARGET}
+
+
 def verdict(workload: dict[str, Any], quick: bool = False) -> str:
     """Whether this run meets the workload's target, with the figures it rests on."""
     ms, wid = workload["median_ms"], workload["id"]
@@ -96,27 +114,58 @@ def _thp() -> str:
 
 def run(ids: list[str], quick: bool = False, progress: bool | None = None) -> dict[str, Any]:
     """Measure the machine's bandwidth, then every workload in ``ids``; returns the results."""
-    bar = tqdm(total=len(ids) + 1, desc="benchmarks", unit="step",
+    scaled = [w for w in scaling.SIZES if w in ids]
+    bar = tqdm(total=len(ids) + 2 + bool(scaled), desc="benchmarks", unit="step",
                disable=None if progress is None else not progress)
     bar.set_postfix_str("memory bandwidth", refresh=True)
     bandwidth = stream.measure(1 << 22, 3) if quick else stream.measure()
+    bar.update(1)
+    bar.set_postfix_str("random-row limits", refresh=True)
+    patterns = {w: p for w, p in limits.PATTERNS.items() if w in ids}
+    if quick:
+        patterns = {w: limits.Pattern(p.kind, max(p.rows // 100, 64), max(p.touched // 100, 64),
+                                      p.width, p.ordered) for w, p in patterns.items()}
+    limit = limits.measure(patterns, repeats=3 if quick else 7)
+    limit["W7"] = {"gbps": bandwidth["triad"], "pattern": "STREAM triad (a = b + s*c)"}
     bar.update(1)
     results = []
     for workload_id in ids:
         bar.set_postfix_str(workload_id, refresh=True)
         workload = factory(workload_id)(quick)
+        workload.limit = limit.get(workload_id, {})
         repeats = 3 if quick else workload.repeats
         results.append(harness.run(workload, repeats=repeats, warmup=1 if quick else 2).as_dict())
+        bar.update(1)
+    scaling_rows = []
+    if scaled:
+        bar.set_postfix_str("scaling", refresh=True)
+        scaling_rows = [row for row in scaling.run(quick, repeats=3 if quick else 7)
+                        if row["id"] in scaled]
         bar.update(1)
     bar.close()
     return {
         "date": time.strftime("%Y-%m-%dT%H:%M:%S"),
-        "machine": {"cpu": platform.processor() or platform.machine(), "threads": _threads(),
+        "machine": {"cpu": _cpu(), "threads": _threads(),
                     "transparent_hugepages": _thp()},
         "quick": quick,
         "bandwidth_gbps": bandwidth,
         "workloads": results,
+        "scaling": scaling_rows,
     }
+
+
+def _cpu() -> str:
+    """The CPU's model name, cores and L3 size as Linux reports them (else the platform's
+    name)."""
+    try:
+        info = Path("/proc/cpuinfo").read_text()
+        model = next(line.split(":", 1)[1].strip() for line in info.splitlines()
+                     if line.startswith("model name"))
+        l3 = Path("/sys/devices/system/cpu/cpu0/cache/index3/size").read_text().strip()
+    except (OSError, StopIteration):
+        return platform.processor() or platform.machine()
+    mb = int(l3[:-1]) // 1024 if l3.endswith("K") else l3
+    return f"{model}, {os.cpu_count()} cores, {mb} MB L3"
 
 
 def _threads() -> int:
@@ -161,7 +210,39 @@ def markdown(report: dict[str, Any]) -> str:
     for w in report["workloads"]:
         for note in w["notes"]:
             lines.append(f"- {w['id']}: {note}")
+    lines += _peer_lines(report)
+    if report.get("scaling"):
+        lines += ["", "## Scaling: sparsegen against the best peer of each size", "",
+                  *scaling.markdown(report["scaling"]), "",
+                  "Sizes span 100x: W3's gradient rows, W4's csr rows (the middle row is "
+                  "WORKLOADS.md's size); medians of interleaved runs, same machine caveat."]
     return "\n".join(lines) + "\n"
+
+
+def _peer_lines(report: dict[str, Any]) -> list[str]:
+    """Issue 17's table: each workload against its best peer and its measured limit."""
+    rows = [(w, peer_verdict(w)) for w in report["workloads"]]
+    rows = [(w, v) for w, v in rows if v is not None]
+    if not rows:
+        return []
+    lines = ["", "## Against the best peer and the measured limit (issue 17)", "",
+             f"Target: the best peer's time over sparsegen's at least {PEER_TARGET}x, or "
+             f"sparsegen at least {LIMIT_TARGET:.0%} of the limit measured in this run.", "",
+             "| workload | sparsegen ms | best peer | peer ms | best peer / sparsegen | "
+             "limit GB/s | sparsegen of limit | best peer of limit | target |",
+             "|---|---:|---|---:|---:|---:|---:|---:|---|"]
+    for w, v in rows:
+        ms, limit = w["median_ms"], w["limit"]["gbps"]
+        lines.append(
+            f"| {w['id']} | {ms['sparsegen']:.3f} | {v['best_peer']} | {ms[v['best_peer']]:.3f} | "
+            f"{v['ratio']:.2f} | {limit:.2f} | {v['fraction']:.0%} | "
+            f"{w['gbps'][v['best_peer']] / limit:.0%} | {'met' if v['met'] else 'not met'} |")
+    lines += ["", "Interleaving shares the cores between thread pools: numba's (TBB) and TVM's "
+              "workers compete on a 2-core machine, which can slow the implementation that runs "
+              "next (benchmarks/README.md).", "",
+              "Limits (bytes per workload: benchmarks/README.md):", ""]
+    lines += [f"- {w['id']}: {w['limit']['pattern']}" for w, _ in rows]
+    return lines
 
 
 def plot(report: dict[str, Any], path: Path) -> None:

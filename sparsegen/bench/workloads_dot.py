@@ -16,7 +16,7 @@ import scipy.sparse
 import sparsegen as mx
 
 from .harness import Workload
-from .peers import torch
+from .peers import mkl, numba_kernels, torch
 
 INDEX_BYTES = 8
 
@@ -61,9 +61,11 @@ def _sizes(quick: bool) -> tuple[int, int, int, int]:
     return (512, 100_000, 16, 128) if quick else (4_096, 1_000_000, 64, 128)
 
 
-def w4_dot(quick: bool = False) -> Workload:
-    """W4: csr (4,096 x 1,000,000, 64 uniform entries per row) · dense (1,000,000 x 128)."""
-    rows, cols, per_row, d = _sizes(quick)
+def w4_dot(quick: bool = False, rows: int | None = None) -> Workload:
+    """W4: csr (4,096 x 1,000,000, 64 uniform entries per row) · dense (1,000,000 x 128); the
+    csr has ``rows`` rows when given."""
+    default, cols, per_row, d = _sizes(quick)
+    rows = default if rows is None else rows
     a = _csr(rows, cols, per_row, seed=4)
     b = np.random.default_rng(40).random((cols, d), dtype=np.float32)
 
@@ -84,6 +86,19 @@ def w4_dot(quick: bool = False) -> Workload:
             rhs = th.from_numpy(b)
             return lambda: lhs @ rhs
         impls["torch"] = torch_impl
+    nb = numba_kernels()
+    if nb is not None:
+        for name, ahead in (("numba", 0), ("numba+prefetch", nb.AHEAD)):
+            def numba_impl(ahead=ahead):
+                def run():
+                    out = np.empty((rows, d), np.float32)
+                    nb.csr_dense(a.data, a.indices, a.indptr, b, out, ahead)
+                    return out
+                return run
+            impls[name] = numba_impl
+    sdm = mkl()
+    if sdm is not None:
+        impls["MKL"] = lambda: lambda: sdm.dot_product_mkl(a, b)
     moved = a.nnz * (d * 4 + 4 + INDEX_BYTES) + (rows + 1) * INDEX_BYTES + rows * d * 4
     return Workload("W4", f"csr ({rows:,} x {cols:,}, {per_row} per row) · dense ({cols:,} x {d})",
                     moved, impls, _check_dense,
@@ -124,6 +139,19 @@ def w5_dot_t(quick: bool = False) -> Workload:
                 return ids, th.sparse.mm(lhs_t, rhs)
             return run
         impls["torch"] = torch_impl
+    nb = numba_kernels()
+    if nb is not None:
+        impls["numba"] = lambda: lambda: nb.csr_t_dense(a.data, a.indices, a.indptr, cols, b)
+    sdm = mkl()
+    if sdm is not None:
+        def mkl_impl():
+            def run():  # compacted as scipy's, then MKL's product of the scipy transpose
+                ids, inverse = np.unique(a.indices, return_inverse=True)
+                compact = scipy.sparse.csr_matrix((a.data, inverse, a.indptr),
+                                                  shape=(rows, ids.size))
+                return ids, sdm.dot_product_mkl(compact.T.tocsr(), b)
+            return run
+        impls["MKL"] = mkl_impl
     moved = (a.nnz * (4 + INDEX_BYTES) + (rows + 1) * INDEX_BYTES + b.nbytes
              + stored * (d * 4 + INDEX_BYTES))
     return Workload("W5", f"csrᵀ ({cols:,} x {rows:,}) · dense ({rows:,} x {d}) -> row_sparse "

@@ -9,7 +9,7 @@ import numpy as np
 import sparsegen as mx
 
 from .harness import Workload
-from .peers import torch
+from .peers import numba_kernels, torch
 
 COLS = 128
 ROW_BYTES = COLS * 4
@@ -70,6 +70,9 @@ def w6_add(quick: bool = False) -> Workload:
                     for ids, data in operands)
             return lambda: (a + b).coalesce()
         impls["torch"] = torch_impl
+    nb = numba_kernels()
+    if nb is not None:
+        impls["numba"] = lambda: lambda: nb.rsp_add(ids_a, data_a, ids_b, data_b)
     union = np.union1d(ids_a, ids_b).size
     moved = (ids_a.size + ids_b.size + union) * (ROW_BYTES + INDEX_BYTES)
     title = f"rsp + rsp ({rows:,} x {COLS}), {ids_a.size:,} random rows each"

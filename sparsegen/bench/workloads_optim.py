@@ -9,7 +9,7 @@ import numpy as np
 import sparsegen as mx
 
 from .harness import Workload
-from .peers import torch
+from .peers import numba_kernels, torch
 
 COLS = 128
 ROW_BYTES = COLS * 4
@@ -24,9 +24,12 @@ def _shapes(quick: bool) -> tuple[int, int]:
     return (20_000, 400) if quick else (1_000_000, 20_000)
 
 
-def _inputs(seed: int, quick: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Weight (rows x 128), gradient row ids (sorted, unique) and gradient rows, float32."""
-    rows, touched = _shapes(quick)
+def _inputs(seed: int, quick: bool,
+            touched: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Weight (rows x 128), gradient row ids (sorted, unique; ``touched`` of them, else the
+    workload's count) and gradient rows, float32."""
+    rows, default = _shapes(quick)
+    touched = default if touched is None else touched
     rng = np.random.default_rng(seed)
     weight = rng.standard_normal((rows, COLS), dtype=np.float32)
     ids = np.sort(rng.choice(rows, touched, replace=False)).astype(np.int64)
@@ -90,6 +93,17 @@ def w2_sgd(quick: bool = False) -> Workload:
                 return w.numpy()
             return run
         impls["torch"] = torch_impl
+    nb = numba_kernels()
+    if nb is not None:
+        for name, ahead in (("numba", 0), ("numba+prefetch", nb.AHEAD)):
+            def numba_impl(ahead=ahead):
+                w, m = weight.copy(), np.zeros_like(weight)
+
+                def run():
+                    nb.sgd_mom(w, m, ids, grad, LR, MOMENTUM, WD, ahead)
+                    return w
+                return run
+            impls[name] = numba_impl
     moved = ids.size * (5 * ROW_BYTES + INDEX_BYTES)  # grad read; weight, momentum read + written
     workload = Workload("W2", "lazy SGD, momentum 0.9, wd 1e-4: (1M x 128) weight, 20k grad rows",
                         moved, impls, _check_rows(ids))
@@ -97,9 +111,26 @@ def w2_sgd(quick: bool = False) -> Workload:
     return workload
 
 
-def w3_adam(quick: bool = False) -> Workload:
-    """W3: Adam lazy, weight (1,000,000 x 128), grad rsp with 20,000 rows."""
-    weight, ids, grad = _inputs(3, quick)
+def _numba_adam(nb: Any, weight: np.ndarray, ids: np.ndarray, grad: np.ndarray,
+                ahead: int) -> Any:
+    """The numba Adam peer (rows prefetched ``ahead`` entries on; 0: none)."""
+
+    def prepare():
+        w, m, v = weight.copy(), np.zeros_like(weight), np.zeros_like(weight)
+        t = [0]
+
+        def run():
+            t[0] += 1
+            lr = LR * np.sqrt(1 - BETA2 ** t[0]) / (1 - BETA1 ** t[0])
+            nb.adam(w, m, v, ids, grad, lr, BETA1, BETA2, EPS, ahead)
+            return w
+        return run
+    return prepare
+
+
+def w3_adam(quick: bool = False, touched: int | None = None) -> Workload:
+    """W3: Adam lazy, weight (1,000,000 x 128), grad rsp with 20,000 rows (or ``touched``)."""
+    weight, ids, grad = _inputs(3, quick, touched)
     optimizer = mx.optimizer.Adam(learning_rate=LR, beta1=BETA1, beta2=BETA2, epsilon=EPS)
 
     def numpy_impl():
@@ -150,9 +181,13 @@ def w3_adam(quick: bool = False) -> Workload:
 
         impls["torch"] = torch_index_impl
         impls["torch SparseAdam"] = torch_sparse_adam_impl
+    nb = numba_kernels()
+    if nb is not None:
+        for name, ahead in (("numba", 0), ("numba+prefetch", nb.AHEAD)):
+            impls[name] = _numba_adam(nb, weight, ids, grad, ahead)
     moved = ids.size * (7 * ROW_BYTES + INDEX_BYTES)  # grad; weight, mean, var read + written
-    workload = Workload("W3", "lazy Adam: (1M x 128) weight, 20k grad rows", moved, impls,
-                        _check_rows(ids))
+    workload = Workload("W3", f"lazy Adam: ({weight.shape[0]:,} x 128) weight, {ids.size:,} grad "
+                        "rows", moved, impls, _check_rows(ids))
     workload.notes.append(_CACHE_NOTE)
     return workload
 

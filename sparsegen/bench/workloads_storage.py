@@ -7,7 +7,7 @@ import numpy as np
 import sparsegen as mx
 
 from .harness import Workload
-from .peers import torch
+from .peers import numba_kernels, torch
 
 ROW_BYTES = 128 * 4
 INDEX_BYTES = 8
@@ -54,6 +54,15 @@ def w1_retain(quick: bool = False) -> Workload:
                 return t_req.numpy(), out.numpy()
             return run
         impls["torch"] = torch_impl
+    nb = numba_kernels()
+    if nb is not None:
+        def numba_impl():
+            def run():
+                out = np.empty((req.size, 128), np.float32)
+                nb.retain(data, indices, req, out)
+                return req, out
+            return run
+        impls["numba"] = numba_impl
     moved = kept * (2 * ROW_BYTES + 2 * INDEX_BYTES)
     return Workload("W1", "retain 50k of 100k stored rows (1M x 128)", moved, impls, _check_rsp)
 
@@ -87,5 +96,8 @@ def w7_cast(quick: bool = False) -> Workload:
                 return idx.numpy(), t.index_select(0, idx).numpy()
             return run
         impls["torch"] = torch_impl
+    nb = numba_kernels()
+    if nb is not None:
+        impls["numba"] = lambda: lambda: nb.dense_to_rsp(x)
     moved = x.nbytes + nonzero.size * (ROW_BYTES + INDEX_BYTES)
     return Workload("W7", "dense (100k x 128), 10% non-zero rows -> row_sparse", moved, impls, _check_rsp)

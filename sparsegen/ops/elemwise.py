@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..device import contiguous, copy, empty_like, head, item
-from ..formats import CSR, INDEX_DTYPE, MERGE_CHUNK, RowSparse
+from ..device import contiguous, copy, empty_like, head, item, target_of
+from ..formats import CSR, INDEX_DTYPE, MERGE_CHUNK, SERIAL_MERGE_STEPS, RowSparse
 from .layout import as_rows, dtype_name, kernel
 
 Storage = Any  # a dense buffer (numpy or device array), RowSparse or CSR
@@ -89,8 +89,11 @@ def dense_binary(a: Any, b: Any, fn: str) -> Any:
     return out
 
 
-def _merge_chunks(steps: int) -> int:
-    """Chunks of at most ``MERGE_CHUNK`` steps for a merge of ``steps`` ids (at least one)."""
+def _merge_chunks(steps: int, ids: Any) -> int:
+    """Chunks for a merge of ``steps`` ids held where ``ids`` is: one (a serial merge in one pass)
+    on the CPU below ``SERIAL_MERGE_STEPS``, else chunks of at most ``MERGE_CHUNK`` steps."""
+    if target_of(ids) is None and steps < SERIAL_MERGE_STEPS:
+        return 1
     return max(1, -(-steps // MERGE_CHUNK))
 
 
@@ -117,7 +120,7 @@ def _rsp_mul_nonfinite(a: RowSparse, b: RowSparse) -> RowSparse:
     size = a.indices.size + b.indices.size
     indices, src_a, src_b = (empty_like(a.indices, (size,), INDEX_DTYPE) for _ in range(3))
     count = empty_like(a.indices, (1,), INDEX_DTYPE)
-    runs = empty_like(a.indices, (_merge_chunks(size) + 1,), INDEX_DTYPE)
+    runs = empty_like(a.indices, (_merge_chunks(size, a.indices) + 1,), INDEX_DTYPE)
     kernel("ew_index", (), a.indices, size).rsp_union(a.indices, b.indices, indices, src_a, src_b,
                                                       count, runs)
     union = item(count, 0)
@@ -140,7 +143,8 @@ def rsp_rsp(a: RowSparse, b: RowSparse, fn: str) -> RowSparse:
     size = a.indices.size + b.indices.size if union else min(a.indices.size, b.indices.size)
     indices, src_a, src_b = (empty_like(a.indices, (size,), INDEX_DTYPE) for _ in range(3))
     count = empty_like(a.indices, (1,), INDEX_DTYPE)
-    runs = empty_like(a.indices, (_merge_chunks(a.indices.size + b.indices.size) + 1,),
+    runs = empty_like(a.indices,
+                      (_merge_chunks(a.indices.size + b.indices.size, a.indices) + 1,),
                       INDEX_DTYPE)
     index = kernel("ew_index", (), a.indices, size)
     (index.rsp_union if union else index.rsp_intersect)(a.indices, b.indices, indices, src_a,

@@ -10,6 +10,13 @@ from .gather import take
 from .layout import as_rows, dtype_name, kernel
 
 
+def merge_walk(stored: int, requested: int) -> bool:
+    """Whether a merge walk of the two sorted id lists (``stored + requested`` streaming steps)
+    takes fewer steps than a binary search per requested id (``log2(stored)`` dependent loads
+    each)."""
+    return stored + requested < requested * max(1, stored.bit_length())
+
+
 def retain(rsp: RowSparse, row_ids: Any) -> RowSparse:
     """The rows ``row_ids`` (sorted, unique, in range) of ``rsp``; ids not stored give zero rows.
     A row_sparse array storing every row (a kvstore's weight) is read by position (``take``).
@@ -19,9 +26,9 @@ def retain(rsp: RowSparse, row_ids: Any) -> RowSparse:
     if rsp.indices.size == rsp.shape[0]:  # every row stored: row r is at position r
         return RowSparse(take(rsp.data, row_ids), row_ids, rsp.shape)
     out = empty_like(rsp.data, (row_ids.size, *rsp.shape[1:]), rsp.dtype)
-    kernel("retain", (dtype_name(rsp.dtype),), out, out.size).gather(
-        as_rows(rsp.data), rsp.indices, row_ids, as_rows(out, written=True)
-    )
+    kernels = kernel("retain", (dtype_name(rsp.dtype),), out, out.size)
+    gather = kernels.gather_merge if merge_walk(rsp.indices.size, row_ids.size) else kernels.gather
+    gather(as_rows(rsp.data), rsp.indices, row_ids, as_rows(out, written=True))
     return RowSparse(out, row_ids, rsp.shape)
 
 

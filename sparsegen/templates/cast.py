@@ -16,11 +16,15 @@ from .scan import offsets
 
 
 def _nonzero(value: tvm.tirx.PrimExpr, dtype: str) -> tvm.tirx.PrimExpr:
-    """``value != 0`` that holds for nan too, as MXNet stores nan (TVM's ``!=`` on floats is an
-    ordered compare, false for nan)."""
+    """``value != 0`` that holds for nan too, as MXNet stores nan; -0.0 is zero.
+
+    For floats this is ``!(value == 0)``, one unordered compare (LLVM's ``fcmp une``). It is
+    written as a select on ``value == 0`` because TVM rewrites ``!(a == b)`` to ``a != b``, an
+    ordered compare that is false for nan."""
     zero = tvm.tirx.const(0, dtype)
     if dtype.startswith("float"):
-        return tvm.tirx.Or(value != zero, tvm.tirx.isnan(value))
+        return tvm.tirx.Select(value == zero, tvm.tirx.const(False, "bool"),
+                               tvm.tirx.const(True, "bool"))
     return value != zero
 
 

@@ -7,6 +7,10 @@ from tvm.script import tirx as T
 
 from . import element_bytes
 from .columns import cols
+from .elemwise.merge import diagonal
+
+MERGE_STEPS = 1024
+"""Steps (requested ids and stored ids) of ``gather_merge``'s merge walk per parallel task."""
 
 
 @T.macro
@@ -29,6 +33,8 @@ def find_row(at, idx, k, row):
 
 def retain(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """``gather``: ``out[r] = data[s]`` where ``indices[s] == req[r]``, else zeros (binary search).
+    ``gather_merge``: the same by a merge walk of the two sorted id lists, their ``m + k`` merge
+    steps split by merge path into tasks of ``MERGE_STEPS`` (``req`` must be sorted and unique).
     ``check``: ``bad[0]`` is -1 when ``req`` is sorted, unique and in ``[0, rows)``, else a
     position that breaks it (any one: positions are written concurrently)."""
     zero = tvm.tirx.const(0, dtype)
@@ -65,6 +71,39 @@ def retain(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                     cols.each(d, clear, Out, vr)
 
     @T.prim_func(s_tir=True)
+    def gather_merge(data: T.handle, indices: T.handle, req: T.handle, out: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        k = T.int64()
+        d = T.int64()
+        m = T.int64()
+        Data = T.match_buffer(data, (k, d), dtype, align=itemsize)
+        Idx = T.match_buffer(indices, (k,), "int64", align=8)
+        Req = T.match_buffer(req, (m,), "int64", align=8)
+        Out = T.match_buffer(out, (m, d), dtype, align=itemsize)
+        for c in T.serial((m + k + MERGE_STEPS - 1) // MERGE_STEPS):
+            with T.sblock("rows_task"):
+                vc = T.axis.spatial((m + k + MERGE_STEPS - 1) // MERGE_STEPS, c)
+                T.reads(Data[0:k, 0:d], Idx[0:k], Req[0:m])
+                T.writes(Out[0:m, 0:d])
+                p = T.alloc_buffer((3,), "int64", scope="local")  # in req, in idx; idx's step
+                diagonal(Req, Idx, m, k, vc * MERGE_STEPS, p)
+                while p[0] + p[1] < T.min(vc * MERGE_STEPS + MERGE_STEPS, m + k) and p[0] < m:
+                    p[2] = T.int64(0)
+                    if p[1] < k:  # TIR's `and` does not short-circuit: nested
+                        if Idx[p[1]] < Req[p[0]]:
+                            p[2] = T.int64(1)
+                        elif Idx[p[1]] == Req[p[0]]:
+                            p[2] = T.int64(2)
+                    if p[2] == T.int64(1):
+                        p[1] = p[1] + T.int64(1)
+                    else:
+                        if p[2] == T.int64(2):
+                            cols.each(d, copy, Out, p[0], Data, p[1])
+                        else:
+                            cols.each(d, clear, Out, p[0])
+                        p[0] = p[0] + T.int64(1)
+
+    @T.prim_func(s_tir=True)
     def check(req: T.handle, rows: T.int64, bad: T.handle):
         T.func_attr({"tirx.noalias": True})
         m = T.int64()
@@ -83,4 +122,4 @@ def retain(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                     if Req[vr] <= Req[vr - 1]:
                         Bad[0] = vr
 
-    return {"gather": gather, "check": check}
+    return {"gather": gather, "gather_merge": gather_merge, "check": check}

@@ -12,7 +12,7 @@ from ..scan import offsets
 from .arith import Expr
 
 @T.macro
-def _diagonal(A, B, ka, kb, d, p):
+def diagonal(A, B, ka, kb, d, p):
     """``p[0], p[1]``: how many of the first ``d`` merged ids come from ``a`` and from ``b`` (the
     merge path crossing diagonal ``d``; on equal ids ``a`` comes first), by binary search."""
     p[0] = T.max(d - kb, T.int64(0))  # the answer lies in [p[0], p[1]]
@@ -92,7 +92,7 @@ def _merge_chunk(step: Callable[..., None],
 
     @T.macro
     def merge(A, B, ka, kb, start, end, p, v, *outs):
-        _diagonal(A, B, ka, kb, start, p)
+        diagonal(A, B, ka, kb, start, p)
         p[3] = end
         if p[0] > T.int64(0) and p[1] < kb:
             if A[p[0] - 1] == B[p[1]]:
@@ -121,7 +121,8 @@ def _rsp_merge(keep_unmatched: bool) -> tvm.tirx.PrimFunc:
     The ``ka + kb`` steps of the merge are split evenly over the ``c = len(runs) - 1`` chunks
     (``c >= 1``, chosen by the caller). ``rows_count`` merges each chunk counting its outputs
     into ``runs[chunk + 1]``, the blocked scan turns the counts into offsets, ``rows_write``
-    merges each chunk again writing at its offset."""
+    merges each chunk again writing at its offset. One chunk is a serial merge in one pass: its
+    offset is 0, so the count pass is skipped and ``rows_write`` stores the count."""
     if keep_unmatched:
         tally = _merge_chunk(_union_tally, _rest_tally)
         write = _merge_chunk(_union_store, _rest_store)
@@ -151,8 +152,9 @@ def _rsp_merge(keep_unmatched: bool) -> tvm.tirx.PrimFunc:
                 p = T.alloc_buffer((4,), "int64", scope="local")  # in a, in b, count, chunk end
                 v = T.alloc_buffer((2,), "int64", scope="local")
                 p[2] = T.int64(0)
-                tally(A, B, ka, kb, _chunk_edge(vc, ka + kb, c1 - 1),
-                      _chunk_edge(vc + 1, ka + kb, c1 - 1), p, v)
+                if c1 > T.int64(2):
+                    tally(A, B, ka, kb, _chunk_edge(vc, ka + kb, c1 - 1),
+                          _chunk_edge(vc + 1, ka + kb, c1 - 1), p, v)
                 Runs[vc + 1] = p[2]
         offsets(Runs, c1 - 1)
         for c in T.serial(c1 - 1):
@@ -160,12 +162,14 @@ def _rsp_merge(keep_unmatched: bool) -> tvm.tirx.PrimFunc:
                 vc = T.axis.spatial(c1 - 1, c)
                 T.reads(A[0:ka], B[0:kb], Runs[vc])
                 T.writes(Idx[Runs[vc] : Runs[vc + 1]], SA[Runs[vc] : Runs[vc + 1]],
-                         SB[Runs[vc] : Runs[vc + 1]])
+                         SB[Runs[vc] : Runs[vc + 1]], Runs[vc + 1])
                 p = T.alloc_buffer((4,), "int64", scope="local")  # in a, in b, in out, chunk end
                 v = T.alloc_buffer((2,), "int64", scope="local")
                 p[2] = Runs[vc]
                 write(A, B, ka, kb, _chunk_edge(vc, ka + kb, c1 - 1),
                       _chunk_edge(vc + 1, ka + kb, c1 - 1), p, v, Idx, SA, SB)
+                if c1 == T.int64(2):  # the one chunk was not counted: its end is the count
+                    Runs[1] = p[2]
         with T.sblock("count"):
             T.reads(Runs[c1 - 1])
             T.writes(C[0])
