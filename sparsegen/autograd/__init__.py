@@ -29,11 +29,17 @@ def _in_stype(value: Any, stype: str) -> Any:
 
 def _store(variable: Any, grad: Any) -> None:
     """Write (``grad_req='write'``) or add (``'add'``) ``grad`` into ``variable.grad``, in the
-    buffer's storage type."""
-    from ..ndarray import elemwise
+    buffer's storage type (``grad`` None: a zero gradient)."""
+    from ..ndarray import elemwise, zeros
     from ..ndarray.storage import assign
 
     buffer = variable._grad
+    if grad is None:  # a zero gradient: 'write' zeroes the buffer, 'add' leaves it
+        if variable._grad_req == "write":
+            assign(buffer, zeros(buffer.shape, ctx=buffer.context, dtype=buffer.dtype,
+                                 stype=buffer.stype))
+            variable._fresh_grad = True
+        return
     if variable._grad_req == "add":
         grad = elemwise.add(buffer, grad)
     assign(buffer, _in_stype(grad, buffer.stype))

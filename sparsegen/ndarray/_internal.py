@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+# -- arith --
+from .arith import UNION_FUNCTIONS
+# -- elemwise --
+from .elemwise import INTERNAL_UNARY_OPS
 # -- reduce --
 from .reduce import square_sum as _square_sum
+# -- scatter --
+from .scatter import _scatter_elemwise_div, _scatter_minus_scalar, _scatter_plus_scalar
 
-__all__ = ["_square_sum"]
+globals().update(UNION_FUNCTIONS)
+globals().update(INTERNAL_UNARY_OPS)
+
+__all__ = ["_scatter_elemwise_div", "_scatter_minus_scalar", "_scatter_plus_scalar",
+           "_square_sum", *UNION_FUNCTIONS, *INTERNAL_UNARY_OPS]
