@@ -94,8 +94,9 @@ in ``w = -log(1 - x^2)`` shifted by 2.5 (``w < 5``) and in ``sqrt(w) - 3``."""
 
 
 def _erfinv(x: Expr, dt: str) -> Expr:
-    """The inverse of erf: Giles' approximation refined by Newton steps on ``erf`` (on ``erfc``
-    for ``|x| > 0.5``, where ``1 - |x|`` is exact), two in float32 and three in float64; ``+-1``
+    """The inverse of erf: Giles' approximation refined by Newton steps on ``erf`` (on
+    ``log(erfc)`` for ``|x| > 0.5``, where ``1 - |x|`` is exact), two in float32 and four in
+    float64; ``+-1``
     give ``+-inf``, ``|x| > 1`` and nan give nan, the sign of zero is kept."""
     one, a = _const(1, dt), tirx.abs(x)
     w = -tirx.log((one - a) * (one + a))
@@ -103,9 +104,11 @@ def _erfinv(x: Expr, dt: str) -> Expr:
     tail = _horner(_ERFINV_TAIL, tirx.sqrt(w) - _const(3, dt), dt)
     y = T.Select(w < _const(5, dt), central, tail) * a
     slope = _const(2 / math.sqrt(math.pi), dt)
-    for _ in range(3 if dt == "float64" else 2):
-        error = T.Select(a > _const(0.5, dt), (one - a) - _libm("erfc")(y, dt),
-                         _libm("erf")(y, dt) - a)
+    for _ in range(4 if dt == "float64" else 2):
+        # Newton on erf(y) = a, and above 0.5 on log(erfc(y)) = log(1 - a): nearly quadratic in
+        # the tail, so the steps converge there too (on erfc itself they crawl)
+        tail_error = (tirx.log(_libm("erfc")(y, dt)) - tirx.log(one - a)) * _libm("erfc")(y, dt)
+        error = T.Select(a > _const(0.5, dt), -tail_error, _libm("erf")(y, dt) - a)
         y = y - error / (slope * tirx.exp(-y * y))
     inner = tirx.copysign(T.Select(a < one, y, _const(float("inf"), dt)), x)
     return T.Select(a > one, _const(float("nan"), dt), T.Select(tirx.isnan(x), x, inner))
