@@ -216,18 +216,27 @@ _DOT_KERNELS = (
 ELEMWISE_UNARY_SPARSE = (
     "abs", "sign", "sqrt", "square", "negative", "relu", "sin", "sinh", "tan", "tanh", "arcsin",
     "arcsinh", "arctan", "arctanh", "floor", "ceil", "round", "rint", "fix", "trunc", "expm1",
-    "log1p", "cbrt", "degrees", "radians",
+    "log1p", "cbrt", "degrees", "radians", "erf", "erfinv", "softsign",
 )
 """Unary ops that map zero to zero: row_sparse and csr keep their storage (stored values only)."""
 
 ELEMWISE_UNARY_DENSE = (
     "exp", "log", "log10", "log2", "rsqrt", "cos", "cosh", "arccos", "arccosh", "sigmoid",
+    "gamma", "gammaln", "reciprocal", "rcbrt",
 )
 """Unary ops that map zero elsewhere: a dense kernel only (sparse inputs fall back to it)."""
+
+ELEMWISE_UNARY_INTERNAL = ("digamma",)
+"""Unary ops that gradients use and ``mx.nd`` does not name (``nd._internal._digamma``): a dense
+kernel only."""
 
 ELEMWISE_SCALAR_OPS = ("add_scalar", "sub_scalar", "rsub_scalar", "mul_scalar", "div_scalar",
                        "rdiv_scalar")
 """``x <op> s`` and the reflected ``s - x``, ``s / x``: functions of kernel ``ew_dense``."""
+
+SPARSE_UNION_OPS = ("add", "sub", "maximum", "minimum", "hypot")
+"""Binary ops of two row_sparse (two csr) arrays that store the union of their positions
+(``templates/elemwise/arith.py:UNION_OPS``): functions ``fill_<op>`` of ``ew_rsp`` / ``ew_csr``."""
 
 _FLAT_MAP = "(x[n] dtype, out[n] dtype WRITTEN)"
 _RSP_ARGS = ("a[ka,d] dtype, b[kb,d] dtype, src_a[k] int64 internal, src_b[k] int64, "
@@ -262,7 +271,8 @@ _ELEMWISE_KERNELS = (
         "sparsegen.templates.elemwise.unary:unary_maps",
         _ROWS,
         ("dtype",),
-        tuple((fn, _FLAT_MAP) for fn in ELEMWISE_UNARY_SPARSE + ELEMWISE_UNARY_DENSE),
+        tuple((fn, _FLAT_MAP)
+              for fn in ELEMWISE_UNARY_SPARSE + ELEMWISE_UNARY_DENSE + ELEMWISE_UNARY_INTERNAL),
         "unary math over flat buffers, one function per op",
     ),
     KernelDef(
@@ -284,12 +294,12 @@ _ELEMWISE_KERNELS = (
         _ROWS_PLAIN,
         ("dtype",),
         (
-            *((f"fill_{fn}", f"({_RSP_ARGS})") for fn in ("add", "sub", "mul")),
+            *((f"fill_{fn}", f"({_RSP_ARGS})") for fn in (*SPARSE_UNION_OPS, "mul")),
             *((f"update_{fn}", "(dense[n,d] dtype WRITTEN, data[k,d] dtype, "
                                "indices[k] int64 <n sorted)")
               for fn in ("add", "sub")),
-            ("gather_mul", "(dense[n,d] dtype, data[k,d] dtype, indices[k] int64 <n sorted, "
-                           "out[k,d] dtype WRITTEN)"),
+            *((f"gather_{fn}", "(dense[n,d] dtype, data[k,d] dtype, indices[k] int64 <n sorted, "
+                               "out[k,d] dtype WRITTEN)") for fn in ("mul", "div")),
             ("keep_mul", "(a[ka,d] dtype, b[kb,d] dtype, src_a[k] int64 internal, src_b[k] int64, "
                          "pos[k+1] int64 WRITTEN)"),
             ("fill_mul_kept", "(a[ka,d] dtype, b[kb,d] dtype, src_a[k] int64 internal, "
@@ -306,7 +316,7 @@ _ELEMWISE_KERNELS = (
         _ROWS,
         ("dtype",),
         (
-            *((f"fill_{fn}", f"({_CSR_PAIR})") for fn in ("add", "sub", "mul")),
+            *((f"fill_{fn}", f"({_CSR_PAIR})") for fn in (*SPARSE_UNION_OPS, "mul")),
             *((f"update_{fn}", "(dense[n,m] dtype WRITTEN, data[nnz] dtype, "
                                "indices[nnz] int64 <m sorted(indptr), indptr[n+1] int64 ptr(nnz))")
               for fn in ("add", "sub")),

@@ -10,7 +10,7 @@ from functools import cached_property
 from typing import Any
 
 from .registry import (COMPARE_OPS, ELEMWISE_SCALAR_OPS, ELEMWISE_UNARY_DENSE,
-                       ELEMWISE_UNARY_SPARSE, resolve)
+                       ELEMWISE_UNARY_INTERNAL, ELEMWISE_UNARY_SPARSE, resolve)
 from .registry import ARITH_SCALAR_OPS, STRIDED_BINARY_OPS  # -- arith --
 
 
@@ -60,7 +60,13 @@ _ELEMWISE_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
     ("_rdiv_scalar", ("default",)): OpRule("default", _EW + "scalar"),
     **{(op, (stype,)): OpRule(stype, _EW + "unary")
        for op in ELEMWISE_UNARY_SPARSE for stype in _STYPES},
-    **{(op, ("default",)): OpRule("default", _EW + "unary") for op in ELEMWISE_UNARY_DENSE},
+    **{(op, ("default",)): OpRule("default", _EW + "unary")
+       for op in ELEMWISE_UNARY_DENSE + ELEMWISE_UNARY_INTERNAL},
+    **{(f"_{fn}", (stype, stype)): OpRule(stype, _EW + impl)
+       for fn in ("maximum", "minimum", "hypot")
+       for stype, impl in (("row_sparse", "rsp_rsp"), ("csr", "csr_csr"))},
+    ("_scatter_elemwise_div", ("row_sparse", "default")): OpRule("row_sparse",
+                                                                 _EW + "sparse_dense_mul"),
     **{("clip", (stype,)): OpRule(stype, _EW + "clip") for stype in _STYPES},
 }
 """Elementwise storage rules. A scalar op, or clip, whose parameters map zero elsewhere runs on

@@ -122,8 +122,11 @@ def test_bind_lists_dicts_and_errors():
     assert gx.asnumpy().tolist() == [3.0, -40.0]
     with pytest.raises(InvalidValue, match="lacks"):
         s.bind(mx.cpu(), {"a": x})
+    with pytest.warns(UserWarning, match=r"\['c'\], not arguments .*ignored"):
+        extra = s.bind(mx.cpu(), {"a": x, "b": y, "c": 9})  # as MXNet: ignored
+    assert extra.forward()[0].asnumpy().tolist() == [4.0, -7.0]
     with pytest.raises(InvalidValue, match="not arguments"):
-        s.bind(mx.cpu(), {"a": x, "b": y, "c": y})
+        s.bind(mx.cpu(), [x, y], args_grad={"a": gx, "c": gx})
     with pytest.raises(InvalidValue, match="grad_req"):
         s.bind(mx.cpu(), [x, y], [gx, gx], grad_req="sometimes")
     with pytest.raises(InvalidValue, match="not an argument"):

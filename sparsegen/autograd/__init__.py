@@ -47,13 +47,20 @@ def _sole(grad: Any, names: int) -> bool:
 
 def _store(variable: Any, grad: Any, movable: bool = False) -> None:
     """Write (``grad_req='write'``) or add (``'add'``) ``grad`` into ``variable.grad``, in the
-    buffer's storage type. A row_sparse result that nothing else holds (``movable``) moves into
-    a row_sparse buffer instead of being copied: assigning a row_sparse buffer replaces its
-    storage anyway, so the buffer ends the same and no copy is made."""
-    from ..ndarray import elemwise
+    buffer's storage type (``grad`` None: a zero gradient). A row_sparse result that nothing
+    else holds (``movable``) moves into a row_sparse buffer instead of being copied: assigning a
+    row_sparse buffer replaces its storage anyway, so the buffer ends the same and no copy is
+    made."""
+    from ..ndarray import elemwise, zeros
     from ..ndarray.storage import assign
 
     buffer = variable._grad
+    if grad is None:  # a zero gradient: 'write' zeroes the buffer, 'add' leaves it
+        if variable._grad_req == "write":
+            assign(buffer, zeros(buffer.shape, ctx=buffer.context, dtype=buffer.dtype,
+                                 stype=buffer.stype))
+            variable._fresh_grad = True
+        return
     if variable._grad_req == "add":
         grad, movable = elemwise.add(buffer, grad), False
     grad = _in_stype(grad, buffer.stype)
@@ -73,7 +80,7 @@ def backward(heads: Any, head_grads: Any = None, retain_graph: bool = False,
     while found:
         variable, grad = found.pop()
         # held by the two local names alone (no user, no second variable): it may move
-        movable = grad.stype == "row_sparse" and _sole(grad, 2)
+        movable = grad is not None and grad.stype == "row_sparse" and _sole(grad, 2)
         _store(variable, grad, movable)
 
 

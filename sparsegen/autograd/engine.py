@@ -68,7 +68,8 @@ def _check_gradient(node: Node, position: int, grad: Any) -> None:
 
 
 def run(heads: Any, head_grads: Any, retain_graph: bool, train_mode: bool) -> dict[int, Any]:
-    """The gradient of ``sum(head * head_grad)`` for every variable reached, keyed by ``id``."""
+    """The gradient of ``sum(head * head_grad)`` for every variable reached, keyed by ``id``
+    (None for a variable reached only through zero gradients, such as ``sign``'s)."""
     from ..ndarray import ones
 
     heads = _arrays(heads, "heads")
@@ -130,3 +131,5 @@ def _step(node: Node, pending: dict, found: dict) -> None:
         if grad is not None and tracked(array):
             _check_gradient(node, position, grad)
             _deposit(array, grad, pending, found)
+        elif grad is None and array._entry is None and tracked(array):
+            found.setdefault(id(array), (array, None))  # a zero gradient: MXNet writes it

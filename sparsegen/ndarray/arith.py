@@ -106,6 +106,35 @@ BROADCAST_FUNCTIONS: dict[str, Callable[..., NDArray]] = {
 """The ``broadcast_<op>`` functions by MXNet name."""
 
 
+# -- _maximum, _minimum, _hypot (mx.nd._internal) ------------------------------------------------
+def _union(fn: str) -> Callable[..., NDArray]:
+    name = f"_{fn}"
+
+    def op(lhs: NDArray, rhs: NDArray, out: NDArray | None = None) -> NDArray:
+        for arg, value in (("lhs", lhs), ("rhs", rhs)):
+            if not isinstance(value, NDArray):
+                raise InvalidType(f"{name}: {arg} must be an NDArray, got {type(value).__name__}")
+        if lhs.shape != rhs.shape:
+            raise InvalidValue(f"{name}: shapes {lhs.shape} and {rhs.shape} differ (elemwise "
+                               f"ops do not broadcast; use broadcast_{fn})")
+        if lhs.stype == rhs.stype != "default" and lhs.dtype == rhs.dtype:
+            check_out(name, out, lhs.shape, lhs.dtype, lhs.context)
+            return invoke(name, (lhs, rhs), out=out, fn=fn)
+        return broadcast.binary(fn, lhs, rhs, out, name)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = (f"``{fn}`` of two arrays of one shape, as ``mxnet.nd._internal.{name}``: two "
+                  "row_sparse (two csr) arrays give one over the union of their rows (entries), "
+                  "other storage types a dense result.")
+    return op
+
+
+UNION_FUNCTIONS: dict[str, Callable[..., NDArray]] = {
+    f"_{fn}": _union(fn) for fn in ("maximum", "minimum", "hypot")
+}
+"""``mx.nd._internal``'s elementwise ``_maximum``, ``_minimum``, ``_hypot``."""
+
+
 # -- add_n, where, quadratic -----------------------------------------------------------------------
 def add_n(*args: NDArray, out: NDArray | None = None) -> NDArray:
     """The sum of one or more arrays of one shape and dtype, as ``mxnet.nd.add_n``: row_sparse

@@ -21,7 +21,7 @@ from .. import tape
 from ..device import copy_into, to_host
 from ..errors import SparsegenError
 from ..params import real
-from ..registry import ELEMWISE_UNARY_DENSE, ELEMWISE_UNARY_SPARSE
+from ..registry import ELEMWISE_UNARY_DENSE, ELEMWISE_UNARY_INTERNAL, ELEMWISE_UNARY_SPARSE
 from ..rules import op_rule
 from . import broadcast as _broadcast
 from .dispatch import check_out, invoke
@@ -276,6 +276,11 @@ UNARY_OPS: dict[str, Callable[..., NDArray]] = {
     **{name: _unary(name, False) for name in ELEMWISE_UNARY_DENSE},
 }
 """The unary math functions by MXNet name."""
+
+INTERNAL_UNARY_OPS: dict[str, Callable[..., NDArray]] = {
+    f"_{name}": _unary(name, False) for name in ELEMWISE_UNARY_INTERNAL
+}
+"""The unary functions gradients use, by their ``mx.nd._internal`` name (``_digamma``)."""
 
 
 def __getattr__(name: str) -> Callable[..., NDArray]:

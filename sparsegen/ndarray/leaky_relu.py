@@ -1,16 +1,15 @@
-"""``mx.nd.LeakyReLU`` (MXNet 1.9.1's act_types leaky, prelu, elu, selu, rrelu) composed of
-recorded elementwise ops (comparison, ``where``, ``expm1``, broadcast products), so autograd
-differentiates it with no rule of its own, ``gamma`` of prelu included.
-
-``gelu`` needs ``erf``, which has no kernel in sparsegen: it raises ``NotSupported``.
+"""``mx.nd.LeakyReLU`` (MXNet 1.9.1's act_types leaky, prelu, elu, selu, rrelu, gelu) composed
+of recorded elementwise ops (comparison, ``where``, ``expm1``, ``erf``, broadcast products), so
+autograd differentiates it with no rule of its own, ``gamma`` of prelu included.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .. import tape
-from ..errors import InvalidValue, NotSupported
+from ..errors import InvalidValue
 from ..params import real
 from .arith import broadcast_mul, where
 from .elemwise import UNARY_OPS
@@ -47,14 +46,14 @@ def LeakyReLU(data: NDArray, gamma: NDArray | None = None, act_type: str = "leak
     """``x`` where ``x > 0``, else ``act_type``'s negative part, as ``mxnet.nd.LeakyReLU``:
     leaky ``slope · x``, prelu ``gamma · x``, elu ``slope · (eˣ - 1)``, selu ``λ·α·(eˣ - 1)``
     (and ``λ·x`` above 0), rrelu ``r · x`` with ``r`` drawn from U(lower_bound, upper_bound)
-    per element when training, their mean otherwise."""
+    per element when training, their mean otherwise; gelu is ``x / 2 · (1 + erf(x / √2))``
+    everywhere."""
     data = densified(array_arg(data, "data", "LeakyReLU"))
     act_type = choice_arg(act_type, "act_type", ACT_TYPES, "LeakyReLU")
     if out is not None:
         raise InvalidValue("LeakyReLU: out is not supported; use the returned array")
-    if act_type == "gelu":
-        raise NotSupported("LeakyReLU: act_type='gelu' needs erf, which has no kernel in "
-                           "sparsegen; use another act_type")
+    if act_type == "gelu":  # MXNet's: x / 2 · (1 + erf(x / √2))
+        return data * (UNARY_OPS["erf"](data * (1 / math.sqrt(2))) + 1) * 0.5
     positive = data > 0
     if act_type == "leaky":
         negative = data * real(slope, "LeakyReLU: slope")

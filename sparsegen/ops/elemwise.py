@@ -12,13 +12,14 @@ from typing import Any
 
 from ..device import contiguous, copy, empty_like, head, item, target_of
 from ..formats import CSR, INDEX_DTYPE, MERGE_CHUNK, SERIAL_MERGE_STEPS, RowSparse
+from ..registry import SPARSE_UNION_OPS
 from .layout import as_rows, dtype_name, kernel
 
 Storage = Any  # a dense buffer (numpy or device array), RowSparse or CSR
 
-UNION_OPS = ("add", "sub")
-"""Binary ops whose sparse result stores the union of both operands' positions (the others,
-``mul``, store the intersection)."""
+UNION_OPS = SPARSE_UNION_OPS
+"""Binary ops whose sparse result stores the union of both operands' positions (add, sub,
+maximum, minimum, hypot; ``mul`` stores the intersection)."""
 
 NONFINITE_CHUNK = 8192
 """Values per chunk of the non-finite check (``ew_dense.nonfinite``): one parallel task each."""
@@ -212,7 +213,8 @@ def sparse_dense(sparse: RowSparse | CSR, dense: Any, fn: str) -> Any:
 
 def sparse_dense_mul(sparse: RowSparse | CSR, dense: Any, fn: str) -> RowSparse | CSR:
     """``sparse * dense`` -> the storage of ``sparse``: stored values times the dense values at
-    their positions (zeros elsewhere, as MXNet, whatever the dense side holds there)."""
+    their positions (zeros elsewhere, as MXNet, whatever the dense side holds there); ``fn`` div
+    (row_sparse only): MXNet's ``_scatter_elemwise_div``, stored rows divided likewise."""
     family = "ew_rsp" if isinstance(sparse, RowSparse) else "ew_csr"
     gather = getattr(kernel(family, (_name(dense),), dense, sparse.data.size), f"gather_{fn}")
     out = empty_like(sparse.data, sparse.data.shape, sparse.dtype)

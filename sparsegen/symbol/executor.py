@@ -3,6 +3,7 @@ with gradients from ``mx.autograd``; ``Symbol.bind``, ``simple_bind`` and ``eval
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -56,7 +57,10 @@ def _per_argument(values: Any, names: list[str], what: str, required: bool) -> l
         values = {}
     if isinstance(values, dict):
         unknown = set(values) - set(names)
-        if unknown:
+        if unknown and what == "args":  # MXNet ignores them (its tests pass scalars so)
+            warnings.warn(f"bind: args names {sorted(unknown)}, not arguments of the symbol "
+                          f"({names}): ignored", stacklevel=4)
+        elif unknown:
             raise InvalidValue(f"bind: {what} names {sorted(unknown)}, not {noun} of the "
                                f"symbol ({names})")
         listed = [values.get(name) for name in names]

@@ -89,9 +89,15 @@ SPARSE = ("dot", "Embedding", "FullyConnected", "cast_storage", "elemwise_add", 
 
 INTERNAL: dict[str, OpDef] = {
     "_square_sum": OpDef("_square_sum", function="_internal._square_sum"),
-    "_maximum": OpDef("_maximum", ("lhs", "rhs"), function="broadcast_maximum"),
-    "_minimum": OpDef("_minimum", ("lhs", "rhs"), function="broadcast_minimum"),
-    "_hypot": OpDef("_hypot", ("lhs", "rhs"), function="broadcast_hypot"),
+    "_maximum": OpDef("_maximum", ("lhs", "rhs"), function="_internal._maximum"),
+    "_minimum": OpDef("_minimum", ("lhs", "rhs"), function="_internal._minimum"),
+    "_hypot": OpDef("_hypot", ("lhs", "rhs"), function="_internal._hypot"),
+    "_scatter_elemwise_div": OpDef("_scatter_elemwise_div", ("lhs", "rhs"),
+                                   function="_internal._scatter_elemwise_div"),
+    "_scatter_plus_scalar": OpDef("_scatter_plus_scalar",
+                                  function="_internal._scatter_plus_scalar"),
+    "_scatter_minus_scalar": OpDef("_scatter_minus_scalar",
+                                   function="_internal._scatter_minus_scalar"),
 }
 SPARSE_ONLY: dict[str, OpDef] = {
     "retain": OpDef("_sparse_retain", ("data", "indices"), function="sparse.retain"),

@@ -55,14 +55,27 @@ _UNARY: dict[str, Callable[[Any, Any, Any], Any]] = {
     "arccos": lambda x, y, g: -g / nd.sqrt(1 - x * x),
     "arccosh": lambda x, y, g: g / nd.sqrt(x * x - 1),
     "sigmoid": lambda x, y, g: g * y * (1 - y),
+    "erf": lambda x, y, g: g * nd.exp(-x * x) * (2 / math.sqrt(math.pi)),
+    "erfinv": lambda x, y, g: g * nd.exp(y * y) * (math.sqrt(math.pi) / 2),
+    "softsign": lambda x, y, g: g / nd.square(nd.abs(x) + 1),
+    "gamma": lambda x, y, g: g * y * nd._internal._digamma(x),
+    "gammaln": lambda x, y, g: g * nd._internal._digamma(x),
+    "reciprocal": lambda x, y, g: -g * y * y,
+    "rcbrt": lambda x, y, g: -g * y / (x * 3),
 }
 assert set(_UNARY) | {"sign", "floor", "ceil", "round", "rint", "fix", "trunc"} == set(
     ELEMWISE_UNARY_SPARSE) | set(ELEMWISE_UNARY_DENSE)
 
 
+_DENSE_BACKWARD = frozenset(ELEMWISE_UNARY_DENSE)
+"""Unary ops whose backward MXNet runs on dense forms: a sparse head gradient is densified, so
+``0 · f'(x)`` is nan where ``f'`` is infinite (rsqrt, log at 0), as there."""
+
+
 @gradient(*_UNARY)
 def _unary(node: Node, out_grads: list[Any]) -> tuple[Any]:
-    return (_UNARY[node.op](node.inputs[0], node.output(), out_grads[0]),)
+    head = densified(out_grads[0]) if node.op in _DENSE_BACKWARD else out_grads[0]
+    return (_UNARY[node.op](node.inputs[0], node.output(), head),)
 
 
 _SCALAR: dict[str, Callable[[Any, Any, float, Any], Any]] = {
@@ -104,11 +117,14 @@ _BINARY: dict[str, Callable[[Any, Any, Any, Any], tuple[Any, Any]]] = {
 
 
 @gradient(*(f"elemwise_{fn}" for fn in ("add", "sub", "mul", "div")),
-          *(f"broadcast_{fn}" for fn in _BINARY))
+          *(f"broadcast_{fn}" for fn in _BINARY), "_maximum", "_minimum", "_hypot")
 def _binary(node: Node, out_grads: list[Any]) -> tuple[Any, Any]:
     a, b = node.inputs
     g = out_grads[0]
-    if g.stype != "default" and any(x.stype not in ("default", g.stype) for x in (a, b)):
+    if node.params["fn"] not in ("add", "sub", "mul", "div"):
+        # MXNet runs these backwards on dense forms (hypot's 0 / 0 is nan off the stored rows)
+        a, b, g = densified(a), densified(b), densified(g)
+    elif g.stype != "default" and any(x.stype not in ("default", g.stype) for x in (a, b)):
         g = densified(g)  # products of two different sparse storages have no kernel
     grads = _BINARY[node.params["fn"]](a, b, node.output(), g)
     return tuple(unbroadcast(grad, x.shape) for grad, x in zip(grads, node.inputs))

@@ -15,8 +15,12 @@ from tvm.script import tirx as T
 
 Expr = tvm.ir.Expr
 
-UNION_OPS = ("add", "sub")
-"""Binary ops whose sparse result stores the union of the operands' positions."""
+UNION_OPS = ("add", "sub", "maximum", "minimum", "hypot")
+"""Binary ops whose sparse result stores the union of the operands' positions (``0 <op> 0`` is
+0); a position stored in one operand only is ``x <op> 0`` or ``0 <op> x``."""
+
+UPDATE_OPS = ("add", "sub")
+"""Union ops that also update a dense array in place at a sparse operand's positions."""
 
 
 def _is_float(dtype: str) -> bool:
@@ -84,13 +88,16 @@ def _float_with_zero(fn: str, dt: str, x: Expr, zero_first: bool) -> Expr:
 
 def with_zero(fn: str, dtype: str, x: Expr, zero_first: bool = False) -> Expr:
     """``x <fn> 0`` (``0 <fn> x`` when ``zero_first``) in ``dtype``, for fn in add, sub, mul: the
-    value at a position stored in one operand only."""
+    value at a position stored in one operand only; the other ``UNION_OPS`` (maximum, minimum,
+    hypot) are their own element with an explicit zero."""
+    if fn in MORE_BINARY:
+        zero = _const(0, dtype)
+        return binary(fn, dtype, zero, x) if zero_first else binary(fn, dtype, x, zero)
     if not _is_float(dtype):
         zero = _const(0, dtype)
         return binary(fn, dtype, zero, x) if zero_first else binary(fn, dtype, x, zero)
     compute = "float32" if dtype == "float16" else dtype
     return _in_compute_type(dtype, lambda v: _float_with_zero(fn, compute, v, zero_first), x)
-
 
 
 def clip(dtype: str, x: Expr, lo: Expr, hi: Expr) -> Expr:

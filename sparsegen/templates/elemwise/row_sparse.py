@@ -11,7 +11,7 @@ from tvm.script import tirx as T
 from .. import element_bytes
 from ..columns import cols
 from ..scan import offsets
-from .arith import UNION_OPS, binary, nonfinite, with_zero
+from .arith import UNION_OPS, UPDATE_OPS, binary, nonfinite, with_zero
 
 def _row_ops(fn: str, dtype: str) -> tuple[Callable[..., None], ...]:
     """Column macros writing an output row from rows of both operands, of ``a`` only, of ``b``
@@ -101,12 +101,12 @@ def _rsp_update(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
     return func
 
 
-def _rsp_gather_mul(dtype: str) -> tvm.tirx.PrimFunc:
+def _rsp_gather(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
     align = element_bytes(dtype)
 
     @T.macro
     def apply(out, r, src, other, s, j):
-        out[r, j] = binary("mul", dtype, src[r, j], other[s, j])
+        out[r, j] = binary(fn, dtype, src[r, j], other[s, j])
 
     @T.prim_func(s_tir=True)
     def func(dense: T.handle, data: T.handle, indices: T.handle, out: T.handle):
@@ -201,15 +201,16 @@ def _rsp_fill_kept(fn: str, dtype: str) -> tvm.tirx.PrimFunc:
 def row_sparse(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """Phase 2 of row_sparse ops, parallel over rows: ``fill_<op>`` writes each output row from
     its source rows (zero where absent); ``update_<op>`` applies stored rows to a dense array in
-    place; ``gather_mul`` multiplies stored rows by the dense rows of the same ids.
+    place; ``gather_mul`` / ``gather_div`` multiply / divide stored rows by the dense rows of
+    the same ids.
 
     ``keep_mul`` marks the rows of a union (``src_a``, ``src_b`` from ``ew_index.rsp_union``)
     that a product stores when an operand holds inf or nan: rows stored in both, and rows stored
     in one that hold a non-finite value (``x * 0`` is nan there); ``pos`` becomes their offsets.
     ``fill_mul_kept`` writes those rows and their ids at the offsets."""
     funcs = {f"fill_{fn}": _rsp_fill(fn, dtype) for fn in (*UNION_OPS, "mul")}
-    funcs.update({f"update_{fn}": _rsp_update(fn, dtype) for fn in UNION_OPS})
-    funcs["gather_mul"] = _rsp_gather_mul(dtype)
+    funcs.update({f"update_{fn}": _rsp_update(fn, dtype) for fn in UPDATE_OPS})
+    funcs.update({f"gather_{fn}": _rsp_gather(fn, dtype) for fn in ("mul", "div")})
     funcs["keep_mul"] = _rsp_keep_mul(dtype)
     funcs["fill_mul_kept"] = _rsp_fill_kept("mul", dtype)
     return funcs

@@ -77,6 +77,77 @@ def _intrinsic(f: Callable[[Expr], Expr]) -> Callable[[Expr, str], Expr]:
     return lambda x, dt: f(x)
 
 
+def _horner(coefficients: tuple[float, ...], w: Expr, dt: str) -> Expr:
+    """The polynomial with ``coefficients`` (highest degree first) at ``w``."""
+    p = _const(coefficients[0], dt)
+    for c in coefficients[1:]:
+        p = _const(c, dt) + p * w
+    return p
+
+
+_ERFINV_CENTRAL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
+                   0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
+_ERFINV_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+                -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
+"""Giles' single-precision erfinv approximation ("Approximating the erfinv function", 2010),
+in ``w = -log(1 - x^2)`` shifted by 2.5 (``w < 5``) and in ``sqrt(w) - 3``."""
+
+
+def _erfinv(x: Expr, dt: str) -> Expr:
+    """The inverse of erf: Giles' approximation refined by Newton steps on ``erf`` (on
+    ``log(erfc)`` for ``|x| > 0.5``, where ``1 - |x|`` is exact), two in float32 and four in
+    float64; ``+-1``
+    give ``+-inf``, ``|x| > 1`` and nan give nan, the sign of zero is kept."""
+    one, a = _const(1, dt), tirx.abs(x)
+    w = -tirx.log((one - a) * (one + a))
+    central = _horner(_ERFINV_CENTRAL, w - _const(2.5, dt), dt)
+    tail = _horner(_ERFINV_TAIL, tirx.sqrt(w) - _const(3, dt), dt)
+    y = T.Select(w < _const(5, dt), central, tail) * a
+    slope = _const(2 / math.sqrt(math.pi), dt)
+    for _ in range(4 if dt == "float64" else 2):
+        # Newton on erf(y) = a, and above 0.5 on log(erfc(y)) = log(1 - a): nearly quadratic in
+        # the tail, so the steps converge there too (on erfc itself they crawl)
+        tail_error = (tirx.log(_libm("erfc")(y, dt)) - tirx.log(one - a)) * _libm("erfc")(y, dt)
+        error = T.Select(a > _const(0.5, dt), -tail_error, _libm("erf")(y, dt) - a)
+        y = y - error / (slope * tirx.exp(-y * y))
+    inner = tirx.copysign(T.Select(a < one, y, _const(float("inf"), dt)), x)
+    return T.Select(a > one, _const(float("nan"), dt), T.Select(tirx.isnan(x), x, inner))
+
+
+_PSI_SERIES = (-1 / 12, 1 / 120, -1 / 252, 1 / 240, -1 / 132, 691 / 32760, -1 / 12)
+"""The asymptotic series of digamma: the coefficients of ``t^-2, t^-4, ...`` (Bernoulli
+numbers ``B_2k / 2k``)."""
+
+
+def _digamma_positive(x: Expr, dt: str) -> Expr:
+    """digamma for ``x > 0``: shifted to ``t = x + 6`` below 6 (``psi(x) = psi(x + 6) - sum
+    1 / (x + k)``), then ``log t - 1 / 2t`` and the series in ``1 / t^2``."""
+    six = _const(6, dt)
+    shift = x < six
+    t = T.Select(shift, x + six, x)
+    inv2 = _const(1, dt) / (t * t)
+    series = _const(0, dt)
+    for c in reversed(_PSI_SERIES):
+        series = (series + _const(c, dt)) * inv2
+    value = tirx.log(t) - _const(0.5, dt) / t + series
+    correction = _const(0, dt)
+    for k in range(6):
+        correction = correction + _const(1, dt) / (x + _const(k, dt))
+    return T.Select(shift, value - correction, value)
+
+
+def _digamma(x: Expr, dt: str) -> Expr:
+    """digamma (psi), the derivative of gammaln: the series for ``x > 0``, the reflection
+    ``psi(1 - x) - pi / tan(pi x)`` below; inf at 0, the negative integers and -inf (the poles,
+    as MXNet's gradients take them), inf for inf, nan for nan."""
+    pi = _const(math.pi, dt)
+    zero = _const(0, dt)
+    reflected = _digamma_positive(_const(1, dt) - x, dt) - pi / tirx.tan(pi * x)
+    pole = (x <= zero) & (tirx.floor(x) == x)
+    value = T.Select(x > zero, _digamma_positive(x, dt), reflected)
+    return T.Select(pole, _const(float("inf"), dt), value)
+
+
 FLOAT_UNARY: dict[str, Callable[[Expr, str], Expr]] = {
     "abs": _abs,
     "sign": _sign,
@@ -113,6 +184,14 @@ FLOAT_UNARY: dict[str, Callable[[Expr, str], Expr]] = {
     "arccos": _intrinsic(tirx.acos),
     "arccosh": _intrinsic(tirx.acosh),
     "sigmoid": lambda x, dt: _const(1, dt) / (_const(1, dt) + tirx.exp(-x)),
+    "erf": _libm("erf"),
+    "erfinv": _erfinv,
+    "softsign": lambda x, dt: x / (_const(1, dt) + tirx.abs(x)),
+    "gamma": _libm("tgamma"),
+    "gammaln": _libm("lgamma"),
+    "reciprocal": lambda x, dt: _const(1, dt) / x,
+    "rcbrt": lambda x, dt: _const(1, dt) / _libm("cbrt")(x, dt),
+    "digamma": _digamma,
 }
 """Unary ops by MXNet name: ``(x, compute dtype) -> expression`` (float16 computes in float32)."""
 
