@@ -5,6 +5,7 @@ a linear op computed on basis vectors)."""
 import numpy as np
 import pytest
 import scipy.sparse
+import scipy.special
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -76,11 +77,16 @@ def test_record_pause_and_modes_nest_and_restore():
 # -- unary, scalar and binary elementwise ops ---------------------------------------------------
 _DOMAIN = {"arccosh": (1.2, 3.0), "arcsin": (-0.9, 0.9), "arccos": (-0.9, 0.9),
            "arctanh": (-0.9, 0.9), "log": (0.2, 3.0), "log10": (0.2, 3.0), "log2": (0.2, 3.0),
-           "sqrt": (0.2, 3.0), "rsqrt": (0.2, 3.0), "cbrt": (0.2, 3.0), "log1p": (-0.5, 3.0)}
+           "sqrt": (0.2, 3.0), "rsqrt": (0.2, 3.0), "cbrt": (0.2, 3.0), "log1p": (-0.5, 3.0),
+           "erfinv": (-0.9, 0.9), "gamma": (0.2, 3.0), "gammaln": (0.2, 3.0),
+           "reciprocal": (0.2, 3.0), "rcbrt": (0.2, 3.0)}
 _NUMPY = {"relu": lambda x: np.maximum(x, 0), "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
           "negative": np.negative, "rsqrt": lambda x: 1 / np.sqrt(x), "degrees": np.degrees,
           "radians": np.radians, "arcsin": np.arcsin, "arccos": np.arccos, "arctan": np.arctan,
-          "arcsinh": np.arcsinh, "arccosh": np.arccosh, "arctanh": np.arctanh}
+          "arcsinh": np.arcsinh, "arccosh": np.arccosh, "arctanh": np.arctanh,
+          "erf": scipy.special.erf, "erfinv": scipy.special.erfinv, "gamma": scipy.special.gamma,
+          "gammaln": scipy.special.gammaln, "softsign": lambda x: x / (1 + np.abs(x)),
+          "rcbrt": lambda x: 1 / np.cbrt(x)}
 
 
 @settings(max_examples=3)
