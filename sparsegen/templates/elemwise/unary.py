@@ -104,12 +104,15 @@ def _erfinv(x: Expr, dt: str) -> Expr:
     tail = _horner(_ERFINV_TAIL, tirx.sqrt(w) - _const(3, dt), dt)
     y = T.Select(w < _const(5, dt), central, tail) * a
     slope = _const(2 / math.sqrt(math.pi), dt)
-    for _ in range(4 if dt == "float64" else 2):
+    for step in range(4 if dt == "float64" else 2):
         # Newton on erf(y) = a, and above 0.5 on log(erfc(y)) = log(1 - a): nearly quadratic in
-        # the tail, so the steps converge there too (on erfc itself they crawl)
-        tail_error = (tirx.log(_libm("erfc")(y, dt)) - tirx.log(one - a)) * _libm("erfc")(y, dt)
-        error = T.Select(a > _const(0.5, dt), -tail_error, _libm("erf")(y, dt) - a)
-        y = y - error / (slope * tirx.exp(-y * y))
+        # the tail, so the steps converge there too (on erfc itself they crawl). Each step binds
+        # the previous estimate to a variable: written out, the expression would grow 4x a step
+        v = tirx.Var(f"erfinv_y{step}", dt)
+        erfc = _libm("erfc")(v, dt)
+        tail_error = (tirx.log(erfc) - tirx.log(one - a)) * erfc
+        error = T.Select(a > _const(0.5, dt), -tail_error, _libm("erf")(v, dt) - a)
+        y = tirx.Let(v, y, v - error / (slope * tirx.exp(-v * v)))
     inner = tirx.copysign(T.Select(a < one, y, _const(float("inf"), dt)), x)
     return T.Select(a > one, _const(float("nan"), dt), T.Select(tirx.isnan(x), x, inner))
 
@@ -205,18 +208,20 @@ _INT64_LIMIT = 9.2233720368547758e18  # 2**63 as float64
 
 
 def _float_to_int(y: Expr, dtype: str) -> Expr:
-    """float64 -> ``dtype``: nan -> 0, saturate to int64, then wrap (C's integer narrowing)."""
-    limit = _const(_INT64_LIMIT, "float64")
+    """float64 -> ``dtype``: nan -> 0, saturate to int64, then wrap (C's integer narrowing).
+    ``y`` is bound to a variable once (it is read four times)."""
+    limit, v = _const(_INT64_LIMIT, "float64"), tirx.Var("y", "float64")
     as_int64 = T.Select(
-        tirx.isnan(y),
+        tirx.isnan(v),
         _const(0, "int64"),
         T.Select(
-            y >= limit,
+            v >= limit,
             _const(2**63 - 1, "int64"),
-            T.Select(y <= -limit, _const(-(2**63), "int64"), T.Cast("int64", y)),
+            T.Select(v <= -limit, _const(-(2**63), "int64"), T.Cast("int64", v)),
         ),
     )
-    return as_int64 if dtype == "int64" else T.Cast(dtype, as_int64)
+    bound = tirx.Let(v, y, as_int64)
+    return bound if dtype == "int64" else T.Cast(dtype, bound)
 
 
 def unary(fn: str, dtype: str, x: Expr) -> Expr:
