@@ -43,7 +43,8 @@ def test_manifest_describes_every_function(exported):
     kernels = {k["kernel"]: k for k in manifest["kernels"]}
     assert sorted(kernels) == sorted(EXAMPLE_OPS + ["retain"])
     assert kernels["retain"]["dtypes"] == ["float32"] and "lanes" in kernels["retain"]["config"]
-    gather, check = kernels["retain"]["functions"]
+    gather, merge, check = kernels["retain"]["functions"]
+    assert merge["name"] == "gather_merge"
     assert check["name"] == "check" and [a["name"] for a in check["arguments"]] == [
         "req", "rows", "bad"]
     assert gather["symbol"] == "__tvm_ffi_sg_retain_float32_gather"

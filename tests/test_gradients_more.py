@@ -35,8 +35,12 @@ NOT_DIFFERENTIABLE = {
     "_shuffle": "MXNet 1.9.1: 'Operator _shuffle is non-differentiable' (no FGradient)",
     "_sigmoid_bce_grad": "the backward kernel of the fused sigmoid cross entropy (first order "
                          "only, as MXNet's _backward_* ops)",
+    "digamma": "internal: the derivative inside gamma's and gammaln's gradients (first order "
+               "only; MXNet has no digamma op)",
+    "_scatter_elemwise_div": "no gradient rule in sparsegen yet (docs/mxnet-differences.md)",
 }
-"""Recordable ops MXNet 1.9.1 does not differentiate: backward through them raises."""
+"""Recordable ops without a gradient rule (MXNet 1.9.1 differentiates none of them but
+``_scatter_elemwise_div``): backward through them raises."""
 
 
 

@@ -7,6 +7,7 @@ bad calls raise on their worker naming the key; the launcher; the error without 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -410,7 +411,7 @@ def test_the_gluon_example_trains_on_two_processes_unchanged(tmp_path):
                            "--samples", "2000", "--epochs", "2"],
                           env=_env(), capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    losses = [float(line.split("loss ")[1].split(",")[0]) for line in done.stdout.splitlines()
-              if line.startswith("epoch")]
+    # the two workers share one stdout: their lines may interleave, so find the figures
+    losses = [float(v) for v in re.findall(r"epoch \d+: loss ([0-9.]+)", done.stdout)]
     assert len(losses) == 4, done.stdout[-3000:]  # 2 workers x 2 epochs
     assert sum(losses[2:]) < sum(losses[:2])

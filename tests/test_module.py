@@ -304,8 +304,8 @@ def test_bad_calls_raise_clear_errors():
     mod.init_params()
     with pytest.raises(NotReady, match="init_optimizer"):
         mod.update()
-    with pytest.raises(InvalidValue, match="issue 16"):
-        mod.init_optimizer(kvstore="dist_sync")
+    with pytest.raises(InvalidValue, match="unsupported asynchronous"):
+        mod.init_optimizer(kvstore="dist_async")
     with pytest.raises(InvalidType, match="kvstore must be"):
         mod.init_optimizer(kvstore=3)
     with pytest.raises(InvalidValue, match="Cannot find optimizer"):
