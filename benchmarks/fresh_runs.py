@@ -1,6 +1,6 @@
 """Rounds of fresh-process runs alternating between implementations (with a progress bar), for
-the benchmarks that compare implementations in fresh processes; one run and the CPU's name
-come from sparsegen.bench.harness."""
+the benchmarks that compare implementations in fresh processes; one run comes from
+sparsegen.bench.harness."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from tqdm import tqdm
 
-from sparsegen.bench.harness import cpu_name, fresh_run as one_run
+from sparsegen.bench.harness import fresh_run as one_run
 
 
 def alternate(runs: dict[str, tuple[str, str]], rounds: int, env: dict[str, str],

@@ -31,7 +31,9 @@ from pathlib import Path
 
 import numpy as np
 
-from fresh_runs import alternate, cpu_name, one_run
+from fresh_runs import alternate, one_run
+
+from sparsegen.bench.harness import cpu_description
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -126,7 +128,8 @@ def main() -> None:
                       "peak_rss_mb": statistics.median(r[2] for r in v)}
                for name, v in results.items()}
     load = (load_before, os.getloadavg()[0])
-    result = {"cpu": cpu_name(), "threads": threads, "rounds": args.rounds, "load_average": load,
+    result = {"cpu": cpu_description(), "threads": threads, "rounds": args.rounds,
+              "load_average": load,
               "epochs": args.epochs, "samples": args.samples, "features": args.features,
               "factors": args.factors, "batch": args.batch, "per_sample": args.per_sample,
               "runs": medians,
@@ -136,10 +139,10 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / "module-fit.json").write_text(json.dumps(result, indent=2) + "\n")
     lines = ["# Module.fit throughput: factorization machine and sparse linear classifier", "",
-             f"CPU: {cpu_name()} (32 MB L3), {threads} thread(s) (TVM_NUM_THREADS, "
+             f"CPU: {cpu_description()}, {threads} thread(s) (TVM_NUM_THREADS, "
              "OMP_NUM_THREADS, MXNET_CPU_WORKER_NTHREADS); the machine is shared by several "
              "engineers, so wall times are noisy: the CPU-time column is the steadier one "
-             f"(load average {load[0]:.1f} before the runs, {load[1]:.1f} after, on 2 cores).",
+             f"(load average {load[0]:.1f} before the runs, {load[1]:.1f} after).",
              f"{args.samples:,} samples over {args.features:,} features (~{args.per_sample} per "
              f"sample), batch {args.batch}, FM with {args.factors} factors; {args.rounds} "
              f"rounds of {args.epochs} timed epochs after one warm-up epoch, implementations "

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import time
 from pathlib import Path
@@ -31,6 +30,7 @@ from tqdm import tqdm  # noqa: E402
 
 import sparsegen.torch as st  # noqa: E402
 import sparsegen.updates as updates  # noqa: E402
+from sparsegen.bench.harness import cpu_description  # noqa: E402
 from sparsegen.templates.optim_families import FAMILIES  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,12 +46,6 @@ OPTIMIZERS = {
 PAIRS = (("torch.optim.SparseAdam", "sparsegen.torch.Adam(lazy=True)"),
          ("torch.optim.Adagrad", "sparsegen.torch.Adagrad"))
 
-
-def _cpu() -> str:
-    with open("/proc/cpuinfo", encoding="utf-8") as f:
-        name = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")),
-                    platform.processor())
-    return f"{name}, {os.cpu_count()} cores"
 
 
 def _batches(steps: int) -> list[Any]:
@@ -143,7 +137,7 @@ def main() -> None:
     results = {
         "workload": f"EmbeddingBag({ROWS}, {WIDTH}, mode='sum', sparse=True), batch {BATCH} x "
                     f"{IDS} ids, float32; CPU seconds (thread_time), 1 torch + 1 TVM thread",
-        "cpu": _cpu(), "torch": torch.__version__,
+        "cpu": cpu_description(), "torch": torch.__version__,
         "caveat": "shared machine: 2 cores used by five engineers at once; CPU time, medians, "
                   "implementations interleaved",
         "rounds": args.rounds, "steps_per_round": args.steps,
@@ -155,7 +149,7 @@ def main() -> None:
     (out / "torch-embedding.json").write_text(json.dumps(results, indent=1) + "\n")
     lines = [
         "# sparsegen.torch on an EmbeddingBag model", "",
-        f"{results['workload']}. CPU: {results['cpu']} (32 MB L3). torch {torch.__version__}. "
+        f"{results['workload']}. CPU: {results['cpu']}. torch {torch.__version__}. "
         f"{args.rounds} rounds x {args.steps} steps, interleaved; medians.", "",
         f"Caveat: {results['caveat']}.", "",
         "| optimizer | optimizer.step() ms | whole step ms |", "|---|---|---|",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import platform
 import statistics
 import subprocess
@@ -26,6 +27,16 @@ def cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
+
+def cpu_description() -> str:
+    """The CPU's model name, cores and L3 size as Linux reports them (the name alone where
+    the L3 size is not reported)."""
+    try:
+        l3 = Path("/sys/devices/system/cpu/cpu0/cache/index3/size").read_text().strip()
+    except OSError:
+        return cpu_name()
+    mb = int(l3[:-1]) // 1024 if l3.endswith("K") else l3
+    return f"{cpu_name()}, {os.cpu_count()} cores, {mb} MB L3"
 
 def fresh_run(python: str, code: str, env: dict[str, str]) -> list[float]:
     """The numbers a fresh ``python -c code`` prints on its last line of output."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import platform
 import time
 from pathlib import Path
 from typing import Any
@@ -145,7 +144,7 @@ def run(ids: list[str], quick: bool = False, progress: bool | None = None) -> di
     bar.close()
     return {
         "date": time.strftime("%Y-%m-%dT%H:%M:%S"),
-        "machine": {"cpu": _cpu(), "threads": _threads(),
+        "machine": {"cpu": harness.cpu_description(), "threads": _threads(),
                     "transparent_hugepages": _thp()},
         "quick": quick,
         "bandwidth_gbps": bandwidth,
@@ -153,19 +152,6 @@ def run(ids: list[str], quick: bool = False, progress: bool | None = None) -> di
         "scaling": scaling_rows,
     }
 
-
-def _cpu() -> str:
-    """The CPU's model name, cores and L3 size as Linux reports them (else the platform's
-    name)."""
-    try:
-        info = Path("/proc/cpuinfo").read_text()
-        model = next(line.split(":", 1)[1].strip() for line in info.splitlines()
-                     if line.startswith("model name"))
-        l3 = Path("/sys/devices/system/cpu/cpu0/cache/index3/size").read_text().strip()
-    except (OSError, StopIteration):
-        return platform.processor() or platform.machine()
-    mb = int(l3[:-1]) // 1024 if l3.endswith("K") else l3
-    return f"{model}, {os.cpu_count()} cores, {mb} MB L3"
 
 
 def _threads() -> int:
