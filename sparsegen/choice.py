@@ -20,6 +20,7 @@ class Choice:
 
     config: Config  # every knob, dispatch-only ones included
     source: str  # "given", "user", "shipped" or "default"
+    measured_on: str | None  # the label of the target the records were measured on, if any
     key: KernelKey  # the build for calls of at least small_below elements
     small_key: KernelKey  # the build for smaller calls (the schedule space's small-call variant)
     small_below: int
@@ -41,20 +42,22 @@ def choose(
     bucket: str = "large",
 ) -> Choice:
     """The config for kernel ``name`` on ``target``: ``config`` if given, else the best tuning
-    record for the size ``bucket`` (user logs, then shipped logs), else the schedule defaults."""
+    record for the size ``bucket`` (user logs, then shipped logs; for a CPU with none of its own,
+    those of the nearest CPU of its family), else the schedule defaults."""
     definition = registry.kernel_def(name)
     definition.check_dtypes(dtypes)
     resolved = resolve_target(target)
     space = definition.space(resolved.kind)
-    source = "given"
+    source, measured_on = "given", None
     if config is None:
         found = records.best(name, dtypes, resolved, bucket, frozenset(k.name for k in space.knobs))
-        config, source = found if found else ({}, "default")
+        config, source, measured_on = found if found else ({}, "default", None)
     full = space.config(config)
     variants = space.variants(full)
     return Choice(
         full,
         source,
+        measured_on,
         KernelKey(name, dtypes, resolved, variants.full, definition.definition),
         KernelKey(name, dtypes, resolved, variants.small, definition.definition),
         variants.small_below,

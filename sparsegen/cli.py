@@ -73,19 +73,25 @@ def _tuning_report() -> None:
     from .device import cuda_target, emulated, num_gpus
     from .registry import KERNELS
     from .target import host_cpu
+    from .tune.families import family
     from .tune.records import BUCKETS, sources
 
     gpus = [] if emulated() else [cuda_target(i) for i in range(num_gpus())]
     print("tuning logs: " + ", ".join(p for group in sources() for p in group))
-    print(f"{'target':18} {'kernel':18} {'dtype':8} {'bucket':7} {'source':8} config")
-    for target in dict.fromkeys([host_cpu(), *gpus]):
+    host = host_cpu()
+    home = family(host.as_dict.get("mcpu"))
+    print(f"host CPU: {host.label} ({f'family {home}' if home else 'in no known family'}); "
+          "a kernel without records of this CPU takes those of the nearest CPU of its family")
+    print(f"{'target':18} {'kernel':18} {'dtype':8} {'bucket':7} {'source':8} {'measured on':20} "
+          "config")
+    for target in dict.fromkeys([host, *gpus]):
         for name, kernel in sorted(KERNELS.items()):
             for dtypes in sorted({(d,) * len(kernel.dtype_params) for d in kernel.dtypes}):
                 for bucket in BUCKETS:
                     choice = choose(name, dtypes, target, None, bucket)
                     if choice.source != "default":
                         print(f"{target.label:18} {name:18} {','.join(dtypes):8} {bucket:7} "
-                              f"{choice.source:8} {dict(choice.config)}")
+                              f"{choice.source:8} {choice.measured_on:20} {dict(choice.config)}")
 
 
 def _version(dist: str) -> str:

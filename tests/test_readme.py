@@ -38,3 +38,4 @@ def test_shipped_tuning_logs_are_tuner_records():
     if shipped.target_matches(host_cpu()):  # this machine class: the shipped configs apply
         choice = choose(shipped.kernel, shipped.dtypes, None, None, shipped.bucket)
         assert choice.source == "shipped"  # the test run's cache has no user log
+        assert choice.measured_on == host_cpu().label

@@ -127,5 +127,55 @@ def test_cuda_records_apply_to_gpus_of_their_architecture(fresh_cache, tmp_path,
     monkeypatch.setattr(device, "cuda_target", lambda device_id: target)
     kcache.forget_choices()
     cli._tuning_report()
-    expected = f"cuda-sm_90         retain             float32  small   user     {dict(outcome.best)}"
+    expected = (f"cuda-sm_90         retain             float32  small   user     cuda-sm_90           "
+                f"{dict(outcome.best)}")
     assert expected in capsys.readouterr().out
+
+
+def test_nearest_cpu_of_the_family():
+    from sparsegen.tune.families import family, nearest
+
+    assert family("rocketlake") == "intel-avx512" and family("znver4") == "amd-zen"
+    assert family("some-future-cpu") is None and family(None) is None
+    # the nearest generation; the newer on a tie; never a CPU of another family
+    assert nearest("rocketlake", {"emeraldrapids", "znver5", "skylake-avx512"}) == "emeraldrapids"
+    assert nearest("sapphirerapids", {"icelake-server", "emeraldrapids"}) == "emeraldrapids"
+    assert nearest("sapphirerapids", {"rocketlake", "emeraldrapids"}) == "emeraldrapids"  # a tie
+    assert nearest("znver3", {"emeraldrapids", "znver5"}) == "znver5"
+    assert nearest("znver3", {"emeraldrapids"}) is None
+    assert nearest("some-future-cpu", {"emeraldrapids"}) is None
+    assert nearest("znver5", {"znver5"}) is None  # its own records are not a stand-in
+
+
+def _record(mcpu, chunk, median_s=0.001):
+    return json.dumps({"kernel": "retain", "dtypes": ["float64"],
+                       "target": {"kind": "llvm", "mcpu": mcpu}, "workload": {"bucket": "large"},
+                       "median_s": median_s,
+                       "config": {"parallel": True, "chunk": chunk, "lanes": 8,
+                                  "serial_below": 0}})
+
+
+def test_a_cpu_without_records_takes_its_nearest_siblings(fresh_cache, monkeypatch, tmp_path):
+    """Records of the nearest CPU of the family apply (and say where they were measured);
+    the CPU's own records win over a sibling's, and another family's never apply."""
+    monkeypatch.setattr(records, "SHIPPED_LOGS", tmp_path)  # no shipped records in the way
+    log = records.user_log()
+    log.parent.mkdir(parents=True)
+    log.write_text("\n".join([_record("emeraldrapids", 64), _record("cascadelake", 8, 1e-6),
+                              _record("znver5", 1, 1e-9)]) + "\n")
+    records.reload()
+    spr = {"kind": "llvm", "mcpu": "sapphirerapids"}
+    choice = choose("retain", ("float64",), spr, None, "large")
+    assert (choice.source, choice.measured_on) == ("user", "llvm-emeraldrapids")
+    assert dict(choice.config)["chunk"] == 64
+    zen3 = choose("retain", ("float64",), {"kind": "llvm", "mcpu": "znver3"}, None, "large")
+    assert (zen3.measured_on, dict(zen3.config)["chunk"]) == ("llvm-znver5", 1)
+    lone = choose("retain", ("float64",), {"kind": "llvm", "mcpu": "neoverse-v2"}, None, "large")
+    assert (lone.source, lone.measured_on) == ("default", None)
+    with log.open("a") as f:
+        f.write(_record("sapphirerapids", 8, 1.0) + "\n")  # its own, even though slower
+    records.reload()
+    own = choose("retain", ("float64",), spr, None, "large")
+    assert (own.measured_on, dict(own.config)["chunk"]) == ("llvm-sapphirerapids", 8)
+    # the family member's config is part of the cache key, so the stand-in build is its own
+    assert dict(own.key.config)["chunk"] == 8 and dict(choice.key.config)["chunk"] == 64

@@ -2,8 +2,9 @@
 
 A record is one measured config: kernel, dtypes, target, workload (with its size bucket),
 config, median seconds, versions and date. For (kernel, dtypes, target, bucket) the config with
-the lowest median in the user's logs wins, else the one in the shipped ``tuning_logs/``, else the
-schedule's defaults. This module never imports TVM: it runs on the call path.
+the lowest median in the user's logs wins, else the one in the shipped ``tuning_logs/``; a CPU
+with no records of its own takes those of the nearest CPU of its family; else the schedule's
+defaults. This module never imports TVM: it runs on the call path.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 from ..config import cache_dir
 from ..target import Target
+from . import families
 
 BUCKETS = ("small", "medium", "large")
 """Workload size buckets, by the number of elements a call touches."""
@@ -63,9 +65,14 @@ class Record:
     median_s: float
     line: dict[str, Any]
 
+    @property
+    def measured_on(self) -> dict[str, Any]:
+        """The target dict the record was measured on."""
+        return json.loads(self.target)
+
     def target_matches(self, target: Target) -> bool:
         """Whether the record was measured for ``target``'s kind and CPU/GPU model."""
-        mine, theirs = target.as_dict, json.loads(self.target)
+        mine, theirs = target.as_dict, self.measured_on
         return all(mine.get(k) == theirs.get(k) for k in ("kind", "mcpu", "arch"))
 
 
@@ -124,22 +131,32 @@ def reload() -> None:
 
 
 def best(kernel: str, dtypes: tuple[str, ...], target: Target, bucket: str,
-         knobs: frozenset[str], log: Path | None = None) -> tuple[dict[str, Any], str] | None:
-    """The fastest recorded config and where it came from (``user`` or ``shipped``), or ``None``.
+         knobs: frozenset[str], log: Path | None = None
+         ) -> tuple[dict[str, Any], str, str] | None:
+    """The fastest recorded config, where it came from (``user`` or ``shipped``) and the label of
+    the target it was measured on, or ``None``.
 
-    Only records of this kernel, dtypes, target model and bucket whose config names exactly the
-    schedule's current knobs are considered.
+    Only records of this kernel, dtypes and bucket whose config names exactly the schedule's
+    current knobs are considered: those of ``target``'s own model first; for a CPU with none,
+    those of the nearest CPU of its family (``families.nearest``).
     """
-    for origin, group in zip(("user", "shipped"), _load(sources(log))):
-        matching = [
-            r for r in group
-            if r.kernel == kernel and r.dtypes == dtypes and r.bucket == bucket
-            and {k for k, _ in r.config} == knobs and r.target_matches(target)
-        ]
-        if matching:
-            by_config: dict[tuple[tuple[str, Any], ...], list[float]] = {}
-            for r in matching:
-                by_config.setdefault(r.config, []).append(r.median_s)
-            fastest = min(by_config, key=lambda c: statistics.median(by_config[c]))
-            return dict(fastest), origin
+    groups = [[r for r in group if r.kernel == kernel and r.dtypes == dtypes
+               and r.bucket == bucket and {k for k, _ in r.config} == knobs]
+              for group in _load(sources(log))]
+    measured_on = [target]
+    mcpu = target.as_dict.get("mcpu") if target.kind == "llvm" else None
+    others = {r.measured_on.get("mcpu") for group in groups for r in group
+              if r.measured_on.get("kind") == "llvm"}
+    stand_in = families.nearest(mcpu, {c for c in others if c})
+    if stand_in is not None:
+        measured_on.append(Target.from_dict({"kind": "llvm", "mcpu": stand_in}))
+    for candidate in measured_on:
+        for origin, group in zip(("user", "shipped"), groups):
+            matching = [r for r in group if r.target_matches(candidate)]
+            if matching:
+                by_config: dict[tuple[tuple[str, Any], ...], list[float]] = {}
+                for r in matching:
+                    by_config.setdefault(r.config, []).append(r.median_s)
+                fastest = min(by_config, key=lambda c: statistics.median(by_config[c]))
+                return dict(fastest), origin, candidate.label
     return None
