@@ -6,21 +6,24 @@ TVM compiler: cached kernels load through the TVM runtime alone.
 
 import importlib as _importlib
 
-from . import (autograd, base, callback, context, gluon, initializer, interop, io, kernels,
-               kvstore, lr_scheduler, metric, model, module, name, ndarray, operator,
-               optimizer, random, symbol, updates)
+from . import autograd, base, context, kernels, ndarray, optimizer, random
 from ._version import __version__
-from .attribute import AttrScope
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
 from .errors import MXNetError, SparsegenError, StorageFallbackWarning
 from .ndarray.keywords import check_keywords as _check_keywords
 
 nd = ndarray
-sym = symbol
-init = initializer
-kv = kvstore
-mod = module
-_check_keywords(ndarray)  # once every module has added its functions to mx.nd
+_check_keywords(ndarray)  # every function of mx.nd is defined once ndarray is imported
+
+_ON_FIRST_USE = {
+    "attribute": "attribute", "callback": "callback", "gluon": "gluon", "init": "initializer", "initializer": "initializer",
+    "interop": "interop", "io": "io", "kv": "kvstore", "kvstore": "kvstore",
+    "lr_scheduler": "lr_scheduler", "metric": "metric", "mod": "module", "model": "model",
+    "module": "module", "name": "name", "operator": "operator", "sym": "symbol",
+    "symbol": "symbol", "test_utils": "test_utils", "updates": "updates",
+}
+"""``mx.<attribute>`` -> the submodule imported on first use (the training surface: a process
+that only runs NDArray code and optimizers does not pay for importing it)."""
 
 __all__ = [
     "AttrScope", "Context", "MXNetError", "SparsegenError", "StorageFallbackWarning", "__version__",
@@ -34,7 +37,16 @@ __all__ = [
 
 
 def __getattr__(attribute: str) -> object:
-    """``mx.test_utils``, imported on first use: it builds on the whole package (``mx``)."""
-    if attribute == "test_utils":
-        return _importlib.import_module(f"{__name__}.test_utils")
+    """The submodules of ``_ON_FIRST_USE`` (and ``AttrScope``), imported on first use."""
+    if attribute == "AttrScope":
+        return _importlib.import_module(f"{__name__}.attribute").AttrScope
+    if attribute in _ON_FIRST_USE:
+        module = _importlib.import_module(f"{__name__}.{_ON_FIRST_USE[attribute]}")
+        globals()[attribute] = module
+        return module
     raise AttributeError(f"module {__name__!r} has no attribute {attribute!r}")
+
+
+def __dir__() -> list[str]:
+    """The package's names, those imported on first use included."""
+    return sorted({*globals(), *_ON_FIRST_USE, "AttrScope"})
