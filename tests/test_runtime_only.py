@@ -146,7 +146,8 @@ def test_tuning_times_the_prebuilt_candidates_without_the_compiler(fresh_cache, 
     # a later process picks the records (the report needs no compiler; `info` asks find_spec
     # whether tvm is installed, which the import blocker here would answer with an error)
     report = _cli(["info", "--tuning"], fresh_cache.directory, runtime_folder, compiler=True)
-    assert f"llvm-x86-64-v3     retain             float32  small   user     {best}" in report
+    assert (f"llvm-x86-64-v3     retain             float32  small   user     llvm-x86-64-v3       "
+            f"{best}") in report
 
 
 CACHED_STEP = """

@@ -11,7 +11,7 @@ from sparsegen import cli, device
 from sparsegen.choice import choose
 from sparsegen.runtime import tvm_ffi
 from sparsegen.schedules.space import Knob, ScheduleSpace
-from sparsegen.target import cuda, host_cpu
+from sparsegen.target import Target, cuda, host_cpu
 from sparsegen.tune import records, tuner
 from sparsegen.tune.records import TuningLogWarning
 
@@ -179,3 +179,25 @@ def test_a_cpu_without_records_takes_its_nearest_siblings(fresh_cache, monkeypat
     assert (own.measured_on, dict(own.config)["chunk"]) == ("llvm-sapphirerapids", 8)
     # the family member's config is part of the cache key, so the stand-in build is its own
     assert dict(own.key.config)["chunk"] == 8 and dict(choice.key.config)["chunk"] == 64
+
+
+def test_the_tuner_tries_the_config_that_applies_second(fresh_cache, monkeypatch, tmp_path):
+    """A sibling CPU's config (what runs now) is timed right after the default, so tuning on a
+    new CPU of the family can only keep it or find better."""
+    from sparsegen.registry import kernel_def
+    from sparsegen.tune import tuner
+
+    monkeypatch.setattr(records, "SHIPPED_LOGS", tmp_path)
+    log = records.user_log()
+    log.parent.mkdir(parents=True)
+    log.write_text(_record("emeraldrapids", 1) + "\n")
+    records.reload()
+    spr = Target.from_dict({"kind": "llvm", "mcpu": "sapphirerapids"})
+    applying = tuner._applying("retain", ("float64",), spr, "large")
+    assert dict(applying)["chunk"] == 1
+    space = kernel_def("retain").space("llvm")
+    plain, first = tuner._order(space, 0), tuner._order(space, 0, applying)
+    assert first[:2] == [space.default(), applying] and sorted(first) == sorted(plain)
+    assert tuner._applying("retain", ("float64",), Target.from_dict(
+        {"kind": "llvm", "mcpu": "znver4"}), "large") is None  # no record of its family
+    assert tuner._order(space, 0, space.default()) == plain  # the default is not tried twice

@@ -63,12 +63,20 @@ class Outcome:
         return self.default_s / self.best_s
 
 
-def _order(space: ScheduleSpace, seed: int) -> list[Config]:
-    """Every config of ``space`` in the order the tuner tries them: the default, then shuffled."""
+def _order(space: ScheduleSpace, seed: int, applying: Config | None = None) -> list[Config]:
+    """Every config of ``space`` in the order the tuner tries them: the default, the config that
+    records make apply now (``applying``: another CPU's of the family, say), then shuffled."""
     everything = list(space.candidates())
-    rest = everything[1:]
+    rest = [c for c in everything[1:] if c != applying]
     random.Random(seed).shuffle(rest)
-    return [everything[0], *rest]
+    first = [everything[0], *([applying] if applying in everything[1:] else [])]
+    return [*first, *rest]
+
+
+def _applying(kernel: str, dtypes: tuple[str, ...], target: Target, bucket: str) -> Config | None:
+    """The config records make apply now for this workload, or ``None`` (the defaults apply)."""
+    choice = choose(kernel, dtypes, target, None, bucket)
+    return None if choice.source == "default" else choice.config
 
 
 def tuning_target(target: "Target | str | dict[str, Any] | None") -> Target:
@@ -141,7 +149,8 @@ def _candidates(kernel: str, dtypes: tuple[str, ...], target: Target, bucket: st
 
     A candidate that cannot be loaded or run is left out with a warning; the default must run.
     """
-    order = _order(registry.kernel_def(kernel).space(target.kind), seed)
+    order = _order(registry.kernel_def(kernel).space(target.kind), seed,
+                   _applying(kernel, dtypes, target, bucket))
     timers: dict[KernelKey, _Timer] = {}
     chosen: dict[Config, _Timer] = {}
     tried = missing = 0
@@ -210,7 +219,8 @@ def prebuild(kernels: Iterable[str], dtypes: Iterable[str], target: Target, tria
     keys = list(dict.fromkeys(
         _binary(kernel, (dtype,), target, config, bucket)
         for kernel in kernels for dtype in dtypes for bucket in buckets
-        for config in _order(registry.kernel_def(kernel).space(target.kind), seed)[:trials]
+        for config in _order(registry.kernel_def(kernel).space(target.kind), seed,
+                             _applying(kernel, (dtype,), target, bucket))[:trials]
     ))
     start = time.perf_counter()
     bar = tqdm(keys, desc="building candidates", unit="kernel",
