@@ -149,12 +149,18 @@ _DOT_KERNELS = (
     KernelDef(
         "dot_csr_rsp",
         "sparsegen.templates.dot:csr_row_sparse",
-        _ROWS,
+        _GATHER,
         ("dtype",),
         (("matmul", "(data[nnz] dtype, indices[nnz] int64 sorted(indptr), "
                     "indptr[n+1] int64 ptr(nnz), rdata[k,d] dtype, rindices[k] int64 sorted, "
-                    "out[n,d] dtype WRITTEN)"),),
-        "csr · row_sparse -> dense: rhs rows found by binary search among the stored ids",
+                    "out[n,d] dtype WRITTEN)"),
+         ("locate", "(ids[s] int64 internal, seg[s+1] int64, src[u] int64, "
+                    "rindices[k] int64 sorted, pos[nnz] int64 WRITTEN)"),
+         ("matmul_at", "(data[nnz] dtype, pos[nnz] int64 internal, indptr[n+1] int64 ptr(nnz), "
+                       "rdata[k,d] dtype, out[n,d] dtype WRITTEN)")),
+        "csr · row_sparse -> dense: rhs rows found by binary search among the stored ids "
+        "(matmul), or by one merge walk of the column-sorted entries' distinct columns and the "
+        "stored ids (locate), then gathered, prefetched (matmul_at)",
     ),
     KernelDef(
         "dot_csrT",

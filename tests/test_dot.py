@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import sparsegen as mx
+from sparsegen.templates.elemwise.merge import MERGE_STEPS
 
 STYPES = ("default", "csr", "row_sparse")
 HUGE = 2**40
@@ -186,6 +187,40 @@ def test_huge_ids(transpose, rows, d, stored, extra, seed):
         result = mx.nd.dot(csr, rsp)
         assert result.stype == "default" and result.shape == (rows, d)
         np.testing.assert_allclose(result.asnumpy(), compact @ dense_rhs, atol=1e-12)
+
+
+MERGE_SIZES = (0, 1, 7, MERGE_STEPS - 1, MERGE_STEPS, MERGE_STEPS + 1, 3 * MERGE_STEPS + 5)
+
+
+@given(columns=st.sampled_from(MERGE_SIZES), stored=st.sampled_from(MERGE_SIZES),
+       shared=st.floats(0, 1), rows=st.integers(1, 9), d=st.sampled_from((1, 16)),
+       seed=st.integers(0, 2**31))
+def test_csr_row_sparse_locates_rows_across_merge_task_edges(columns, stored, shared, rows, d,
+                                                             seed):
+    """csr · rsp finds each entry's rhs row by one merge walk of the csr's distinct columns and
+    the stored ids, split into tasks of MERGE_STEPS steps: lists of 0, 1, a task's steps - 1 /
+    + 0 / + 1 and several tasks sharing a random fraction of ids (matches on every task edge),
+    several entries per column, repeated products on one csr (the column sort reused), against
+    numpy on dense arrays."""
+    rng = np.random.default_rng(seed)
+    universe = 2 * (columns + stored) + 1
+    used = np.sort(rng.choice(universe, size=columns, replace=False))
+    both = used[rng.random(columns) < shared]
+    rest = np.setdiff1d(np.arange(universe), used)
+    ids = np.union1d(both, rng.choice(rest, size=max(0, stored - both.size), replace=False))
+    row_of = rng.integers(0, rows, size=2 * columns)  # every used column once, some twice
+    col_of = np.concatenate([used, rng.choice(used, size=columns) if columns else used])
+    dense = np.zeros((rows, universe))
+    np.add.at(dense, (row_of, col_of), rng.integers(1, 5, size=row_of.size).astype(float))
+    structure = scipy.sparse.csr_matrix(dense)
+    csr = mx.nd.sparse.csr_matrix((structure.data, structure.indices, structure.indptr),
+                                  shape=dense.shape, dtype="float64")
+    rhs_rows = rng.integers(-3, 4, size=(ids.size, d)).astype(float)
+    rhs = np.zeros((universe, d))
+    rhs[ids] = rhs_rows
+    rsp = mx.nd.sparse.row_sparse_array((rhs_rows, ids), shape=rhs.shape, dtype="float64")
+    for _ in range(2):
+        np.testing.assert_array_equal(mx.nd.dot(csr, rsp).asnumpy(), dense @ rhs)
 
 
 @given(columns=st.sampled_from([1, 255, 256, 257, 2047, 2048, 2049, 5000, 65537, 10**6, 2**33]),

@@ -75,14 +75,14 @@ def test_retain_gather_on_numpy_writes_out_in_place(k, d, m, dtype, seed):
     np.testing.assert_array_equal(out, retain_oracle(data, indices, req))
 
 
-MERGE_STEPS = 1024  # sparsegen.templates.retain.MERGE_STEPS: steps per task of gather_merge
+MERGE_STEPS = 1024  # sparsegen.templates.elemwise.merge.MERGE_STEPS: steps per task of gather_merge
 MERGE_SIZES = (0, 1, 7, MERGE_STEPS - 1, MERGE_STEPS, MERGE_STEPS + 1, 3 * MERGE_STEPS + 5)
 
 
 def test_retain_merge_steps_are_the_templates():
-    from sparsegen.templates import retain
+    from sparsegen.templates.elemwise import merge
 
-    assert retain.MERGE_STEPS == MERGE_STEPS
+    assert merge.MERGE_STEPS == MERGE_STEPS
 
 
 @given(k=st.sampled_from(MERGE_SIZES), m=st.sampled_from(MERGE_SIZES),

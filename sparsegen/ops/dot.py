@@ -86,13 +86,19 @@ def csr_dense(lhs: CSR, rhs: Any, **flags: bool) -> Any:
 
 
 def csr_row_sparse(lhs: CSR, rhs: RowSparse, **flags: bool) -> Any:
-    """``csr · row_sparse`` -> dense (kernel ``dot_csr_rsp``); row ids of any size."""
+    """``csr · row_sparse`` -> dense (kernel ``dot_csr_rsp``); row ids of any size. Each entry's
+    rhs row comes from one merge walk of the csr's distinct columns with the rhs row ids, on the
+    csr's column sort, which the product's gradient (csrᵀ · g) and the other products of the
+    same csr reuse (``_column_sort``)."""
     b = as_rows(rhs.data)
+    dtype = dtype_name(lhs.dtype)
+    nnz = lhs.indices.size
     out = empty_like(b, (lhs.shape[0], b.shape[1]), lhs.dtype)
-    size = out.size + lhs.indices.size * b.shape[1]
-    kernel("dot_csr_rsp", (dtype_name(lhs.dtype),), b, size).matmul(
-        lhs.data, lhs.indices, lhs.indptr, b, rhs.indices, out
-    )
+    product = kernel("dot_csr_rsp", (dtype,), b, out.size + nnz * b.shape[1])
+    src, _, ids, starts = _column_sort(kernel("dot_csrT", (dtype,), b, nnz), lhs, nnz)
+    pos = empty_like(lhs.indices, (nnz,), INDEX_DTYPE)
+    product.locate(ids, starts, src, rhs.indices, pos)
+    product.matmul_at(lhs.data, pos, lhs.indptr, b, out)
     return out
 
 
@@ -108,8 +114,11 @@ def _csr_t(lhs: CSR, rhs_rows: Any, rhs_ids: Any) -> RowSparse:
     if rhs_ids is not None:
         indptr, ids = to_host(lhs.indptr), to_host(rhs_ids)
         used = int((indptr[ids + 1] - indptr[ids]).sum())
-    src, erow, ids, starts = (sort_by_column(product, lhs, rhs_ids, used) if rhs_ids is not None
-                              else _column_sort(product, lhs, used))
+    if rhs_ids is None:
+        src, erow, ids, starts = _column_sort(product, lhs, used)
+        ids = copy(ids)  # the result's own: the sort is kept for the next product
+    else:
+        src, erow, ids, starts = sort_by_column(product, lhs, rhs_ids, used)
     out = empty_like(rhs_rows, (ids.size, rhs_rows.shape[1]), lhs.dtype)
     product.values(lhs.data, src, erow, starts, rhs_rows, out)
     return RowSparse(out, ids, (lhs.shape[1], rhs_rows.shape[1]))
@@ -121,14 +130,13 @@ reference to the indices, the indptr, the sort)."""
 
 
 def _column_sort(product: Any, lhs: CSR, used: int) -> tuple[Any, Any, Any, Any]:
-    """``sort_by_column`` of every row of ``lhs``, done once per index array: csrᵀ · g for
-    several g, and for a csr with the same structure (``square(x)`` shares ``x``'s indices),
-    reuse it (the distinct column ids are copied for each result)."""
+    """``sort_by_column`` of every row of ``lhs``, done once per index array: csr · rsp and
+    csrᵀ · g for several g, and for a csr with the same structure (``square(x)`` shares ``x``'s
+    indices), reuse it (read-only: a result copies what it keeps)."""
     key = id(lhs.indices)
     hit = _COLUMN_SORTS.get(key)
     if hit is not None and hit[0]() is lhs.indices and hit[1] is lhs.indptr:
-        src, erow, ids, starts = hit[2]
-        return src, erow, copy(ids), starts
+        return hit[2]
     result = sort_by_column(product, lhs, None, used)
     try:
         ref = weakref.ref(lhs.indices, lambda _, sorts=_COLUMN_SORTS: sorts.pop(key, None))

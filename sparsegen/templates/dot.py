@@ -22,6 +22,7 @@ from tvm.script import tirx as T
 
 from . import element_bytes, index
 from .columns import ahead, cols, position
+from .elemwise.merge import MERGE_STEPS, diagonal
 
 
 @T.macro
@@ -90,10 +91,15 @@ def csr_dense(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
 
 
 def csr_row_sparse(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
-    """``matmul``: ``out = csr · rsp`` (dense); each column id is looked up among the rsp's
-    stored row ids by binary search, so row ids of any size work."""
+    """``out = csr · rsp`` (dense), row ids of any size. ``matmul``: each entry's column is
+    looked up among the rsp's stored row ids by binary search. ``locate`` + ``matmul_at``: with
+    the entries sorted by column (the index phases of ``csr_t``, which its product's gradient
+    shares), one merge walk of the distinct columns and the stored row ids writes each entry's
+    row in the rsp (``pos``, -1 where none), split by merge path into tasks of ``MERGE_STEPS``;
+    then each csr row gathers its entries' rows."""
     elem = element_bytes(dtype)
     axpy, zero_row = _row_macros(dtype)
+    at = position()
 
     @T.prim_func(s_tir=True)
     def matmul(data: T.handle, indices: T.handle, indptr: T.handle, rdata: T.handle,
@@ -130,7 +136,65 @@ def csr_row_sparse(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                         if RIdx[bounds[0]] == Idx[P[vi] + p]:
                             axpy(Out, vi, Data[P[vi] + p], R, bounds[0], d)
 
-    return {"matmul": matmul}
+    @T.prim_func(s_tir=True)
+    def locate(ids: T.handle, seg: T.handle, src: T.handle, rindices: T.handle, pos: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        s = T.int64()
+        u = T.int64()
+        k = T.int64()
+        nnz = T.int64()
+        Ids = T.match_buffer(ids, (s,), "int64", align=8)
+        Seg = T.match_buffer(seg, (s + 1,), "int64", align=8)
+        Src = T.match_buffer(src, (u,), "int64", align=8)
+        RIdx = T.match_buffer(rindices, (k,), "int64", align=8)
+        Pos = T.match_buffer(pos, (nnz,), "int64", align=8)
+        for c in T.serial((s + k + MERGE_STEPS - 1) // MERGE_STEPS):
+            with T.sblock("rows_task"):
+                vc = T.axis.spatial((s + k + MERGE_STEPS - 1) // MERGE_STEPS, c)
+                T.reads(Ids[0:s], Seg[0 : s + 1], Src[0:u], RIdx[0:k])
+                T.writes(Pos[0:nnz])
+                p = T.alloc_buffer((3,), "int64", scope="local")  # in ids, in rindices; its row
+                diagonal(Ids, RIdx, s, k, vc * MERGE_STEPS, p)
+                while p[0] + p[1] < T.min(vc * MERGE_STEPS + MERGE_STEPS, s + k) and p[0] < s:
+                    p[2] = T.int64(-1)  # ids[p[0]] is not stored
+                    if p[1] < k:  # TIR's `and` does not short-circuit: nested
+                        if RIdx[p[1]] < Ids[p[0]]:
+                            p[2] = T.int64(-2)  # step past rindices[p[1]]
+                        elif RIdx[p[1]] == Ids[p[0]]:
+                            p[2] = p[1]
+                    if p[2] == T.int64(-2):
+                        p[1] = p[1] + T.int64(1)
+                    else:
+                        for q in T.serial(Seg[p[0] + 1] - Seg[p[0]]):
+                            Pos[Src[Seg[p[0]] + q]] = p[2]
+                        p[0] = p[0] + T.int64(1)
+
+    @T.prim_func(s_tir=True)
+    def matmul_at(data: T.handle, pos: T.handle, indptr: T.handle, rdata: T.handle,
+                  out: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        n = T.int64()
+        k = T.int64()
+        d = T.int64()
+        nnz = T.int64()
+        Data = T.match_buffer(data, (nnz,), dtype, align=elem)
+        Pos = T.match_buffer(pos, (nnz,), "int64", align=8)
+        P = T.match_buffer(indptr, (n + 1,), "int64", align=8)
+        R = T.match_buffer(rdata, (k, d), dtype, align=elem)
+        Out = T.match_buffer(out, (n, d), dtype, align=elem)
+        for i in T.serial(n):
+            with T.sblock("rows"):
+                vi = T.axis.spatial(n, i)
+                T.reads(Data[P[vi] : P[vi + 1]], Pos[0:nnz], P[vi : vi + 2], R[0:k, 0:d])
+                T.writes(Out[vi, 0:d])
+                zero_row(Out, vi, d)
+                for p in T.serial(P[vi + 1] - P[vi]):
+                    if Pos[P[vi] + p] >= T.int64(0):
+                        cols.gather(ahead(at, nnz, [(R, T.max(Pos[at], T.int64(0)), False)]),
+                                    P[vi] + p, axpy, Out, vi, Data[P[vi] + p], R,
+                                    Pos[P[vi] + p], d)
+
+    return {"matmul": matmul, "locate": locate, "matmul_at": matmul_at}
 
 
 def csr_t(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:

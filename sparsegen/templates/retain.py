@@ -7,10 +7,7 @@ from tvm.script import tirx as T
 
 from . import element_bytes
 from .columns import cols
-from .elemwise.merge import diagonal
-
-MERGE_STEPS = 1024
-"""Steps (requested ids and stored ids) of ``gather_merge``'s merge walk per parallel task."""
+from .elemwise.merge import MERGE_STEPS, diagonal
 
 
 @T.macro

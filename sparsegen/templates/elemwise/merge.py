@@ -11,6 +11,11 @@ from tvm.script import tirx as T
 from ..scan import offsets
 from .arith import Expr
 
+MERGE_STEPS = 1024
+"""Steps (ids of either list) of a merge walk per parallel task, where a kernel splits one walk
+by merge path (``diagonal``): retain's ``gather_merge``, dot's ``locate``."""
+
+
 @T.macro
 def diagonal(A, B, ka, kb, d, p):
     """``p[0], p[1]``: how many of the first ``d`` merged ids come from ``a`` and from ``b`` (the
