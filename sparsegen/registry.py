@@ -32,8 +32,10 @@ class KernelDef:
     definition: str = ""  # what else shapes the binary: an update rule's digest (cache key)
 
     def build_template(self, dtypes: tuple[str, ...]) -> dict[str, Any]:
-        """The template's PrimFuncs for ``dtypes``."""
-        return resolve(self.template)(*dtypes)
+        """The template's PrimFuncs for ``dtypes``, parsed once per process (TVMScript takes
+        about a second per kernel; a build per schedule config, target or serial/parallel
+        variant reuses the immutable PrimFuncs)."""
+        return dict(_template_funcs(self.template, self.definition, tuple(dtypes)))
 
     def space(self, target_kind: str) -> Any:
         """The schedule space for a target kind (imports TVM)."""
@@ -59,6 +61,13 @@ class KernelDef:
 
 
 @lru_cache(maxsize=None)
+@lru_cache(maxsize=None)
+def _template_funcs(template: str, definition: str, dtypes: tuple[str, ...]) -> dict[str, Any]:
+    """``template(*dtypes)``; ``definition`` (an update rule's digest) keys what else shapes
+    it."""
+    return resolve(template)(*dtypes)
+
+
 def resolve(ref: str) -> Any:
     """The object a ``"module:attribute"`` reference names (imported on first use)."""
     module, _, attr = ref.partition(":")
