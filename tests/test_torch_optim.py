@@ -215,6 +215,32 @@ def test_coalesce_matches_torch(data) -> None:
     np.testing.assert_allclose(np.asarray(got_values), want.values().numpy(), rtol=1e-12)
 
 
+@given(count=st.integers(0, 80), rows=st.integers(1, 12), seed=st.integers(0, 2**16))
+def test_coalesce_sums_float16_rows_within_the_summation_bound(count, rows, seed) -> None:
+    """float16 gradients (an ``nn.Embedding`` in half precision) are coalesced too: the rows as
+    torch's coalesce gives them, each sum within the recursive-summation error bound
+    ``gamma(n - 1) * sum(|x|)`` (``gamma(m) = m u / (1 - m u)``, ``u = 2**-11``; plus half a
+    subnormal step per addition) of the exact float64 sum of its ``n`` repeated rows."""
+    gen = torch.Generator().manual_seed(seed)
+    ids = torch.randint(0, rows, (count,), generator=gen)
+    values = torch.randn(count, 3, generator=gen).to(torch.float16)
+    grad = torch.sparse_coo_tensor(ids[None], values, (rows, 3))
+    got_ids, got_values = sgt.coalesce(grad, rows)
+    assert np.asarray(got_values).dtype == np.float16
+    np.testing.assert_array_equal(np.asarray(got_ids), grad.coalesce().indices()[0].numpy())
+    exact = np.zeros((rows, 3))
+    magnitude = np.zeros((rows, 3))
+    np.add.at(exact, ids.numpy(), values.double().numpy())
+    np.add.at(magnitude, ids.numpy(), values.double().abs().numpy())
+    repeats = np.bincount(ids.numpy(), minlength=rows)[:, None]
+    kept = np.asarray(got_ids)
+    steps = (repeats - 1)[kept]
+    gamma = steps * 2.0**-11 / (1 - steps * 2.0**-11)
+    bound = gamma * magnitude[kept] + steps * 2.0**-25
+    error = np.abs(np.asarray(got_values, dtype=np.float64) - exact[kept])
+    assert (error <= bound).all(), (error - bound).max()
+
+
 def test_bad_arguments_are_refused() -> None:
     model = torch.nn.Embedding(ROWS, WIDTH, sparse=True)
     with pytest.raises(SparsegenError, match="lr"):

@@ -17,7 +17,8 @@ from ..ops.dot import csr_t_dense
 def coalesce(grad: Any, rows: int) -> tuple[Any, Any]:
     """``(ids, values)`` of a sparse COO gradient of a ``(rows, ...)`` parameter: int64 row ids
     sorted and unique, and ``(len(ids), width)`` values with the rows of repeated ids summed. A
-    gradient torch already coalesced is returned as its own tensors (no copy)."""
+    gradient torch already coalesced is returned as its own tensors (no copy). float16 rows
+    are summed in float16, as torch's own ``coalesce`` sums them."""
     if grad.sparse_dim() != 1:
         raise SparsegenError(f"a sparse gradient must be sparse in its first dimension only, got "
                              f"sparse_dim {grad.sparse_dim()}")
@@ -28,9 +29,9 @@ def coalesce(grad: Any, rows: int) -> tuple[Any, Any]:
     ids, values = grad._indices()[0], grad._values().reshape(-1, width)
     if grad.is_coalesced():
         return ids, values
-    if values.dtype not in (torch.float32, torch.float64):
-        raise SparsegenError(f"an uncoalesced sparse gradient must be float32 or float64 (the "
-                             f"csrᵀ·dense kernel's dtypes), got {values.dtype}")
+    if values.dtype not in (torch.float16, torch.float32, torch.float64):
+        raise SparsegenError(f"an uncoalesced sparse gradient must be float16, float32 or "
+                             f"float64 (the csrᵀ·dense kernel's float dtypes), got {values.dtype}")
     host_ids = ids.numpy()
     count = host_ids.size
     if count and (host_ids.min() < 0 or host_ids.max() >= rows):
