@@ -61,13 +61,13 @@ class KernelDef:
 
 
 @lru_cache(maxsize=None)
-@lru_cache(maxsize=None)
 def _template_funcs(template: str, definition: str, dtypes: tuple[str, ...]) -> dict[str, Any]:
     """``template(*dtypes)``; ``definition`` (an update rule's digest) keys what else shapes
     it."""
     return resolve(template)(*dtypes)
 
 
+@lru_cache(maxsize=None)
 def resolve(ref: str) -> Any:
     """The object a ``"module:attribute"`` reference names (imported on first use)."""
     module, _, attr = ref.partition(":")

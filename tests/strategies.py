@@ -31,3 +31,9 @@ def sparse_dense_arrays(draw, ndim: int | None = None, max_rows: int = 40, max_c
     mask = rng.random(shape) < elem_density
     mask &= (rng.random(rows) < row_density).reshape((rows,) + (1,) * (ndim - 1))
     return np.where(mask, values, np.zeros((), dtype)).astype(dtype)
+
+
+MERGE_STEPS = 1024  # sparsegen.templates.elemwise.merge.MERGE_STEPS: steps per merge task
+MERGE_SIZES = (0, 1, 7, MERGE_STEPS - 1, MERGE_STEPS, MERGE_STEPS + 1, 3 * MERGE_STEPS + 5)
+"""List lengths around a merge walk's task edges: none, one, a task's steps - 1 / + 0 / + 1,
+several tasks (retain's gather_merge, dot's locate)."""

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import sparsegen as mx
-from sparsegen.templates.elemwise.merge import MERGE_STEPS
+from strategies import MERGE_SIZES
 
 STYPES = ("default", "csr", "row_sparse")
 HUGE = 2**40
@@ -187,9 +187,6 @@ def test_huge_ids(transpose, rows, d, stored, extra, seed):
         result = mx.nd.dot(csr, rsp)
         assert result.stype == "default" and result.shape == (rows, d)
         np.testing.assert_allclose(result.asnumpy(), compact @ dense_rhs, atol=1e-12)
-
-
-MERGE_SIZES = (0, 1, 7, MERGE_STEPS - 1, MERGE_STEPS, MERGE_STEPS + 1, 3 * MERGE_STEPS + 5)
 
 
 @given(columns=st.sampled_from(MERGE_SIZES), stored=st.sampled_from(MERGE_SIZES),

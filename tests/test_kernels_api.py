@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from strategies import MERGE_SIZES, MERGE_STEPS
 
 import isolated
 import sparsegen.kernels as K
@@ -73,10 +74,6 @@ def test_retain_gather_on_numpy_writes_out_in_place(k, d, m, dtype, seed):
     out = np.full((m, d), 99, dtype)
     K.retain.gather(data, indices, req, out)
     np.testing.assert_array_equal(out, retain_oracle(data, indices, req))
-
-
-MERGE_STEPS = 1024  # sparsegen.templates.elemwise.merge.MERGE_STEPS: steps per task of gather_merge
-MERGE_SIZES = (0, 1, 7, MERGE_STEPS - 1, MERGE_STEPS, MERGE_STEPS + 1, 3 * MERGE_STEPS + 5)
 
 
 def test_retain_merge_steps_are_the_templates():
