@@ -128,6 +128,16 @@ def frozen(values: np.ndarray) -> np.ndarray:
     return view.reshape(values.shape)
 
 
+def is_frozen(values: Any) -> bool:
+    """Whether ``values`` is a numpy view that ``frozen`` made: read-only for good."""
+    base = values
+    while isinstance(base, np.ndarray):
+        if base.flags.writeable:
+            return False
+        base = base.base
+    return isinstance(base, memoryview) and base.readonly
+
+
 def _bad_integers(arr: np.ndarray) -> tuple[np.ndarray, str]:
     """Positions of entries that are not integers in int64's range, and what is wrong with them."""
     kind = arr.dtype.kind

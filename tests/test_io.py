@@ -239,3 +239,36 @@ def test_iterators_on_gpu_arrays(monkeypatch):
             assert array.context == mx.gpu(0)
             np.testing.assert_array_equal(array.asnumpy(), dense[ids])
     assert len(batches) == 2
+
+
+_EXIT_WHILE_READING = """
+import sys, time
+import numpy as np
+import sparsegen as mx
+rng = np.random.default_rng(0)
+with open(sys.argv[1], "w") as f:
+    for _ in range(4000):
+        ids = np.unique(rng.integers(0, 100_000, 30))
+        f.write("1 " + " ".join(f"{i}:1" for i in ids) + "\\n")
+it = mx.io.PrefetchingIter(mx.io.LibSVMIter(data_libsvm=sys.argv[1], data_shape=(100_000,),
+                                            batch_size=500))
+for _ in it:
+    pass
+it.reset()  # its thread parses the next epoch's first batch on the libsvm kernel ...
+start = time.perf_counter()
+while time.perf_counter() - start < 0.005:  # ... as the interpreter exits
+    pass
+"""
+
+
+def test_prefetching_iter_exits_cleanly_while_its_thread_reads(tmp_path):
+    # a read still inside a kernel as the interpreter ended aborted the process (SIGABRT: the
+    # C++ runtime's 'terminate called without an active exception') in most runs
+    import subprocess
+    import sys
+
+    for run in range(3):
+        done = subprocess.run([sys.executable, "-c", _EXIT_WHILE_READING,
+                               str(tmp_path / "d.libsvm")], capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0, f"run {run}: exit status {done.returncode}: {done.stderr}"

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse
-from hypothesis import settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (Bundle, RuleBasedStateMachine, initialize, invariant, multiple,
                                  rule)
@@ -97,6 +97,32 @@ def test_retain_result_does_not_share_the_requested_ids():
     ids[:] = [3, 2, 10**12]
     np.testing.assert_array_equal(kept.indices.asnumpy(), [0, 2, 3])
     np.testing.assert_array_equal(kept.asnumpy(), [[1, 2], [0, 0], [3, 4], [0, 0]])
+
+
+@settings(max_examples=25, deadline=None)
+@given(cols=st.integers(1, 300), nnz=st.integers(0, 200), seed=st.integers(0, 2**31))
+def test_retain_by_a_csrs_indices_for_several_weights(cols, nnz, seed):
+    # a batch's indices pulled for several weights: the distinct ids are worked out once per
+    # index buffer; each result owns its ids, and a weight with fewer rows is checked again
+    rng = np.random.default_rng(seed)
+    rows = max(1, nnz // 10)
+    matrix = scipy.sparse.random(rows, cols, density=min(1.0, nnz / (rows * cols)),
+                                 random_state=rng, format="csr", dtype=np.float32)
+    csr = mx.nd.sparse.csr_matrix(matrix)
+    wanted = np.unique(matrix.indices)
+    table = rng.normal(size=(cols, 3)).astype(np.float32)
+    kept = []
+    for _ in range(3):  # as many weights as a model pulls for one batch, each a fresh .indices
+        weight = mx.nd.array(table).tostype("row_sparse")
+        kept.append(mx.nd.sparse.retain(weight, csr.indices))
+    for result in kept:
+        np.testing.assert_array_equal(result.indices.asnumpy(), wanted)
+        np.testing.assert_array_equal(result.data.asnumpy(), table[wanted])
+    assert not np.shares_memory(kept[0]._storage.indices, kept[1]._storage.indices)
+    if wanted.size and wanted[-1] > 0:  # a weight too short for the largest id still raises
+        short = mx.nd.sparse.zeros("row_sparse", (int(wanted[-1]), 3))
+        with pytest.raises(mx.MXNetError, match=f"out of range \\[0, {wanted[-1]}\\)"):
+            mx.nd.sparse.retain(short, csr.indices)
 
 
 def test_retain_with_ids_on_the_gpu_copies_them():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import weakref
 from typing import Any
 
 from ..errors import InvalidValue, SparsegenError
@@ -72,6 +73,22 @@ def _renamed(descs: list[Any], names: dict[str, str] | None) -> list[DataDesc]:
             else DataDesc(*d) for d in descs]
 
 
+JOIN_SECONDS = 30.0
+"""How long stopping a PrefetchingIter waits for each of its threads' current read."""
+
+
+def _stop(stopping: threading.Event, taken: list[threading.Event],
+          threads: list[threading.Thread]) -> None:
+    """Stop a PrefetchingIter's threads and wait for their current reads: also at exit, where a
+    thread still inside a kernel as the interpreter ends aborts the process."""
+    stopping.set()
+    for event in taken:
+        event.set()
+    for thread in threads:
+        if thread is not threading.current_thread():
+            thread.join(JOIN_SECONDS)
+
+
 class PrefetchingIter(_Wrapper):
     """Batches of several iterators side by side, each read ahead by a thread of its own."""
 
@@ -90,17 +107,20 @@ class PrefetchingIter(_Wrapper):
         for event in self.data_taken:
             event.set()
         self.started = True
+        self._stopping = threading.Event()
         self.next_batch: list[Any] = [None] * self.n_iter
         self._errors: list[BaseException | None] = [None] * self.n_iter
         self.prefetch_threads = [threading.Thread(target=self._prefetch, args=(i,), daemon=True)
                                  for i in range(self.n_iter)]
+        self._stopper = weakref.finalize(self, _stop, self._stopping, self.data_taken,
+                                         self.prefetch_threads)  # runs at exit too
         for thread in self.prefetch_threads:
             thread.start()
 
     def _prefetch(self, i: int) -> None:
         while True:
             self.data_taken[i].wait()
-            if not self.started:
+            if self._stopping.is_set():
                 break
             try:
                 self.next_batch[i] = self.iters[i].next()
@@ -113,10 +133,9 @@ class PrefetchingIter(_Wrapper):
 
     def __del__(self) -> None:
         self.started = False
-        for event in getattr(self, "data_taken", []):
-            event.set()
-        for thread in getattr(self, "prefetch_threads", []):
-            thread.join()
+        stopper = getattr(self, "_stopper", None)
+        if stopper is not None:
+            stopper()
 
     @property
     def provide_data(self) -> list[DataDesc]:

@@ -184,7 +184,9 @@ class KVStore:
                     raise InvalidValue(f"kvstore.row_sparse_pull: out of key {k!r} must be "
                                        f"row_sparse, got {array.stype}")
                 rows = wanted[position if len(wanted) > 1 else 0]
-                rows = rows.reshape((rows.size,)).astype("int64", copy=False)
+                if rows.ndim != 1:
+                    rows = rows.reshape((rows.size,))
+                rows = rows.astype("int64", copy=False)
                 rows = rows.as_in_context(stored.context)  # retain copies the ids it keeps
                 if array.context == stored.context and array.dtype == stored.dtype:
                     _sparse.retain(stored, rows, out=array)  # the result moves into out

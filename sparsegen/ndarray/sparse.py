@@ -419,12 +419,57 @@ def retain(data: RowSparseNDArray, indices: Any, out: NDArray | None = None) -> 
 
 def sorted_row_ids(indices: Any, rows: int, what: str) -> np.ndarray:
     """``indices`` (any order, repeats allowed) as sorted unique int64 row ids on the host,
-    checked to lie in ``[0, rows)``; ``what`` names them in errors."""
+    checked to lie in ``[0, rows)``; ``what`` names them in errors.
+
+    The ids of a read-only-for-good buffer (a csr's ``indices``, as a batch's
+    ``sparse_row_id_fn`` passes them to each of its weights' pulls) are worked out once."""
+    buffer = indices._storage if isinstance(indices, NDArray) else None
+    known = _DISTINCT.get(buffer)
+    if known is not None and (not known.size or known[-1] < rows):
+        return known.copy()  # the caller's own: a result keeps its row ids
     ids = formats.index_array(_ids(indices, what), what, flatten=True)
     formats.check_range(ids, what, rows, sorted_unique=False)
     if ids.size > 1 and not (ids[1:] > ids[:-1]).all():
         ids = _sorted_unique(ids, rows)
+    _DISTINCT.put(buffer, ids)
     return ids
+
+
+class _DistinctIds:
+    """The sorted unique ids of the last few frozen index buffers (``formats.is_frozen``), by
+    address, size and strides: two views of one such buffer hold the same ids for good, and
+    the buffer kept here keeps its memory from being reused while it is remembered."""
+
+    SIZE = 4
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple[int, int, tuple[int, ...]], tuple[np.ndarray, np.ndarray]] = {}
+
+    @staticmethod
+    def _key(buffer: Any) -> tuple[int, int, tuple[int, ...]] | None:
+        if not isinstance(buffer, np.ndarray) or buffer.dtype != INDEX_DTYPE \
+                or not formats.is_frozen(buffer):
+            return None
+        return buffer.__array_interface__["data"][0], buffer.size, buffer.strides
+
+    def get(self, buffer: Any) -> np.ndarray | None:
+        """The remembered ids of ``buffer``, or None."""
+        key = self._key(buffer)
+        hit = None if key is None else self._entries.get(key)
+        return None if hit is None else hit[1]
+
+    def put(self, buffer: Any, ids: np.ndarray) -> None:
+        """Remember ``ids`` (sorted, unique) as the distinct values of ``buffer`` if frozen."""
+        key = self._key(buffer)
+        if key is None:
+            return
+        self._entries.pop(key, None)
+        self._entries[key] = (buffer, formats.frozen(ids.copy()))
+        while len(self._entries) > self.SIZE:
+            del self._entries[next(iter(self._entries))]
+
+
+_DISTINCT = _DistinctIds()
 
 
 def _sorted_unique(ids: np.ndarray, rows: int) -> np.ndarray:

@@ -13,6 +13,12 @@ from ...tape import Node
 from .registry import gradient
 
 
+def _scaled(grad: Any, scale: float) -> Any:
+    """``grad * scale``; ``grad`` itself for a scale of 1 (the product would equal it, bit for
+    bit, NaN and -0.0 included)."""
+    return grad if scale == 1.0 else grad * scale
+
+
 def _valid_scale(grad: Any, count: Any) -> Any:
     """``grad`` divided by ``count`` (a one-element array, at least 1), on the device."""
     return nd.broadcast_div(grad, nd.maximum(count, 1).reshape((1,) * grad.ndim))
@@ -23,7 +29,7 @@ def _softmax_output(node: Node, out_grads: list[Any]) -> tuple[Any, None]:
     p = node.params
     y, label = node.output(), densified(node.inputs[1])
     if label.shape == y.shape and not p["multi_output"]:  # probabilities (MXNet ignores
-        return (y - label) * p["grad_scale"], None        # normalization and ignore_label)
+        return _scaled(y - label, p["grad_scale"]), None  # normalization and ignore_label)
     multi = p["multi_output"]
     lines = nd.transpose(y, axes=(0, *range(2, y.ndim), 1)) if multi else y  # classes last
     k = lines.shape[-1]
@@ -41,16 +47,16 @@ def _softmax_output(node: Node, out_grads: list[Any]) -> tuple[Any, None]:
     norm = p["normalization"]
     if norm == "valid":  # MXNet counts the labels other than ignore_label, use_ignore or not
         valid = (label != p["ignore_label"]).astype(y.dtype)
-        return _valid_scale(grad * p["grad_scale"], nd.sum(valid)), None
+        return _valid_scale(_scaled(grad, p["grad_scale"]), nd.sum(valid)), None
     divisor = label.size if norm == "batch" else (math.prod(label.shape[1:]) if multi else 1)
-    return grad * (p["grad_scale"] / divisor), None
+    return _scaled(grad, p["grad_scale"] / divisor), None
 
 
 def _regression(node: Node, difference: Any) -> Any:
     """``difference`` (of the output and the label) scaled by grad_scale / num_output."""
     y = node.output()
     per_sample = math.prod(y.shape[1:])
-    return difference * (node.params["grad_scale"] / per_sample)
+    return _scaled(difference, node.params["grad_scale"] / per_sample)
 
 
 def _label_like(node: Node) -> Any:
@@ -71,7 +77,7 @@ def _mae(node: Node, out_grads: list[Any]) -> tuple[Any, None]:
 @gradient("MakeLoss")
 def _make_loss(node: Node, out_grads: list[Any]) -> tuple[Any]:
     p, y = node.params, node.output()
-    grad = nd.ones_like(y) * p["grad_scale"]
+    grad = _scaled(nd.ones_like(y), p["grad_scale"])
     if p["normalization"] == "valid":
         return (_valid_scale(grad, nd.sum((y > p["valid_thresh"]).astype(y.dtype))),)
     return (grad / y.shape[0] if p["normalization"] == "batch" else grad,)
