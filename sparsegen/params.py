@@ -6,6 +6,7 @@ returns the value in the form the caller stores (``float``, ``int`` or ``bool``)
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from typing import Any
@@ -77,10 +78,16 @@ def flag(value: Any, name: str) -> bool:
     raise SparsegenError(f"{name} must be a boolean, got {_shown(value)} ({type(value).__name__})")
 
 
+@functools.lru_cache(maxsize=None)
+def _largest(dtype: Any) -> float:
+    """The largest finite value of a floating dtype (``np.finfo`` costs microseconds a call)."""
+    return float(np.finfo(dtype).max)
+
+
 def representable(value: float, name: str, dtype: np.dtype) -> float:
     """``value`` unchanged if it is finite in ``dtype`` (a kernel parameter or the weight's
     dtype), else ``MXNetError``: a value that overflows turns every result into inf or nan."""
-    limit = float(np.finfo(dtype).max)
+    limit = _largest(dtype)
     if not abs(value) <= limit:
         raise SparsegenError(f"{name} = {value!r} is not finite in {np.dtype(dtype).name} "
                              f"(largest {limit:g}); every updated value would be inf or nan")

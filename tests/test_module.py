@@ -203,6 +203,38 @@ def test_fixed_params_and_kvstore_rows():
         mod.prepare(batch, sparse_row_id_fn=lambda b: {"fc_bias": mx.nd.array([0])})
 
 
+@settings(max_examples=15, deadline=None)
+@given(rows=st.integers(1, 8), cols=st.integers(1, 40), density=st.floats(0, 1),
+       seed=st.integers(0, 2**31))
+def test_prepare_pulls_a_batchs_columns_before_its_forward(rows, cols, density, seed):
+    """prepare before the batch's forward (as fit runs them): the pulled rows are the batch's
+    distinct columns (taken from the csr's column sort, which the product then reuses), and the
+    outputs are softmax(x·w + b) on the full weight."""
+    rng = np.random.default_rng(seed)
+    matrix = scipy.sparse.random(rows, cols, density=density, random_state=rng, format="csr",
+                                 dtype=np.float32)
+    weight, bias = rng.normal(size=(cols, 2)).astype("f"), rng.normal(size=2).astype("f")
+    xs = mx.sym.Variable("data", stype="csr")
+    w = mx.sym.Variable("fc_weight", shape=(cols, 2), stype="row_sparse")
+    b = mx.sym.Variable("fc_bias", shape=(2,))
+    net = mx.sym.SoftmaxOutput(mx.sym.broadcast_add(mx.sym.sparse.dot(xs, w), b),
+                               name="softmax")
+    mod = mx.mod.Module(net)
+    mod.bind([("data", (rows, cols))], [("softmax_label", (rows,))])
+    mod.init_params(arg_params={"fc_weight": mx.nd.array(weight).tostype("row_sparse"),
+                                "fc_bias": mx.nd.array(bias)})
+    mod.init_optimizer(kvstore=mx.kv.create("local"), optimizer="sgd")
+    batch = mx.io.DataBatch([mx.nd.sparse.csr_matrix(matrix)], [mx.nd.zeros(rows)])
+    mod.prepare(batch, sparse_row_id_fn=lambda b: {"fc_weight": b.data[0].indices})
+    pulled = mod._exec_group.param_arrays[0][0]
+    wanted = np.unique(matrix.indices)
+    np.testing.assert_array_equal(pulled.indices.asnumpy(), wanted)
+    np.testing.assert_array_equal(pulled.data.asnumpy(), weight[wanted])
+    mod.forward(batch, is_train=True)
+    np.testing.assert_allclose(mod.get_outputs()[0].asnumpy(),
+                               _softmax(matrix.toarray() @ weight + bias), rtol=1e-5, atol=1e-6)
+
+
 # -- checkpoints ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("kvstore", ["local", "object"])
 def test_checkpoint_round_trip_with_optimizer_states(tmp_path, kvstore):

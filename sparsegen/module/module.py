@@ -436,7 +436,10 @@ class Module(BaseModule):
         if not isinstance(row_ids, dict):
             raise InvalidType(f"prepare: sparse_row_id_fn must return a dict of parameter name -> "
                               f"row ids, got {type(row_ids).__name__}")
+        batch_csrs = [a for a in data_batch.data or () if getattr(a, "stype", None) == "csr"]
         for name, rows in row_ids.items():
+            for csr in batch_csrs:  # the batch's column ids: sorted once, for its products too
+                nd.sparse.learn_row_ids(csr, rows)
             if name not in group.param_names:
                 raise InvalidValue(f"prepare: sparse_row_id_fn names {name!r}, not a parameter "
                                    f"({group.param_names})")

@@ -16,6 +16,7 @@ from ..errors import InvalidType, InvalidValue, SparsegenError
 from ..formats import CSR, INDEX_DTYPE, RowSparse
 from .dispatch import check_out, deliver, invoke
 from .dlpack import dlpack_numpy, torch_tensor
+from ..ops.dot import distinct_columns
 from .dot import dot
 from . import elemwise
 from .elemwise import *  # noqa: F403 - elemwise.__all__, which includes abs and round
@@ -470,6 +471,20 @@ class _DistinctIds:
 
 
 _DISTINCT = _DistinctIds()
+
+
+def learn_row_ids(csr: "CSRNDArray", ids: Any) -> None:
+    """When ``ids`` views the index buffer of ``csr`` (a batch's ``data.indices``, about to be
+    pulled), take their distinct values from the csr's column sort on the sort kernels: the
+    pulls then sort nothing, and the batch's products reuse the sort."""
+    indices = csr._storage.indices
+    buffer = ids._storage if isinstance(ids, NDArray) else None
+    if not (isinstance(buffer, np.ndarray) and isinstance(indices, np.ndarray)
+            and buffer.size == indices.size and buffer.size
+            and buffer.__array_interface__["data"][0] == indices.__array_interface__["data"][0]
+            and _DISTINCT.get(buffer) is None):
+        return
+    _DISTINCT.put(buffer, distinct_columns(csr._storage))
 
 
 def _sorted_unique(ids: np.ndarray, rows: int) -> np.ndarray:

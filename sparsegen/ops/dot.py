@@ -146,6 +146,13 @@ def _column_sort(product: Any, lhs: CSR, used: int) -> tuple[Any, Any, Any, Any]
     return result
 
 
+def distinct_columns(lhs: CSR) -> Any:
+    """The sorted distinct column ids of ``lhs`` (read-only), from its column sort, which its
+    products then reuse (``_column_sort``)."""
+    nnz = lhs.indices.size
+    return _column_sort(kernel("dot_csrT", (dtype_name(lhs.dtype),), lhs.data, nnz), lhs, nnz)[2]
+
+
 def csr_t_dense(lhs: CSR, rhs: Any, **flags: bool) -> RowSparse:
     """``csrᵀ · dense`` -> row_sparse over the columns that hold an entry (explicit zeros
     included, as MXNet), in two phases: index set (sort by column), then values."""

@@ -94,8 +94,13 @@ class Executor:
         self._ctx = ctx or current_context()
         names = symbol.list_arguments()
         self._arg_names = names  # the graph does not change: its names and order are kept
-        self._order = topological(symbol._outputs)
-        self._runners = {id(n): node_runner(n) for n in self._order if not n.is_variable}
+        self._aux_names = symbol.list_auxiliary_states()
+        self._heads = [key(entry) for entry in symbol._outputs]
+        # per node in order: where its output goes, and a variable's name or an op's runner
+        # with where its inputs come from (looked up once: forward runs per batch)
+        self._plan = [((id(n), 0), n.name, None, None) if n.is_variable else
+                      (id(n), None, node_runner(n), [key(entry) for entry in n.inputs])
+                      for n in topological(symbol._outputs)]
         self.arg_arrays = _per_argument(args, names, "args", True)
         self.grad_arrays = _per_argument(args_grad, names, "args_grad", False)
         reqs = grad_reqs(grad_req, names)
@@ -105,8 +110,7 @@ class Executor:
             if req not in GRAD_REQS:
                 raise InvalidValue(f"bind: grad_req of {name} must be one of {GRAD_REQS}, got "
                                    f"{req!r}")
-        self.aux_arrays = _per_argument(aux_states, symbol.list_auxiliary_states(), "aux_states",
-                                        True)
+        self.aux_arrays = _per_argument(aux_states, self._aux_names, "aux_states", True)
         self.outputs = self._allocated_outputs()
         self._recorded = False  # whether the last forward recorded a graph for backward
 
@@ -136,7 +140,7 @@ class Executor:
     @property
     def aux_dict(self) -> dict[str, Any]:
         """The auxiliary state arrays by name (BatchNorm's moving_mean and moving_var)."""
-        return dict(zip(self._symbol.list_auxiliary_states(), self.aux_arrays))
+        return dict(zip(self._aux_names, self.aux_arrays))
 
     @property
     def output_dict(self) -> dict[str, Any]:
@@ -169,16 +173,18 @@ class Executor:
         recording and an argument is a variable); ``forward`` sets the scope."""
         values: dict[tuple[int, int], Any] = {}
         arrays = {**self.arg_dict, **self.aux_dict}
-        for node in self._order:
-            if node.is_variable:
-                values[id(node), 0] = arrays[node.name]
+        ctx = self._ctx
+        for where, name, runner, inputs in self._plan:
+            if runner is None:
+                values[where] = arrays[name]
                 continue
-            result = self._runners[id(node)]([values[key(entry)] for entry in node.inputs],
-                                             self._ctx)
-            for index, array in enumerate(result if isinstance(result, (list, tuple))
-                                          else [result]):
-                values[id(node), index] = array
-        return [values[key(entry)] for entry in self._symbol._outputs]
+            result = runner([values[k] for k in inputs], ctx)
+            if isinstance(result, (list, tuple)):
+                for index, array in enumerate(result):
+                    values[where, index] = array
+            else:
+                values[where, 0] = result
+        return [values[head] for head in self._heads]
 
     def backward(self, out_grads: Any = None, is_train: bool = True) -> None:
         """Gradients of the outputs (weighted by ``out_grads``: one array per output, default
