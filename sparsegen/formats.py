@@ -37,14 +37,26 @@ SCAN_CHUNK = 1024
 scanned in parallel, then a serial pass carries ``n / SCAN_CHUNK`` chunk totals. Kept here, free of
 TVM, so the ops can size per-chunk scratch without importing the compiler."""
 
-RADIX_BITS = 8
-"""Key bits sorted per pass of the radix sort by column (templates/dot.py): 256 buckets."""
+MAX_RADIX_BITS = 10
+"""The widest digit of a radix sort pass (templates/index.py): 1,024 buckets a chunk."""
+
+
+def radix_passes(bits: int) -> list[tuple[int, int]]:
+    """``(shift, width)`` of the passes of a radix sort of ``bits``-bit keys: the fewest passes
+    of at most ``MAX_RADIX_BITS``, their widths as even as can be (17 bits: 9 + 8), so the
+    per-pass tables stay small; no pass for zero bits."""
+    if bits <= 0:
+        return []
+    count = -(-bits // MAX_RADIX_BITS)
+    widths = [bits // count + (k < bits % count) for k in range(count)]
+    shifts = [sum(widths[:k]) for k in range(count)]
+    return list(zip(shifts, widths))
 
 SORT_CHUNK = 4096
 """Entries per chunk of a radix sort pass: each chunk counts its digits into a (buckets x
-chunks) table, and scatters its entries from there, chunks in parallel. The table has one
-entry per 16 entries sorted (``2**RADIX_BITS / SORT_CHUNK``); on a GPU 10M entries are 2,442
-threads."""
+chunks) table, and scatters its entries from there, chunks in parallel. The table has at most
+one entry per 4 entries sorted (``2**MAX_RADIX_BITS / SORT_CHUNK``); on a GPU 10M entries are
+2,442 threads."""
 
 MERGE_CHUNK = 256
 """Merge steps (ids of either operand) per chunk of the row_sparse merges (``ew_index.rsp_*``):

@@ -138,9 +138,10 @@ _BUILT_IN = frozenset(family.name for family in OPTIMIZERS)
 _SORT_BY_COLUMN = (
     ("sort_dense", "(indices[nnz] int64, indptr[n+1] int64, keys[nnz] int64 WRITTEN, "
                    "src[nnz] int64 WRITTEN, erow[nnz] int64 WRITTEN, "
-                   "table[t] int64 WRITTEN internal)"),
+                   "table[t] int64 WRITTEN internal, bits int64)"),
     ("sort_pass", "(keys[u] int64 internal, src[u] int64, keys_out[u] int64 WRITTEN, "
-                  "src_out[u] int64 WRITTEN, table[t] int64 WRITTEN, shift int64)"),
+                  "src_out[u] int64 WRITTEN, table[t] int64 WRITTEN, shift int64, "
+                  "bits int64)"),
     ("unique", "(keys[u] int64 internal, uidx[u] int64 WRITTEN, seg[u+1] int64 WRITTEN, "
                "count[1] int64 WRITTEN, runs[c+1] int64 WRITTEN)"),
 )

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import sparsegen as mx
 from sparsegen import runtime
-from sparsegen.formats import CSR, SCAN_CHUNK, SORT_CHUNK
+from sparsegen.formats import CSR, SCAN_CHUNK, SORT_CHUNK, radix_passes
 from sparsegen.ops.index import sort_by_column
 
 EDGES = (SCAN_CHUNK - 1, SCAN_CHUNK, SCAN_CHUNK + 1, 2 * SCAN_CHUNK, 3 * SCAN_CHUNK + 5)
@@ -110,8 +110,9 @@ SORT_EDGES = (SMALL_CHUNK - 1, SMALL_CHUNK, SMALL_CHUNK + 1, 5 * SMALL_CHUNK + 3
 """Entry counts around the sort's chunk edges: a short chunk, a full one, one of one entry;
 several."""
 
-SORT_COLUMNS = (10, 5000, 10**6)
-"""Column counts needing 1, 2 and 3 radix passes of ``RADIX_BITS`` = 8."""
+SORT_COLUMNS = (1, 10, 5000, 3 * 10**6)
+"""Column counts needing no radix pass (the first lists the rows), 1, 2 and 3 passes of at most
+``MAX_RADIX_BITS`` = 10 bits."""
 
 
 @pytest.fixture(scope="module")
@@ -170,4 +171,31 @@ def test_radix_sort_on_an_emulated_gpu(monkeypatch):
     """Several sort chunks and three radix passes through the GPU code path."""
     monkeypatch.setenv("SPARSEGEN_GPU", "host")
     rng = np.random.default_rng(3)
-    _check_products(_csr_with_entries(rng, 3 * SORT_CHUNK + 5, 10**6), mx.gpu(0), rng)
+    _check_products(_csr_with_entries(rng, 3 * SORT_CHUNK + 5, 3 * 10**6), mx.gpu(0), rng)
+
+
+@pytest.mark.parametrize("bits, passes", [
+    (0, []), (1, [(0, 1)]), (8, [(0, 8)]), (10, [(0, 10)]), (11, [(0, 6), (6, 5)]),
+    (17, [(0, 9), (9, 8)]), (20, [(0, 10), (10, 10)]), (21, [(0, 7), (7, 7), (14, 7)]),
+    (40, [(0, 10), (10, 10), (20, 10), (30, 10)]), (56, [(0, 10), (10, 10), (20, 9), (29, 9),
+                                                        (38, 9), (47, 9)]),
+])
+def test_radix_passes_cover_the_bits_in_the_fewest_even_passes(bits, passes):
+    assert radix_passes(bits) == passes
+
+
+def test_radix_pass_checks_its_digit_width_and_table():
+    """A pass's digit width and table size are checked by the kernel itself (``check=False``:
+    no Python check runs first) before it writes."""
+    from sparsegen import kernels as K
+
+    sorter = K.get("dot_csrT", "float32", check=False)
+    keys = np.array([5, 3, 7, 3], np.int64)
+    for bits, size, message in ((11, 2**11 + 1, "bits .* must lie in \\[0, 10\\]"),
+                                (-1, 1, "bits .* must lie"),
+                                (4, 2**4, "table must have 2\\*\\*bits")):
+        out = [np.full(4, -9, np.int64) for _ in range(2)]
+        table = np.full(size, -9, np.int64)
+        with pytest.raises(Exception, match=message):
+            sorter.sort_pass(keys, keys, *out, table, 0, bits)
+        assert (table == -9).all() and all((o == -9).all() for o in out)

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..cache import Kernel
 from ..device import DeviceArray, copy, empty_like, head, item
-from ..formats import CSR, INDEX_DTYPE, RADIX_BITS, SCAN_CHUNK, SORT_CHUNK
+from ..formats import CSR, INDEX_DTYPE, SCAN_CHUNK, SORT_CHUNK, radix_passes
 
 
 def _scratch(near: Any, *sizes: int) -> list[Any]:
@@ -23,6 +23,12 @@ def _scratch(near: Any, *sizes: int) -> list[Any]:
     return [block[start:stop] for start, stop in zip(bounds[:-1], bounds[1:])]
 
 
+def pass_table(scratch: Any, bits: int, used: int, sort_chunk: int = SORT_CHUNK) -> Any:
+    """The head of ``scratch`` (sized for the widest pass) that a radix pass of ``bits`` bits
+    over ``used`` entries takes as its offset table (the kernel checks its size)."""
+    return head(scratch, (1 << bits) * -(-used // sort_chunk) + 1)
+
+
 def sort_by_column(sorter: Kernel, csr: CSR, rhs_ids: Any, used: int,
                    sort_chunk: int = SORT_CHUNK) -> tuple[Any, Any, Any, Any]:
     """Sort by column the ``used`` entries of ``csr`` in every row (``rhs_ids`` None) or in the
@@ -30,23 +36,25 @@ def sort_by_column(sorter: Kernel, csr: CSR, rhs_ids: Any, used: int,
     phases. Returns the entry positions by column (``src``), each entry's rhs row (``erow``), the
     distinct column ids (a copy) and where each one's run starts in ``src``.
 
-    Radix passes of ``RADIX_BITS`` over chunks of ``sort_chunk`` entries (the templates' chunk:
-    tests build them smaller) run until the column ids' bits are covered, each from one pair of
-    buffers into the other."""
+    Radix passes (``radix_passes`` of the column ids' bits) over chunks of ``sort_chunk``
+    entries (the templates' chunk: tests build them smaller) run until the column ids' bits are
+    covered, each from one pair of buffers into the other."""
     rows = 0 if rhs_ids is None else rhs_ids.size
-    table = (1 << RADIX_BITS) * -(-used // sort_chunk) + 1
+    passes = radix_passes(max(csr.shape[1] - 1, 0).bit_length())
+    table = (1 << max((width for _, width in passes), default=0)) * -(-used // sort_chunk) + 1
     keys, src, keys_out, src_out, ids, starts, erow, count, runs, sort_table, row_starts = (
         _scratch(csr.indices, used, used, used, used, used, used + 1, csr.indices.size, 1,
                  -(-used // SCAN_CHUNK) + 1, table, rows + 1)
     )
-    if rhs_ids is None:
-        sorter.sort_dense(csr.indices, csr.indptr, keys, src, erow, sort_table)
-        first = RADIX_BITS
+    if rhs_ids is None:  # the first pass (of no bits for one column) lists each entry's row
+        first = passes.pop(0) if passes else (0, 0)
+        sorter.sort_dense(csr.indices, csr.indptr, keys, src, erow,
+                          pass_table(sort_table, first[1], used, sort_chunk), first[1])
     else:
         sorter.gather_rsp(csr.indices, csr.indptr, rhs_ids, row_starts, keys, src, erow)
-        first = 0
-    for shift in range(first, max(csr.shape[1] - 1, 0).bit_length(), RADIX_BITS):
-        sorter.sort_pass(keys, src, keys_out, src_out, sort_table, shift)
+    for shift, width in passes:
+        sorter.sort_pass(keys, src, keys_out, src_out,
+                         pass_table(sort_table, width, used, sort_chunk), shift, width)
         keys, src, keys_out, src_out = keys_out, src_out, keys, src
     sorter.unique(keys, ids, starts, count, runs)
     distinct = item(count, 0)

@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 
 from ..device import DeviceArray, contiguous, empty_like, place
-from ..formats import INDEX_DTYPE, RADIX_BITS, SORT_CHUNK
+from ..formats import INDEX_DTYPE, SORT_CHUNK, radix_passes
+from .index import pass_table
 from .layout import as_rows, dtype_name, kernel
 
 DEFAULT_SEED = 0
@@ -85,10 +86,10 @@ def randint(low: int, high: int, shape: tuple[int, ...], dtype: np.dtype, device
 
 
 def sort_bits(rows: int) -> int:
-    """The random key bits of a shuffle of ``rows`` rows: whole radix digits, at least
+    """The random key bits of a shuffle of ``rows`` rows: whole bytes, at least
     ``2 log2(rows) + 16`` (ties, which keep their order, then come up once in 65,536
     shuffles), at most 56."""
-    return min(56, -(-(2 * max(rows - 1, 1).bit_length() + 16) // RADIX_BITS) * RADIX_BITS)
+    return min(56, -(-(2 * max(rows - 1, 1).bit_length() + 16) // 8) * 8)
 
 
 def shuffle(data: Any, stream: tuple[int, int, int, int]) -> Any:
@@ -97,11 +98,13 @@ def shuffle(data: Any, stream: tuple[int, int, int, int]) -> Any:
     n = data.shape[0]
     k = kernel("random", (dtype_name(data.dtype),), data, data.size)
     keys, src, keys_out, src_out = (empty_like(data, (n,), INDEX_DTYPE) for _ in range(4))
-    table = empty_like(data, ((1 << RADIX_BITS) * -(-n // SORT_CHUNK) + 1,), INDEX_DTYPE)
     bits = sort_bits(n)
+    passes = radix_passes(bits)
+    widest = max(width for _, width in passes)
+    table = empty_like(data, ((1 << widest) * -(-n // SORT_CHUNK) + 1,), INDEX_DTYPE)
     k.keys(keys, src, bits, *stream)
-    for shift in range(0, bits, RADIX_BITS):
-        k.sort_pass(keys, src, keys_out, src_out, table, shift)
+    for shift, width in passes:
+        k.sort_pass(keys, src, keys_out, src_out, pass_table(table, width, n), shift, width)
         keys, src, keys_out, src_out = keys_out, src_out, keys, src
     out = empty_like(data, data.shape, data.dtype)
     k.gather(as_rows(data), src, as_rows(out, written=True))

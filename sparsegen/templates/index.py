@@ -3,14 +3,16 @@
 PrimFuncs (the same for every element dtype) that a kernel's template includes in its function
 dict (``phases``); the blocked prefix sum they run on is templates/scan.py.
 
-The sort by column is a stable LSD radix sort of ``RADIX_BITS`` per pass. Each pass is a
-blocked counting sort over chunks of ``sort_chunk`` entries, in three steps: every chunk counts
-its digits into column ``c`` of a digit-major table (``table[1 + digit * chunks + c]``, in
-parallel), a blocked scan turns the table into offsets, and every chunk walks its entries in
-order, storing each at ``table[digit * chunks + c]`` and advancing it (in parallel; stable as
-chunks and entries within one are in order). The caller provides ``table``: ``2**RADIX_BITS *
-ceil(u / sort_chunk) + 1`` entries (tests build the phases at a small ``sort_chunk``); ops/index.py
-runs the passes.
+The sort by column is a stable LSD radix sort whose digit width ``bits`` (at most
+``MAX_RADIX_BITS``) is an argument of each pass: the caller covers the keys' bits in the fewest
+passes (``formats.radix_passes``). Each pass is a blocked counting sort over chunks of
+``sort_chunk`` entries, in three steps: every chunk counts its digits into column ``c`` of a
+digit-major table (``table[1 + digit * chunks + c]``, in parallel), a blocked scan turns the
+table into offsets, and every chunk walks its entries in order, storing each at
+``table[digit * chunks + c]`` and advancing it (in parallel; stable as chunks and entries within
+one are in order). The caller provides ``table``: ``2**bits * ceil(u / sort_chunk) + 1`` entries
+(the kernel checks it; tests build the phases at a small ``sort_chunk``); ops/index.py runs the
+passes.
 
 Every statement sits in a block: serial blocks (the scans' carry steps) run as one thread under
 the CUDA schedule.
@@ -23,11 +25,8 @@ from typing import Callable
 import tvm
 from tvm.script import tirx as T
 
-from ..formats import RADIX_BITS, SCAN_CHUNK, SORT_CHUNK
+from ..formats import MAX_RADIX_BITS, SCAN_CHUNK, SORT_CHUNK
 from .scan import offsets
-
-_BUCKETS = 1 << RADIX_BITS
-"""Digits of one radix pass."""
 
 
 def _run_start(keys: tvm.tirx.Buffer, q: tvm.tirx.PrimExpr) -> tvm.tirx.PrimExpr:
@@ -45,65 +44,80 @@ def _element(buf: tvm.tirx.Buffer, q: tvm.tirx.PrimExpr) -> tvm.tirx.PrimExpr:
     return buf[q]
 
 
-def _radix_pass(sort_chunk: int) -> tuple[Callable, Callable]:
-    """``chunks(u)``, the chunks of a pass over ``u`` entries, and the macro of one stable
-    counting-sort pass over chunks of ``sort_chunk`` entries: count, scan, scatter."""
-    buckets = _BUCKETS
-    mask = T.int64(buckets - 1)
+_BITS_RANGE = f"bits (the digit width of a radix pass) must lie in [0, {MAX_RADIX_BITS}]"
+_TABLE_SIZE = "table must have 2**bits * ceil(entries / sort chunk) + 1 entries"
+
+
+def _buckets(bits: tvm.tirx.PrimExpr) -> tvm.tirx.PrimExpr:
+    """The digits of a pass of ``bits`` bits."""
+    return T.shift_left(T.int64(1), bits)
+
+
+def _radix_pass(sort_chunk: int) -> tuple[Callable, Callable, Callable]:
+    """``chunks(u)``, the chunks of a pass over ``u`` entries, ``table_size(bits, u)``, and the
+    macro of one stable counting-sort pass over chunks of ``sort_chunk`` entries: count, scan,
+    scatter."""
 
     def chunks(u: tvm.tirx.PrimExpr) -> tvm.tirx.PrimExpr:
         """The chunks of a pass over ``u`` entries."""
         return (u + sort_chunk - 1) // sort_chunk
 
-    def slot(key: tvm.tirx.PrimExpr, shift: tvm.tirx.PrimExpr, c: tvm.tirx.PrimExpr,
-             u: tvm.tirx.PrimExpr) -> tvm.tirx.PrimExpr:
+    def table_size(bits: tvm.tirx.PrimExpr, u: tvm.tirx.PrimExpr) -> tvm.tirx.PrimExpr:
+        """The entries of a pass's offset table."""
+        return _buckets(bits) * chunks(u) + 1
+
+    def slot(key: tvm.tirx.PrimExpr, shift: tvm.tirx.PrimExpr, bits: tvm.tirx.PrimExpr,
+             c: tvm.tirx.PrimExpr, u: tvm.tirx.PrimExpr) -> tvm.tirx.PrimExpr:
         """Where chunk ``c``'s offset for ``key``'s digit at ``shift`` lies in the table."""
-        return ((key >> shift) & mask) * chunks(u) + c
+        return ((key >> shift) & (_buckets(bits) - 1)) * chunks(u) + c
 
     @T.macro
-    def radix_pass(keys_in, src_in, src_of, keys_out, src_out, table, shift, u):
-        # one stable counting-sort pass on the digit at ``shift``: count, scan, scatter
+    def radix_pass(keys_in, src_in, src_of, keys_out, src_out, table, size, shift, bits, u):
+        # one stable counting-sort pass on the digit of ``bits`` bits at ``shift``: count,
+        # scan, scatter
         for c in T.serial(chunks(u)):
             with T.sblock("rows_sort_count"):
                 vc = T.axis.spatial(chunks(u), c)
                 T.reads(keys_in[vc * sort_chunk : T.min(vc * sort_chunk + sort_chunk, u)])
-                T.writes(table[0 : buckets * chunks(u) + 1])
-                for b in T.serial(buckets):
+                T.writes(table[0:size])
+                for b in T.serial(_buckets(bits)):
                     table[b * chunks(u) + vc + 1] = T.int64(0)
                 for t in T.serial(T.min(sort_chunk, u - vc * sort_chunk)):
-                    table[slot(keys_in[vc * sort_chunk + t], shift, vc, u) + 1] = (
-                        table[slot(keys_in[vc * sort_chunk + t], shift, vc, u) + 1] + T.int64(1)
+                    table[slot(keys_in[vc * sort_chunk + t], shift, bits, vc, u) + 1] = (
+                        table[slot(keys_in[vc * sort_chunk + t], shift, bits, vc, u) + 1]
+                        + T.int64(1)
                     )
-        offsets(table, buckets * chunks(u))
+        offsets(table, size - 1)  # every digit of every chunk (the kernel checked the size)
         for c in T.serial(chunks(u)):
             with T.sblock("rows_sort_scatter"):
                 vc = T.axis.spatial(chunks(u), c)
                 T.reads(keys_in[vc * sort_chunk : T.min(vc * sort_chunk + sort_chunk, u)],
-                        src_in[0:u], table[0 : buckets * chunks(u)])
-                T.writes(keys_out[0:u], src_out[0:u], table[0 : buckets * chunks(u)])
+                        src_in[0:u], table[0:size])
+                T.writes(keys_out[0:u], src_out[0:u], table[0:size])
                 for t in T.serial(T.min(sort_chunk, u - vc * sort_chunk)):
-                    keys_out[table[slot(keys_in[vc * sort_chunk + t], shift, vc, u)]] = (
+                    keys_out[table[slot(keys_in[vc * sort_chunk + t], shift, bits, vc, u)]] = (
                         keys_in[vc * sort_chunk + t]
                     )
-                    src_out[table[slot(keys_in[vc * sort_chunk + t], shift, vc, u)]] = (
+                    src_out[table[slot(keys_in[vc * sort_chunk + t], shift, bits, vc, u)]] = (
                         src_of(src_in, vc * sort_chunk + t)
                     )
-                    table[slot(keys_in[vc * sort_chunk + t], shift, vc, u)] = (
-                        table[slot(keys_in[vc * sort_chunk + t], shift, vc, u)] + T.int64(1)
+                    table[slot(keys_in[vc * sort_chunk + t], shift, bits, vc, u)] = (
+                        table[slot(keys_in[vc * sort_chunk + t], shift, bits, vc, u)]
+                        + T.int64(1)
                     )
 
-    return chunks, radix_pass
+    return chunks, table_size, radix_pass
 
 
-def _sort_dense(radix: tuple[Callable, Callable]) -> tvm.tirx.PrimFunc:
-    """``sort_dense``: the first pass over all csr entries: ``keys``/``src`` are column ids and
-    entry positions sorted by the lowest digit, ``erow[p]`` the csr row of entry ``p``."""
-    buckets = _BUCKETS
-    chunks, radix_pass = radix
+def _sort_dense(radix: tuple[Callable, Callable, Callable]) -> tvm.tirx.PrimFunc:
+    """``sort_dense``: the first pass over all csr entries, on the lowest ``bits`` bits:
+    ``keys``/``src`` are column ids and entry positions sorted by that digit, ``erow[p]`` the
+    csr row of entry ``p``."""
+    chunks, table_size, radix_pass = radix
 
     @T.prim_func(s_tir=True)
     def sort_dense(indices: T.handle, indptr: T.handle, keys: T.handle, src: T.handle,
-                   erow: T.handle, table: T.handle):
+                   erow: T.handle, table: T.handle, bits: T.int64):
         T.func_attr({"tirx.noalias": True})
         rows = T.int64()  # indptr entries: n + 1
         nnz = T.int64()
@@ -112,7 +126,10 @@ def _sort_dense(radix: tuple[Callable, Callable]) -> tvm.tirx.PrimFunc:
         Keys = T.match_buffer(keys, (nnz,), "int64", align=8)
         Src = T.match_buffer(src, (nnz,), "int64", align=8)
         Erow = T.match_buffer(erow, (nnz,), "int64", align=8)
-        Table = T.match_buffer(table, (buckets * chunks(nnz) + 1,), "int64", align=8)
+        size = T.int64()
+        Table = T.match_buffer(table, (size,), "int64", align=8)
+        assert 0 <= bits and bits <= MAX_RADIX_BITS, _BITS_RANGE
+        assert size == table_size(bits, nnz), _TABLE_SIZE
         for r in T.serial(rows - 1):
             with T.sblock("rows_erow"):
                 vr = T.axis.spatial(rows - 1, r)
@@ -120,7 +137,7 @@ def _sort_dense(radix: tuple[Callable, Callable]) -> tvm.tirx.PrimFunc:
                 T.writes(Erow[P[vr] : P[vr + 1]])
                 for p in T.serial(P[vr + 1] - P[vr]):
                     Erow[P[vr] + p] = vr
-        radix_pass(Idx, Idx, _position, Keys, Src, Table, T.int64(0), nnz)
+        radix_pass(Idx, Idx, _position, Keys, Src, Table, size, T.int64(0), bits, nnz)
 
     return sort_dense
 
@@ -165,23 +182,25 @@ def _gather_rsp() -> tvm.tirx.PrimFunc:
     return gather_rsp
 
 
-def _sort_pass(radix: tuple[Callable, Callable]) -> tvm.tirx.PrimFunc:
-    """``sort_pass``: one pass on the digit at ``shift``, from ``keys``/``src`` into
-    ``keys_out``/``src_out``; the caller runs the passes its column count needs."""
-    buckets = _BUCKETS
-    chunks, radix_pass = radix
+def _sort_pass(radix: tuple[Callable, Callable, Callable]) -> tvm.tirx.PrimFunc:
+    """``sort_pass``: one pass on the digit of ``bits`` bits at ``shift``, from ``keys``/``src``
+    into ``keys_out``/``src_out``; the caller runs the passes its column count needs."""
+    chunks, table_size, radix_pass = radix
 
     @T.prim_func(s_tir=True)
     def sort_pass(keys: T.handle, src: T.handle, keys_out: T.handle, src_out: T.handle,
-                  table: T.handle, shift: T.int64):
+                  table: T.handle, shift: T.int64, bits: T.int64):
         T.func_attr({"tirx.noalias": True})
         u = T.int64()
         Keys = T.match_buffer(keys, (u,), "int64", align=8)
         Src = T.match_buffer(src, (u,), "int64", align=8)
         KeysOut = T.match_buffer(keys_out, (u,), "int64", align=8)
         SrcOut = T.match_buffer(src_out, (u,), "int64", align=8)
-        Table = T.match_buffer(table, (buckets * chunks(u) + 1,), "int64", align=8)
-        radix_pass(Keys, Src, _element, KeysOut, SrcOut, Table, shift, u)
+        size = T.int64()
+        Table = T.match_buffer(table, (size,), "int64", align=8)
+        assert 0 <= bits and bits <= MAX_RADIX_BITS, _BITS_RANGE
+        assert size == table_size(bits, u), _TABLE_SIZE
+        radix_pass(Keys, Src, _element, KeysOut, SrcOut, Table, size, shift, bits, u)
 
     return sort_pass
 
