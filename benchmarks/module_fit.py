@@ -13,7 +13,7 @@ Both train with ``Module.fit`` on a local kvstore, ``sparse_row_id_fn`` pulling 
 next batch (``Module.prepare``). Each run is a fresh process: it builds the module, trains one
 warm-up epoch, then times ``--epochs`` epochs (wall and CPU time of the process). The
 implementations alternate, ``--rounds`` rounds; medians go to
-benchmarks/results/module-fit.{json,md}. Run with TVM_NUM_THREADS=1 (the default here) so the
+benchmarks/results/module-fit.{json,md,png}. Run with TVM_NUM_THREADS=1 (the default here) so the
 CPU time compares one thread with one thread.
 
     PYTHONPATH=. python benchmarks/module_fit.py [--rounds 5] [--mxnet PYTHON]
@@ -34,6 +34,7 @@ import numpy as np
 from fresh_runs import alternate, one_run
 
 from sparsegen.bench.harness import cpu_description
+from sparsegen.bench.training import plot
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -161,7 +162,16 @@ def main() -> None:
             cpu = ours["samples_per_cpu_s"] / theirs["samples_per_cpu_s"]
             lines.append(f"- {model}: sparsegen / MXNet {wall:.2f}x (wall), {cpu:.2f}x (CPU time)")
     (out / "module-fit.md").write_text("\n".join(lines) + "\n")
+    write_plot(result, out / "module-fit.png")
     print("\n".join(lines))
+
+
+def write_plot(result: dict, path: Path) -> None:
+    """The medians of ``result`` (module-fit.json) as bars, one pair per model and
+    implementation."""
+    by = {key: {name.replace(" ", "\n", 1): m[key] for name, m in result["runs"].items()}
+          for key in ("samples_per_s", "samples_per_cpu_s")}
+    plot({**by, "cpu": result["cpu"], "threads": result["threads"]}, path, "Module.fit")
 
 
 if __name__ == "__main__":

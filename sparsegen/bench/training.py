@@ -264,8 +264,9 @@ def markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def plot(result: dict[str, Any], path: Path) -> None:
-    """Bars of samples/s (wall) and samples per CPU-second per implementation."""
+def plot(result: dict[str, Any], path: Path, title: str = "Gluon sparse training") -> None:
+    """Bars of samples/s (wall) and samples per CPU-second per implementation (``result``'s
+    ``samples_per_s`` and ``samples_per_cpu_s`` by name, ``cpu``, ``threads``)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -280,7 +281,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
     ax.set_xticks([i + 0.2 for i in range(len(names))])
     ax.set_xticklabels(names)
     ax.set_ylabel("samples per second (higher is better)")
-    ax.set_title(f"Gluon sparse training, {result['cpu']}, {_threads(result['threads'])} "
+    ax.set_title(f"{title}, {result['cpu']}, {_threads(result['threads'])} "
                  "(shared machine)", fontsize=8)
     ax.legend(fontsize=8)
     fig.tight_layout()
