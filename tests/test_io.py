@@ -263,12 +263,15 @@ while time.perf_counter() - start < 0.005:  # ... as the interpreter exits
 
 def test_prefetching_iter_exits_cleanly_while_its_thread_reads(tmp_path):
     # a read still inside a kernel as the interpreter ended aborted the process (SIGABRT: the
-    # C++ runtime's 'terminate called without an active exception') in most runs
+    # C++ runtime's 'terminate called without an active exception') in most runs; a stop that
+    # arrives during a read must not be lost either (the exit then waits out JOIN_SECONDS)
     import subprocess
     import sys
+
+    from sparsegen.io.wrappers import JOIN_SECONDS
 
     for run in range(3):
         done = subprocess.run([sys.executable, "-c", _EXIT_WHILE_READING,
                                str(tmp_path / "d.libsvm")], capture_output=True, text=True,
-                              timeout=120)
+                              timeout=0.8 * JOIN_SECONDS)
         assert done.returncode == 0, f"run {run}: exit status {done.returncode}: {done.stderr}"

@@ -130,6 +130,8 @@ class PrefetchingIter(_Wrapper):
                 self.next_batch[i], self._errors[i] = None, error
             self.data_taken[i].clear()
             self.data_ready[i].set()
+            if self._stopping.is_set():  # stopped during the read: its wake-up was cleared
+                break
 
     def __del__(self) -> None:
         self.started = False
