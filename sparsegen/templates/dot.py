@@ -22,7 +22,7 @@ from tvm.script import tirx as T
 
 from . import element_bytes, index
 from .columns import ahead, cols, position
-from .elemwise.merge import MERGE_STEPS, diagonal
+from .elemwise.merge import MERGE_STEPS, lookup_walk
 
 
 @T.macro
@@ -136,6 +136,12 @@ def csr_row_sparse(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                         if RIdx[bounds[0]] == Idx[P[vi] + p]:
                             axpy(Out, vi, Data[P[vi] + p], R, bounds[0], d)
 
+    @T.macro
+    def place(pos, seg, src, i, row):
+        # every entry of distinct column i takes rhs row ``row`` (-1: not stored)
+        for q in T.serial(seg[i + 1] - seg[i]):
+            pos[src[seg[i] + q]] = row
+
     @T.prim_func(s_tir=True)
     def locate(ids: T.handle, seg: T.handle, src: T.handle, rindices: T.handle, pos: T.handle):
         T.func_attr({"tirx.noalias": True})
@@ -154,20 +160,7 @@ def csr_row_sparse(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 T.reads(Ids[0:s], Seg[0 : s + 1], Src[0:u], RIdx[0:k])
                 T.writes(Pos[0:nnz])
                 p = T.alloc_buffer((3,), "int64", scope="local")  # in ids, in rindices; its row
-                diagonal(Ids, RIdx, s, k, vc * MERGE_STEPS, p)
-                while p[0] + p[1] < T.min(vc * MERGE_STEPS + MERGE_STEPS, s + k) and p[0] < s:
-                    p[2] = T.int64(-1)  # ids[p[0]] is not stored
-                    if p[1] < k:  # TIR's `and` does not short-circuit: nested
-                        if RIdx[p[1]] < Ids[p[0]]:
-                            p[2] = T.int64(-2)  # step past rindices[p[1]]
-                        elif RIdx[p[1]] == Ids[p[0]]:
-                            p[2] = p[1]
-                    if p[2] == T.int64(-2):
-                        p[1] = p[1] + T.int64(1)
-                    else:
-                        for q in T.serial(Seg[p[0] + 1] - Seg[p[0]]):
-                            Pos[Src[Seg[p[0]] + q]] = p[2]
-                        p[0] = p[0] + T.int64(1)
+                lookup_walk(Ids, RIdx, s, k, vc, p, place, Pos, Seg, Src)
 
     @T.prim_func(s_tir=True)
     def matmul_at(data: T.handle, pos: T.handle, indptr: T.handle, rdata: T.handle,

@@ -7,7 +7,7 @@ from tvm.script import tirx as T
 
 from . import element_bytes
 from .columns import cols
-from .elemwise.merge import MERGE_STEPS, diagonal
+from .elemwise.merge import MERGE_STEPS, lookup_walk
 
 
 @T.macro
@@ -44,6 +44,14 @@ def retain(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     @T.macro
     def clear(out, r, j):
         out[r, j] = zero
+
+    @T.macro
+    def keep(out, data, d, r, s):
+        # row r of out: stored row s of data, or zeros where the id is not stored (s = -1)
+        if s >= 0:
+            cols.each(d, copy, out, r, data, s)
+        else:
+            cols.each(d, clear, out, r)
 
     @T.prim_func(s_tir=True)
     def gather(data: T.handle, indices: T.handle, req: T.handle, out: T.handle):
@@ -82,23 +90,8 @@ def retain(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 vc = T.axis.spatial((m + k + MERGE_STEPS - 1) // MERGE_STEPS, c)
                 T.reads(Data[0:k, 0:d], Idx[0:k], Req[0:m])
                 T.writes(Out[0:m, 0:d])
-                p = T.alloc_buffer((3,), "int64", scope="local")  # in req, in idx; idx's step
-                diagonal(Req, Idx, m, k, vc * MERGE_STEPS, p)
-                while p[0] + p[1] < T.min(vc * MERGE_STEPS + MERGE_STEPS, m + k) and p[0] < m:
-                    p[2] = T.int64(0)
-                    if p[1] < k:  # TIR's `and` does not short-circuit: nested
-                        if Idx[p[1]] < Req[p[0]]:
-                            p[2] = T.int64(1)
-                        elif Idx[p[1]] == Req[p[0]]:
-                            p[2] = T.int64(2)
-                    if p[2] == T.int64(1):
-                        p[1] = p[1] + T.int64(1)
-                    else:
-                        if p[2] == T.int64(2):
-                            cols.each(d, copy, Out, p[0], Data, p[1])
-                        else:
-                            cols.each(d, clear, Out, p[0])
-                        p[0] = p[0] + T.int64(1)
+                p = T.alloc_buffer((3,), "int64", scope="local")  # in req, in idx; found
+                lookup_walk(Req, Idx, m, k, vc, p, keep, Out, Data, d)
 
     @T.prim_func(s_tir=True)
     def check(req: T.handle, rows: T.int64, bad: T.handle):

@@ -30,6 +30,27 @@ def diagonal(A, B, ka, kb, d, p):
     p[1] = d - p[0]
 
 
+@T.macro
+def lookup_walk(wanted, stored, kw, ks, task, p, body, *args):
+    """Task ``task`` (``MERGE_STEPS`` steps, from its merge-path ``diagonal``) of the merge walk
+    that finds each id of sorted ``wanted`` (``kw`` ids) in sorted ``stored`` (``ks``):
+    ``body(*args, i, s)`` for each position ``i`` of ``wanted`` the task reaches, ``s`` its
+    position in ``stored`` or -1. ``p``: three local int64."""
+    diagonal(wanted, stored, kw, ks, task * MERGE_STEPS, p)
+    while p[0] + p[1] < T.min(task * MERGE_STEPS + MERGE_STEPS, kw + ks) and p[0] < kw:
+        p[2] = T.int64(-1)  # wanted[p[0]] is not stored
+        if p[1] < ks:  # TIR's `and` does not short-circuit: nested
+            if stored[p[1]] < wanted[p[0]]:
+                p[2] = T.int64(-2)  # step past stored[p[1]]
+            elif stored[p[1]] == wanted[p[0]]:
+                p[2] = p[1]
+        if p[2] == T.int64(-2):
+            p[1] = p[1] + T.int64(1)
+        else:
+            body(*args, p[0], p[2])
+            p[0] = p[0] + T.int64(1)
+
+
 # Merge steps while both lists last: ``v`` holds ``a[p[0]]`` and ``b[p[1]]``, ``p[2]`` is the
 # output position (or the count so far).
 @T.macro
