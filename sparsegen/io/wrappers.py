@@ -106,14 +106,13 @@ class PrefetchingIter(_Wrapper):
         self.data_taken = [threading.Event() for _ in self.iters]
         for event in self.data_taken:
             event.set()
-        self.started = True
         self._stopping = threading.Event()
         self.next_batch: list[Any] = [None] * self.n_iter
         self._errors: list[BaseException | None] = [None] * self.n_iter
         self.prefetch_threads = [threading.Thread(target=self._prefetch, args=(i,), daemon=True)
                                  for i in range(self.n_iter)]
-        self._stopper = weakref.finalize(self, _stop, self._stopping, self.data_taken,
-                                         self.prefetch_threads)  # runs at exit too
+        # its threads hold the iterator until they stop, so this runs at exit
+        weakref.finalize(self, _stop, self._stopping, self.data_taken, self.prefetch_threads)
         for thread in self.prefetch_threads:
             thread.start()
 
@@ -132,12 +131,6 @@ class PrefetchingIter(_Wrapper):
             self.data_ready[i].set()
             if self._stopping.is_set():  # stopped during the read: its wake-up was cleared
                 break
-
-    def __del__(self) -> None:
-        self.started = False
-        stopper = getattr(self, "_stopper", None)
-        if stopper is not None:
-            stopper()
 
     @property
     def provide_data(self) -> list[DataDesc]:

@@ -438,8 +438,6 @@ class Module(BaseModule):
                               f"row ids, got {type(row_ids).__name__}")
         batch_csrs = [a for a in data_batch.data or () if getattr(a, "stype", None) == "csr"]
         for name, rows in row_ids.items():
-            for csr in batch_csrs:  # the batch's column ids: sorted once, for its products too
-                nd.sparse.learn_row_ids(csr, rows)
             if name not in group.param_names:
                 raise InvalidValue(f"prepare: sparse_row_id_fn names {name!r}, not a parameter "
                                    f"({group.param_names})")
@@ -449,4 +447,6 @@ class Module(BaseModule):
                 warnings.warn(UserWarning(f"{name}.stype is not 'row_sparse'. No need to "
                                           "perform row_sparse_pull."), stacklevel=2)
             else:
+                for csr in batch_csrs:  # the batch's column ids: sorted once, for its products too
+                    nd.sparse.learn_row_ids(csr, rows)
                 self._kvstore.row_sparse_pull(name, arrays, row_ids=rows, priority=-index)

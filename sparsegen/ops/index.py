@@ -23,10 +23,16 @@ def _scratch(near: Any, *sizes: int) -> list[Any]:
     return [block[start:stop] for start, stop in zip(bounds[:-1], bounds[1:])]
 
 
+def table_size(bits: int, used: int, sort_chunk: int = SORT_CHUNK) -> int:
+    """The entries of the offset table of a radix pass of ``bits`` bits over ``used`` entries
+    (the kernel checks it)."""
+    return (1 << bits) * -(-used // sort_chunk) + 1
+
+
 def pass_table(scratch: Any, bits: int, used: int, sort_chunk: int = SORT_CHUNK) -> Any:
     """The head of ``scratch`` (sized for the widest pass) that a radix pass of ``bits`` bits
-    over ``used`` entries takes as its offset table (the kernel checks its size)."""
-    return head(scratch, (1 << bits) * -(-used // sort_chunk) + 1)
+    over ``used`` entries takes as its offset table."""
+    return head(scratch, table_size(bits, used, sort_chunk))
 
 
 def sort_by_column(sorter: Kernel, csr: CSR, rhs_ids: Any, used: int,
@@ -41,7 +47,7 @@ def sort_by_column(sorter: Kernel, csr: CSR, rhs_ids: Any, used: int,
     covered, each from one pair of buffers into the other."""
     rows = 0 if rhs_ids is None else rhs_ids.size
     passes = radix_passes(max(csr.shape[1] - 1, 0).bit_length())
-    table = (1 << max((width for _, width in passes), default=0)) * -(-used // sort_chunk) + 1
+    table = table_size(max((width for _, width in passes), default=0), used, sort_chunk)
     keys, src, keys_out, src_out, ids, starts, erow, count, runs, sort_table, row_starts = (
         _scratch(csr.indices, used, used, used, used, used, used + 1, csr.indices.size, 1,
                  -(-used // SCAN_CHUNK) + 1, table, rows + 1)

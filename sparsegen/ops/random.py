@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from ..device import DeviceArray, contiguous, empty_like, place
-from ..formats import INDEX_DTYPE, SORT_CHUNK, radix_passes
-from .index import pass_table
+from ..formats import INDEX_DTYPE, radix_passes
+from .index import pass_table, table_size
 from .layout import as_rows, dtype_name, kernel
 
 DEFAULT_SEED = 0
@@ -100,8 +100,7 @@ def shuffle(data: Any, stream: tuple[int, int, int, int]) -> Any:
     keys, src, keys_out, src_out = (empty_like(data, (n,), INDEX_DTYPE) for _ in range(4))
     bits = sort_bits(n)
     passes = radix_passes(bits)
-    widest = max(width for _, width in passes)
-    table = empty_like(data, ((1 << widest) * -(-n // SORT_CHUNK) + 1,), INDEX_DTYPE)
+    table = empty_like(data, (table_size(max(width for _, width in passes), n),), INDEX_DTYPE)
     k.keys(keys, src, bits, *stream)
     for shift, width in passes:
         k.sort_pass(keys, src, keys_out, src_out, pass_table(table, width, n), shift, width)

@@ -98,7 +98,7 @@ class Executor:
         self._heads = [key(entry) for entry in symbol._outputs]
         # per node in order: where its output goes, and a variable's name or an op's runner
         # with where its inputs come from (looked up once: forward runs per batch)
-        self._plan = [((id(n), 0), n.name, None, None) if n.is_variable else
+        self._plan = [(id(n), n.name, None, None) if n.is_variable else
                       (id(n), None, node_runner(n), [key(entry) for entry in n.inputs])
                       for n in topological(symbol._outputs)]
         self.arg_arrays = _per_argument(args, names, "args", True)
@@ -176,7 +176,7 @@ class Executor:
         ctx = self._ctx
         for where, name, runner, inputs in self._plan:
             if runner is None:
-                values[where] = arrays[name]
+                values[where, 0] = arrays[name]
                 continue
             result = runner([values[k] for k in inputs], ctx)
             if isinstance(result, (list, tuple)):
