@@ -1,6 +1,8 @@
 """sparsegen bench's peers (numba kernels, MKL), its random-row limits, the oracle check that
 refuses a wrong peer, issue 17's verdict and the scaling table."""
 
+import statistics
+
 import numpy as np
 import pytest
 import scipy.sparse
@@ -167,10 +169,29 @@ def test_limit_bytes_follow_the_formula():
     gather, update = limits.Pattern("gather", 10, 4, 128), limits.Pattern("update", 10, 4, 128)
     assert gather.bytes_moved() == 4 * (2 * 128 * 4 + 8)
     assert update.bytes_moved() == 4 * (3 * 128 * 4 + 8)
-    result = limits.measure({"WA": limits.Pattern("gather", 64, 64, 16),
-                             "WB": limits.Pattern("gather", 64, 64, 16)}, repeats=1)
-    assert result["WA"]["gbps"] == result["WB"]["gbps"] > 0  # one pattern is timed once
     assert set(limits.PATTERNS) == {"W1", "W2", "W3", "W4", "W5", "W6"}
+
+
+def test_the_limit_runs_in_the_workloads_rounds_and_is_not_an_implementation():
+    """The limit kernel is timed once per round beside the implementations, its result is not
+    checked against theirs, and its GB/s is its pattern's bytes over its median time."""
+    pattern = limits.Pattern("update", 64, 32, 16)
+    calls = []
+
+    def numpy_impl():
+        return lambda: calls.append(1) or np.arange(3.0)
+
+    workload = harness.Workload("WL", "test", 100, {"numpy": numpy_impl},
+                                lambda e, g: np.testing.assert_array_equal(g, e),
+                                limit={"pattern": pattern.describe(),
+                                       "bytes": pattern.bytes_moved()},
+                                limit_impl=limits.prepare(pattern))
+    result = harness.run(workload, repeats=4, warmup=1)
+    assert set(result.seconds) == {"numpy"} and len(result.limit_seconds) == 4
+    limit = result.as_dict()["limit"]
+    expected = pattern.bytes_moved() / statistics.median(result.limit_seconds) / 1e9
+    assert limit["gbps"] == pytest.approx(expected) and limit["gbps"] > 0
+    assert limit["pattern"].startswith("dst[ids[r]] += s * src[r]: 32 rows of 16 float32")
 
 
 def test_peer_verdict_takes_the_best_peer_and_the_limit():

@@ -15,6 +15,9 @@ from typing import Any
 
 Runner = Callable[[], Any]
 
+LIMIT = "limit"
+"""The name the limit kernel is timed under in a workload's rounds."""
+
 
 def cpu_name() -> str:
     """The CPU's model name (``/proc/cpuinfo``), else what ``platform`` says."""
@@ -64,7 +67,8 @@ class Workload:
     notes: list[str] = field(default_factory=list)
     repeats: int = 15  # interleaved rounds; microsecond workloads need many more
     oracle: str = ""  # the implementation results are checked against; "": numpy, else scipy
-    limit: dict[str, Any] = field(default_factory=dict)  # the bandwidth limit measured for it
+    limit: dict[str, Any] = field(default_factory=dict)  # its limit: "pattern", "bytes"
+    limit_impl: Callable[[], Runner] | None = None  # the limit's kernel, timed in the same rounds
 
 
 @dataclass
@@ -73,6 +77,7 @@ class Result:
 
     workload: Workload
     seconds: dict[str, list[float]]
+    limit_seconds: list[float] = field(default_factory=list)
 
     def median(self, impl: str) -> float:
         """The median time of ``impl`` in seconds."""
@@ -92,21 +97,33 @@ class Result:
             "gbps": {k: self.gbps(k) for k in self.seconds},
             "runs": {k: len(v) for k, v in self.seconds.items()},
             "notes": self.workload.notes,
-            "limit": self.workload.limit,
+            "limit": self.limit(),
         }
+
+    def limit(self) -> dict[str, Any]:
+        """The workload's limit with its GB/s in this run (its bytes over its median time)."""
+        if not self.limit_seconds:
+            return dict(self.workload.limit)
+        return {**self.workload.limit,
+                "gbps": self.workload.limit["bytes"] / statistics.median(self.limit_seconds) / 1e9}
 
 
 def run(workload: Workload, repeats: int = 15, warmup: int = 2, min_seconds: float = 0.0) -> Result:
     """Time every implementation ``repeats`` times, interleaved, after ``warmup`` calls each.
 
     Each round runs the implementations in a rotated order so that none always runs first.
-    With ``min_seconds`` the rounds continue until that much wall time has passed.
+    With ``min_seconds`` the rounds continue until that much wall time has passed. The
+    workload's limit kernel, if it has one, runs in the same rounds (its result is not checked:
+    it moves the same rows, not the same values).
     """
     runners = {name: prepare() for name, prepare in workload.impls.items()}
+    if workload.limit_impl is not None:
+        runners[LIMIT] = workload.limit_impl()
     results = {}
     for name, runner in runners.items():
         for _ in range(max(warmup, 1)):
             results[name] = runner()
+    results.pop(LIMIT, None)
     if workload.check is not None:
         oracle = workload.oracle or next((n for n in ("numpy", "scipy") if n in results),
                                          next(iter(results)))
@@ -128,7 +145,7 @@ def run(workload: Workload, repeats: int = 15, warmup: int = 2, min_seconds: flo
             runners[name]()
             times[name].append(time.perf_counter() - t0)
         rnd += 1
-    return Result(workload, times)
+    return Result(workload, times, times.pop(LIMIT, []))
 
 
 def bar_chart(report: dict[str, Any], path: Path, reference: tuple[str, float], title: str,

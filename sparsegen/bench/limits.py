@@ -4,13 +4,16 @@ parallel kernels with ideal prefetch (the rows ``AHEAD`` entries on, every cache
 ``gather`` reads ``src[ids[r]]`` and writes ``out[r]`` (r in order); ``update`` is the
 read-modify-write of the optimizers, ``dst[ids[r]] += s * src[r]``. Their bandwidth counts each
 row read or written once and the ids once, as WORKLOADS.md's bytes do; a workload's fraction of
-its limit is its effective GB/s over the limit's.
+its limit is its effective GB/s over the limit's. A limit runs in the rounds of its workload
+(``prepare``), so that both see the same machine: on a shared machine the bandwidth drifts by
+tens of percent from minute to minute.
 """
 
 from __future__ import annotations
 
-import statistics
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -71,9 +74,9 @@ def _kernels() -> Any:
         n = T.int64()
         d = T.int64()
         m = T.int64()
-        Src = T.match_buffer(src, (n, d), "float32")
-        Ids = T.match_buffer(ids, (m,), "int64")
-        Out = T.match_buffer(out, (m, d), "float32")
+        Src = T.match_buffer(src, (n, d), "float32", align=4)
+        Ids = T.match_buffer(ids, (m,), "int64", align=8)
+        Out = T.match_buffer(out, (m, d), "float32", align=4)
         for r in T.parallel(m):
             if r + AHEAD < m:
                 for q in T.serial(d // LINE):
@@ -90,9 +93,9 @@ def _kernels() -> Any:
         n = T.int64()
         d = T.int64()
         m = T.int64()
-        Dst = T.match_buffer(dst, (n, d), "float32")
-        Ids = T.match_buffer(ids, (m,), "int64")
-        Src = T.match_buffer(src, (m, d), "float32")
+        Dst = T.match_buffer(dst, (n, d), "float32", align=4)
+        Ids = T.match_buffer(ids, (m,), "int64", align=8)
+        Src = T.match_buffer(src, (m, d), "float32", align=4)
         for r in T.parallel(m):
             if r + AHEAD < m:
                 for q in T.serial(d // LINE):
@@ -108,46 +111,36 @@ def _kernels() -> Any:
     return tvm.compile(mod, host_cpu().to_tvm())
 
 
-def measure(patterns: dict[str, Pattern], repeats: int = 7, seed: int = 11) -> dict[str, Any]:
-    """Median GB/s of each pattern (``width`` a multiple of 16) with its description and bytes,
-    checked against numpy once before it is timed."""
-    import tvm
-
-    ex = _kernels()
-    dev = tvm.cpu(0)
-    rng = np.random.default_rng(seed)
-    found: dict[tuple[Any, ...], float] = {}
-    result = {}
-    for wid, pattern in patterns.items():
-        key = (pattern.kind, pattern.rows, pattern.touched, pattern.width)
-        if key not in found:
-            found[key] = _time(ex, dev, pattern, rng, repeats)
-        result[wid] = {"gbps": pattern.bytes_moved() / found[key] / 1e9,
-                       "pattern": pattern.describe(), "bytes": pattern.bytes_moved()}
-    return result
+@lru_cache(maxsize=1)
+def _compiled() -> Any:
+    return _kernels()
 
 
-def _time(ex: Any, dev: Any, pattern: Pattern, rng: np.random.Generator, repeats: int) -> float:
-    """Median seconds of one pattern, after a check of its result against numpy."""
-    import tvm
+def prepare(pattern: Pattern, seed: int = 11) -> Callable[[], Callable[[], Any]]:
+    """The limit of one pattern as a harness implementation: a function that makes the arrays
+    (numpy's, as the workloads' are), checks the kernel against numpy once and returns the call
+    to time, so that the limit runs in the same interleaved rounds as the workload."""
 
-    if pattern.ordered:
-        ids = np.sort(rng.choice(pattern.rows, pattern.touched, replace=False))
-    else:
-        ids = rng.integers(0, pattern.rows, pattern.touched)
-    ids = ids.astype(np.int64)
-    big = rng.random((pattern.rows, pattern.width), dtype=np.float32)
-    small = rng.random((pattern.touched, pattern.width), dtype=np.float32)
-    t_big, t_ids, t_small = (tvm.runtime.tensor(x, dev) for x in (big, ids, small))
-    if pattern.kind == "gather":
-        name, args = "gather", (t_big, t_ids, t_small)
-        ex[name](*args)
-        np.testing.assert_array_equal(t_small.numpy(), big[ids])
-    else:
-        name, args = "update", (t_big, t_ids, t_small, 0.5)
-        ex[name](*args)
-        expected = big.copy()
-        expected[ids] += np.float32(0.5) * small
-        np.testing.assert_allclose(t_big.numpy(), expected, rtol=1e-6)
-    timer = ex.mod.time_evaluator(name, dev, number=3, repeat=repeats)
-    return statistics.median(timer(*args).results)
+    def make() -> Callable[[], Any]:
+        ex = _compiled()
+        rng = np.random.default_rng(seed)
+        if pattern.ordered:
+            ids = np.sort(rng.choice(pattern.rows, pattern.touched, replace=False))
+        else:
+            ids = rng.integers(0, pattern.rows, pattern.touched)
+        ids = ids.astype(np.int64)
+        big = rng.random((pattern.rows, pattern.width), dtype=np.float32)
+        small = rng.random((pattern.touched, pattern.width), dtype=np.float32)
+        if pattern.kind == "gather":
+            function, args = ex["gather"], (big, ids, small)
+            function(*args)
+            np.testing.assert_array_equal(small, big[ids])
+        else:
+            expected = big.copy()
+            expected[ids] += np.float32(0.5) * small
+            function, args = ex["update"], (big, ids, small, 0.5)
+            function(*args)
+            np.testing.assert_allclose(big, expected, rtol=1e-6)
+        return lambda: function(*args)
+
+    return make

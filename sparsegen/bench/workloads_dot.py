@@ -8,14 +8,13 @@ its output on every call, as a user's call would.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import scipy.sparse
 
 import sparsegen as mx
 
 from .harness import Workload
+from .outputs import check_dense, rows_checker
 from .peers import mkl, numba_kernels, torch
 
 INDEX_BYTES = 8
@@ -32,29 +31,6 @@ def _csr(rows: int, cols: int, per_row: int, seed: int) -> scipy.sparse.csr_matr
     indptr = np.arange(rows + 1, dtype=np.int64) * per_row
     data = rng.random(indices.size, dtype=np.float32) + 0.5
     return scipy.sparse.csr_matrix((data, indices, indptr), shape=(rows, cols))
-
-
-def _dense(result: Any) -> np.ndarray:
-    if isinstance(result, mx.nd.NDArray):
-        return result.asnumpy()
-    return result.numpy() if hasattr(result, "numpy") else np.asarray(result)
-
-
-def _rows(result: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(row ids, rows) of a row_sparse NDArray or an (ids, rows) pair of numpy/torch arrays."""
-    if isinstance(result, mx.nd.NDArray):
-        return result.indices.asnumpy(), result.data.asnumpy()
-    return _dense(result[0]), _dense(result[1])
-
-
-def _check_dense(expected: Any, got: Any) -> None:
-    np.testing.assert_allclose(_dense(got), _dense(expected), rtol=1e-4, atol=1e-4)
-
-
-def _check_rows(expected: Any, got: Any) -> None:
-    (ids_e, rows_e), (ids_g, rows_g) = _rows(expected), _rows(got)
-    np.testing.assert_array_equal(ids_g, ids_e)
-    np.testing.assert_allclose(rows_g, rows_e, rtol=1e-4, atol=1e-4)
 
 
 def _sizes(quick: bool) -> tuple[int, int, int, int]:
@@ -101,7 +77,7 @@ def w4_dot(quick: bool = False, rows: int | None = None) -> Workload:
         impls["MKL"] = lambda: lambda: sdm.dot_product_mkl(a, b)
     moved = a.nnz * (d * 4 + 4 + INDEX_BYTES) + (rows + 1) * INDEX_BYTES + rows * d * 4
     return Workload("W4", f"csr ({rows:,} x {cols:,}, {per_row} per row) · dense ({cols:,} x {d})",
-                    moved, impls, _check_dense,
+                    moved, impls, check_dense,
                     ["bytes: every gathered rhs row, the csr arrays and the output once"])
 
 
@@ -155,7 +131,7 @@ def w5_dot_t(quick: bool = False) -> Workload:
     moved = (a.nnz * (4 + INDEX_BYTES) + (rows + 1) * INDEX_BYTES + b.nbytes
              + stored * (d * 4 + INDEX_BYTES))
     return Workload("W5", f"csrᵀ ({cols:,} x {rows:,}) · dense ({rows:,} x {d}) -> row_sparse "
-                    f"({stored:,} rows)", moved, impls, _check_rows,
+                    f"({stored:,} rows)", moved, impls, rows_checker(1e-4),
                     ["bytes: the csr and rhs read once, the stored rows and ids written once",
                      "scipy and torch compute over the distinct columns (np/torch.unique + remap), "
                      "never a 1M-row dense product"])

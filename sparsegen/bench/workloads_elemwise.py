@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 import sparsegen as mx
 
 from .harness import Workload
+from .outputs import rows_checker
 from .peers import numba_kernels, torch
 
 COLS = 128
@@ -25,21 +24,6 @@ def _inputs(quick: bool) -> tuple[int, list[tuple[np.ndarray, np.ndarray]]]:
          rng.standard_normal((stored, COLS), dtype=np.float32))
         for _ in range(2)
     ]
-
-
-def _as_numpy(result: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(row ids, rows) of any implementation's result, outside the timed call."""
-    if isinstance(result, mx.nd.NDArray):
-        return result.indices.asnumpy(), result.data.asnumpy()
-    if isinstance(result, tuple):
-        return result
-    return result.indices()[0].numpy(), result.values().numpy()  # a coalesced torch tensor
-
-
-def _check(expected: Any, got: Any) -> None:
-    (ids_e, rows_e), (ids_g, rows_g) = _as_numpy(expected), _as_numpy(got)
-    np.testing.assert_array_equal(ids_g, ids_e)
-    np.testing.assert_allclose(rows_g, rows_e, rtol=1e-6, atol=1e-6)
 
 
 def w6_add(quick: bool = False) -> Workload:
@@ -76,7 +60,7 @@ def w6_add(quick: bool = False) -> Workload:
     union = np.union1d(ids_a, ids_b).size
     moved = (ids_a.size + ids_b.size + union) * (ROW_BYTES + INDEX_BYTES)
     title = f"rsp + rsp ({rows:,} x {COLS}), {ids_a.size:,} random rows each"
-    workload = Workload("W6", title, moved, impls, _check)
+    workload = Workload("W6", title, moved, impls, rows_checker(1e-6))
     workload.notes.append(
         f"every implementation allocates its {union * ROW_BYTES / 1e6:.0f} MB result per call; "
         "numpy and sparsegen allocate with numpy, whose buffers of 4 MB and more get transparent "

@@ -12,7 +12,8 @@ import sparsegen as mx
 
 from .harness import Workload
 from .peers import torch
-from .workloads_dot import INDEX_BYTES, _check_dense, _csr
+from .outputs import check_dense
+from .workloads_dot import INDEX_BYTES, _csr
 
 RSP_COLS = 128
 
@@ -36,7 +37,7 @@ def w9_csr_sum(quick: bool = False) -> Workload:
         impls["torch"] = torch_impl
     moved = a.nnz * (4 + INDEX_BYTES) + (rows + 1) * INDEX_BYTES + cols * 4
     title = f"csr ({rows:,} x {cols:,}, {per_row} entries per row) sum over axis 0"
-    return Workload("W9", title, moved, impls, _check_dense)
+    return Workload("W9", title, moved, impls, check_dense)
 
 
 def w10_rsp_sum(quick: bool = False) -> Workload:
@@ -67,4 +68,4 @@ def w10_rsp_sum(quick: bool = False) -> Workload:
         impls["torch"] = torch_impl
     moved = data.nbytes + ids.nbytes + rows * 4
     title = f"row_sparse ({rows:,} x {RSP_COLS}), {stored:,} random rows, sum over axis 1"
-    return Workload("W10", title, moved, impls, _check_dense)
+    return Workload("W10", title, moved, impls, check_dense)
