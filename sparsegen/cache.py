@@ -228,7 +228,7 @@ class KernelCache:
     def clear(self) -> int:
         """Delete every entry on disk and in memory; returns the number of files removed."""
         removed = 0
-        _KERNELS.clear()
+        _CHOICES.clear()
         with self._lock:
             self._memory.clear()
             for path in (self.directory / "kernels").glob("*"):
@@ -258,8 +258,9 @@ def reset() -> None:
     forget_choices()
 
 
-_CHOICES: dict[tuple[Any, ...], Choice] = {}
-_KERNELS: dict[tuple[Any, ...], Kernel] = {}  # (choice memo, small call) -> loaded kernel
+_CHOICES: dict[tuple[Any, ...], list[Any]] = {}
+"""Call memo -> [its config choice, its loaded large build, its loaded small build] (the builds
+``None`` until first used): one dict lookup per kernel call."""
 
 
 def get_kernel(
@@ -279,18 +280,17 @@ def get_kernel(
         target = resolve_target(target)
     bucket = records.size_bucket(size) if size is not None else "large"
     memo = (name, dtypes, target, tuple(sorted(config.items())) if config else None, bucket)
-    choice = _CHOICES.get(memo)
-    if choice is None:
-        choice = _CHOICES[memo] = choose(name, dtypes, target, config, bucket)
-    small = choice.is_small(size)  # a bool: hashing the whole key costs a call microseconds
-    kernel = _KERNELS.get((memo, small))
+    entry = _CHOICES.get(memo)
+    if entry is None:
+        entry = _CHOICES[memo] = [choose(name, dtypes, target, config, bucket), None, None]
+    build = 2 if entry[0].is_small(size) else 1  # hashing the whole key costs microseconds
+    kernel = entry[build]
     if kernel is None:
-        kernel = _KERNELS[(memo, small)] = default_cache().get(choice.key_for(size))
+        kernel = entry[build] = default_cache().get(entry[0].key_for(size))
     return kernel
 
 
 def forget_choices() -> None:
     """Drop the memoised config choices (after new tuning records were written)."""
     _CHOICES.clear()
-    _KERNELS.clear()
     records.reload()

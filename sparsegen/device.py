@@ -265,7 +265,10 @@ def empty_like(like: Any, shape: tuple[int, ...], dtype: Any) -> Any:
     if isinstance(like, DeviceArray):
         check_allocation(tuple(shape), np.dtype(dtype))
         return DeviceArray.empty(shape, dtype, like.device)
-    return allocated(lambda: np.empty(shape, dtype), tuple(shape), np.dtype(dtype))
+    try:  # checked only when numpy refuses: the check costs more than a small allocation
+        return np.empty(shape, dtype)
+    except (MemoryError, ValueError):
+        return allocated(lambda: np.empty(shape, dtype), tuple(shape), np.dtype(dtype))
 
 
 _ADDRESSABLE = int(np.iinfo(np.intp).max)
@@ -366,8 +369,15 @@ def place(storage: Any, device: Any, fresh: bool = False) -> Any:
     """``storage`` (a buffer or format dataclass) with its buffers in ``device``'s memory
     (``None``: host numpy). Buffers already there are kept unless ``fresh``."""
     if not fresh:
-        if device is None and isinstance(storage, np.ndarray):
-            return storage
+        if device is None:
+            if isinstance(storage, np.ndarray):
+                return storage
+            if not isinstance(storage, DeviceArray):
+                for name in storage.BUFFERS:  # a format: on the host unless a buffer is not
+                    if isinstance(getattr(storage, name), DeviceArray):
+                        break
+                else:
+                    return storage
         for buffer in buffers(storage):  # a loop: a generator costs more on small arrays
             if not _is_on(buffer, device):
                 break

@@ -32,6 +32,8 @@ def _context(op: str, inputs: tuple[NDArray, ...]) -> Any:
     """The context of the call's result: the first input's, as MXNet. Host contexts (``cpu(0)``,
     ``cpu(1)``, ``cpu_pinned``) mix; a GPU with another GPU or with the host raises."""
     ctx = inputs[0]._ctx
+    if len(inputs) == 1:
+        return ctx
     for array in inputs:  # a loop: a generator costs more than the check on small arrays
         if array._ctx != ctx and not shared_memory(array._ctx, ctx):
             raise SparsegenError(
@@ -113,17 +115,23 @@ def warn_fallback(op: str, stypes: tuple[str, ...], stacklevel: int | None = Non
 
 
 def _run(rule: Any, storages: Sequence[Any], params: dict[str, Any]) -> Any:
-    """``rule.run`` on the inputs' storages; read-only host inputs (a csr's ``indices`` as users
-    see them), which numpy cannot export through DLPack before version 1.0, run on copies: the
-    copy is made only after the export failed, so other calls pay nothing."""
+    """``rule.run`` on the inputs' storages (``_on_copies`` where DLPack refuses an input)."""
     try:
-        return rule.run(*storages, **params)
-    except BufferError:
-        if not any(isinstance(s, np.ndarray) and not s.flags.writeable for s in storages):
-            raise
-        copies = [s.copy() if isinstance(s, np.ndarray) and not s.flags.writeable else s
-                  for s in storages]
-        return rule.run(*copies, **params)
+        return rule.function(*storages, **params)
+    except BufferError as err:
+        return _on_copies(rule, storages, params, err)
+
+
+def _on_copies(rule: Any, storages: Sequence[Any], params: dict[str, Any],
+               err: BufferError) -> Any:
+    """``rule.run`` on copies of the read-only host inputs (a csr's ``indices`` as users see
+    them), which numpy cannot export through DLPack before version 1.0: the copies are made only
+    after the export failed (``err``), so other calls pay nothing."""
+    if not any(isinstance(s, np.ndarray) and not s.flags.writeable for s in storages):
+        raise err
+    copies = [s.copy() if isinstance(s, np.ndarray) and not s.flags.writeable else s
+              for s in storages]
+    return rule.function(*copies, **params)
 
 
 def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None,
@@ -144,11 +152,15 @@ def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None,
         storages.append(array._storage)
         input_stypes.append(array.stype)
     ctx = _context(op, inputs)
-    tape.check_write(op, inputs, out)
+    if out is not None:
+        tape.check_write(op, inputs, out)
     stypes = tuple(input_stypes)
     rule = op_rule(op, stypes)
     if rule is not None:
-        result = _run(rule, storages, params)
+        try:  # ``_run`` inline: a frame costs a tiny op about a microsecond on a slow machine
+            result = rule.function(*storages, **params)
+        except BufferError as err:
+            result = _on_copies(rule, storages, params, err)
         if rule.output_stype is None:
             return result
         result_stype = rule.output_stype

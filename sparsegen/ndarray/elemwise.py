@@ -121,14 +121,15 @@ def _binary_arrays(fn: str, lhs: NDArray, rhs: NDArray, out: NDArray | None, bro
 def _scalar_op(fn: str, array: NDArray, value: Any, reflected: bool, out: NDArray | None,
                op: str) -> NDArray:
     """``array <fn> value`` (``value <fn> array`` when ``reflected``), in the array's dtype."""
-    dtype = np.dtype(array.dtype)
+    dtype = array._storage.dtype  # the numpy dtype (``array.dtype`` is its scalar type)
     function = _SCALAR_FUNCTIONS[fn][reflected]
     s = _cast_scalar(value, dtype, op)
     if fn == "div":
         _check_int_divisor(op, dtype, array if reflected else s)
     if _ZERO_IMAGE[function](float(s)) != 0:
         array = densified(array)
-    check_out(op, out, array.shape, dtype, array.context)
+    if out is not None:
+        check_out(op, out, array.shape, dtype, array.context)
     return invoke(f"_{function}", (array,), out=out, fn=function, scalar=s)
 
 
@@ -155,6 +156,8 @@ def ufunc(lhs: Any, rhs: Any, op: str, arrays: Callable[[NDArray, NDArray], Any]
 def _arithmetic(fn: str, lhs: Any, rhs: Any, out: NDArray | None = None,
                 broadcast: bool = True, op: str | None = None) -> Any:
     op = op or _FUNCTION_NAMES[fn]
+    if type(rhs) in (float, int) and isinstance(lhs, NDArray):  # ``x * 0.5``: no ufunc dispatch
+        return _scalar_op(fn, lhs, rhs, False, out, op)
     return ufunc(lhs, rhs, op, lambda a, b: _binary_arrays(fn, a, b, out, broadcast, op),
                  lambda a, value, reflected: _scalar_op(fn, a, value, reflected, out, op),
                  _PYTHON_OPS[fn])

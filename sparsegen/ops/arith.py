@@ -8,7 +8,7 @@ from typing import Any
 
 from ..device import contiguous, copy, empty_like
 from ..formats import CSR
-from .elemwise import Storage, _flat, _map_values, _name
+from .elemwise import Storage, _flat, _map_kernel, _name
 from .layout import as_rows, kernel
 
 
@@ -25,12 +25,12 @@ def binary(a: Any, b: Any, fn: str) -> Any:
 
 def scalar(x: Storage, fn: str, scalar: Any) -> Storage:
     """``x <fn> scalar`` (an ``ARITH_SCALAR_OPS`` name), ``scalar`` already in ``x``'s dtype."""
-    return _map_values(x, lambda v, out: getattr(_kernel(v), fn)(v, scalar, out))
+    return _map_kernel(x, "ew_arith", fn, scalar)
 
 
 def quadratic(x: Storage, a: float, b: float, c: float) -> Storage:
     """``x * (a * x + b) + c`` of every value; on csr only the stored values (exact for c 0)."""
-    return _map_values(x, lambda v, out: _kernel(v).quadratic(v, a, b, c, out))
+    return _map_kernel(x, "ew_arith", "quadratic", a, b, c)
 
 
 def _where_kernel(values: Any, cond: Any) -> Any:

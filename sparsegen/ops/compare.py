@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..device import empty_like
-from .elemwise import Storage, _flat, _map_values, _name
+from .elemwise import Storage, _flat, _map_kernel, _name
 from .layout import kernel
 
 
@@ -24,4 +24,4 @@ def arrays(a: Any, b: Any, fn: str) -> Any:
 def scalar(x: Storage, fn: str, scalar: Any) -> Storage:
     """``x <fn> scalar`` as 1 / 0 in the dtype of ``x`` (``scalar`` already in that dtype); on
     sparse storage only the stored values, exact where ``0 <fn> scalar`` is false."""
-    return _map_values(x, lambda v, out: getattr(_kernel(v), f"{fn}_scalar")(v, scalar, out))
+    return _map_kernel(x, "cmp_dense", f"{fn}_scalar", scalar)

@@ -37,8 +37,11 @@ def _dense_kernel(values: Any) -> Any:
     return kernel("ew_dense", (_name(values),), values, values.size)
 
 
+_FORMATS = (RowSparse, CSR)
+
+
 def _is_dense(x: Storage) -> bool:
-    return not isinstance(x, (RowSparse, CSR))
+    return not isinstance(x, _FORMATS)
 
 
 def _with_data(storage: RowSparse | CSR, data: Any) -> RowSparse | CSR:
@@ -49,37 +52,39 @@ def _with_data(storage: RowSparse | CSR, data: Any) -> RowSparse | CSR:
     return CSR(data, storage.indices, storage.indptr, storage.shape)
 
 
-def _map_values(x: Storage, run: Callable[[Any, Any], Any]) -> Storage:
-    """``run(values, out)`` over the flat values of a dense array or the stored values of a
-    sparse one; a sparse result keeps the input's indices."""
-    values = x if _is_dense(x) else x.data
+def _map_values(x: Storage, function: Callable[..., Any], *args: Any) -> Storage:
+    """``function(values, *args, out)`` over the flat values of a dense array or the stored
+    values of a sparse one; a sparse result keeps the input's indices."""
+    dense = not isinstance(x, _FORMATS)
+    values = x if dense else x.data
     out = empty_like(values, values.shape, values.dtype)
-    run(_flat(values), out.reshape(-1))
-    return out if _is_dense(x) else _with_data(x, out)
+    function(contiguous(values).reshape(-1), *args, out.reshape(-1))
+    return out if dense else _with_data(x, out)
+
+
+def _map_kernel(x: Storage, name: str, fn: str, *args: Any) -> Storage:
+    """``_map_values`` with function ``fn`` of kernel ``name`` for the values of ``x``."""
+    values = x.data if isinstance(x, _FORMATS) else x
+    function = getattr(kernel(name, (dtype_name(values.dtype),), values, values.size), fn)
+    return _map_values(x, function, *args)
 
 
 # -- maps: every storage type -------------------------------------------------------------------
 def unary(x: Storage, fn: str) -> Storage:
     """The unary op ``fn`` (an MXNet name such as ``sqrt``) on every value (kernel ``ew_unary``);
     on sparse storage only the stored values, which is exact for ops that map zero to zero."""
-    return _map_values(
-        x, lambda v, out: getattr(kernel("ew_unary", (_name(v),), v, v.size), fn)(v, out)
-    )
+    return _map_kernel(x, "ew_unary", fn)
 
 
 def scalar(x: Storage, fn: str, scalar: Any) -> Storage:
     """``x <op> scalar`` (or the reflected ``rsub_scalar`` / ``rdiv_scalar``) with ``scalar``
     already in the dtype of ``x`` (kernel ``ew_dense``)."""
-    return _map_values(
-        x, lambda v, out: getattr(_dense_kernel(v), fn)(v, scalar, out)
-    )
+    return _map_kernel(x, "ew_dense", fn, scalar)
 
 
 def clip(x: Storage, a_min: Any, a_max: Any) -> Storage:
     """MXNet's clip of every value into ``[a_min, a_max]`` (bounds already in ``x``'s dtype)."""
-    return _map_values(
-        x, lambda v, out: _dense_kernel(v).clip(v, a_min, a_max, out)
-    )
+    return _map_kernel(x, "ew_dense", "clip", a_min, a_max)
 
 
 # -- binary ops ---------------------------------------------------------------------------------

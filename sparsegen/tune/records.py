@@ -37,10 +37,9 @@ class TuningLogWarning(UserWarning):
 
 def size_bucket(elements: int) -> str:
     """The bucket of a call that touches ``elements`` elements."""
-    for name, limit in zip(BUCKETS, _BUCKET_LIMITS):
-        if elements < limit:
-            return name
-    return BUCKETS[-1]
+    if elements < _BUCKET_LIMITS[0]:  # comparisons, not a loop: it runs on every kernel call
+        return BUCKETS[0]
+    return BUCKETS[1] if elements < _BUCKET_LIMITS[1] else BUCKETS[2]
 
 
 def log_name(target: Target, kernel: str) -> str:
