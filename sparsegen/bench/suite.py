@@ -15,6 +15,10 @@ from . import harness, limits, scaling, stream
 # PyTorch's OpenMP threads spin after each op and starve TVM's pool when the two interleave
 # (one torch call measured 170 ms instead of 0.4 ms); passive waiting keeps the comparison fair.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# numba's default TBB layer keeps its workers spinning after each kernel: the sparsegen call
+# after it ran 9x slower (3.4 ms instead of 0.37 ms for W3 at 2,000 rows), and numba itself ran
+# faster on its OpenMP layer (0.38 ms instead of 0.60 ms), whose workers wait passively.
+os.environ.setdefault("NUMBA_THREADING_LAYER", "omp")
 
 WORKLOADS: dict[str, str] = {
     "W1": "sparsegen.bench.workloads_storage:w1_retain",
