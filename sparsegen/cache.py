@@ -22,7 +22,7 @@ from typing import Any, BinaryIO
 from . import cachedir, cuda_runtime, registry, runtime
 from .cacheentry import ABSENT, Kernel, entry_problem, files_problem, load_entry, write_entry
 from .cachekey import KernelKey
-from .choice import Choice, choose
+from .choice import choose
 from .config import cache_dir
 from .errors import KernelCacheWarning, SparsegenError
 from .files import disk_full, remove_temporaries

@@ -73,7 +73,6 @@ def measure(elements: int = 1 << 27, repeats: int = 5) -> dict[str, float]:
     return result
 
 
-
 def triad_limit(elements: int = 1 << 27) -> Callable[[], Any]:
     """The call to time of STREAM triad on three numpy arrays of ``elements`` float32 (512 MB
     each by default): W7's limit, timed in W7's rounds; one call moves ``12 * elements`` bytes."""
