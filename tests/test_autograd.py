@@ -56,6 +56,28 @@ def backward_of(function, x, w):
 
 
 # -- flags and scopes ---------------------------------------------------------------------------
+def test_flags_are_per_thread_and_a_new_thread_starts_off():
+    """A thread started inside ``record()`` neither records nor trains until it says so, and
+    what it sets does not reach the thread that started it."""
+    import threading
+
+    seen = []
+
+    def other():
+        seen.append((autograd.is_recording(), autograd.is_training()))
+        autograd.set_recording(True)
+        autograd.set_training(True)
+        seen.append((autograd.is_recording(), autograd.is_training()))
+
+    with autograd.record(train_mode=False):
+        worker = threading.Thread(target=other)
+        worker.start()
+        worker.join()
+        assert autograd.is_recording() and not autograd.is_training()
+    assert seen == [(False, False), (True, True)]
+    assert not autograd.is_recording() and not autograd.is_training()
+
+
 def test_record_pause_and_modes_nest_and_restore():
     assert not autograd.is_recording() and not autograd.is_training()
     with autograd.record():
