@@ -369,20 +369,15 @@ def place(storage: Any, device: Any, fresh: bool = False) -> Any:
     """``storage`` (a buffer or format dataclass) with its buffers in ``device``'s memory
     (``None``: host numpy). Buffers already there are kept unless ``fresh``."""
     if not fresh:
-        if device is None:
-            if isinstance(storage, np.ndarray):
+        if isinstance(storage, _ARRAYS):
+            if _is_on(storage, device):
                 return storage
-            if not isinstance(storage, DeviceArray):
-                for name in storage.BUFFERS:  # a format: on the host unless a buffer is not
-                    if isinstance(getattr(storage, name), DeviceArray):
-                        break
-                else:
-                    return storage
-        for buffer in buffers(storage):  # a loop: a generator costs more on small arrays
-            if not _is_on(buffer, device):
-                break
         else:
-            return storage
+            for name in storage.BUFFERS:  # a loop: a generator costs more on small arrays
+                if not _is_on(getattr(storage, name), device):
+                    break
+            else:
+                return storage
 
     def move(buffer: Any) -> Any:
         if not fresh and _is_on(buffer, device):

@@ -62,6 +62,7 @@ PATTERNS: dict[str, Pattern] = {
 """Workload id -> the access pattern whose bandwidth is its limit."""
 
 
+@lru_cache(maxsize=1)
 def _kernels() -> Any:
     import tvm
     from tvm.script import tirx as T
@@ -111,18 +112,13 @@ def _kernels() -> Any:
     return tvm.compile(mod, host_cpu().to_tvm())
 
 
-@lru_cache(maxsize=1)
-def _compiled() -> Any:
-    return _kernels()
-
-
 def prepare(pattern: Pattern, seed: int = 11) -> Callable[[], Callable[[], Any]]:
     """The limit of one pattern as a harness implementation: a function that makes the arrays
     (numpy's, as the workloads' are), checks the kernel against numpy once and returns the call
     to time, so that the limit runs in the same interleaved rounds as the workload."""
 
     def make() -> Callable[[], Any]:
-        ex = _compiled()
+        ex = _kernels()
         rng = np.random.default_rng(seed)
         if pattern.ordered:
             ids = np.sort(rng.choice(pattern.rows, pattern.touched, replace=False))

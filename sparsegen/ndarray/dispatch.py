@@ -115,23 +115,17 @@ def warn_fallback(op: str, stypes: tuple[str, ...], stacklevel: int | None = Non
 
 
 def _run(rule: Any, storages: Sequence[Any], params: dict[str, Any]) -> Any:
-    """``rule.run`` on the inputs' storages (``_on_copies`` where DLPack refuses an input)."""
+    """``rule.run`` on the inputs' storages; read-only host inputs (a csr's ``indices`` as users
+    see them), which numpy cannot export through DLPack before version 1.0, run on copies: the
+    copy is made only after the export failed, so other calls pay nothing."""
     try:
         return rule.function(*storages, **params)
-    except BufferError as err:
-        return _on_copies(rule, storages, params, err)
-
-
-def _on_copies(rule: Any, storages: Sequence[Any], params: dict[str, Any],
-               err: BufferError) -> Any:
-    """``rule.run`` on copies of the read-only host inputs (a csr's ``indices`` as users see
-    them), which numpy cannot export through DLPack before version 1.0: the copies are made only
-    after the export failed (``err``), so other calls pay nothing."""
-    if not any(isinstance(s, np.ndarray) and not s.flags.writeable for s in storages):
-        raise err
-    copies = [s.copy() if isinstance(s, np.ndarray) and not s.flags.writeable else s
-              for s in storages]
-    return rule.function(*copies, **params)
+    except BufferError:
+        if not any(isinstance(s, np.ndarray) and not s.flags.writeable for s in storages):
+            raise
+        copies = [s.copy() if isinstance(s, np.ndarray) and not s.flags.writeable else s
+                  for s in storages]
+        return rule.function(*copies, **params)
 
 
 def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None,
@@ -157,10 +151,7 @@ def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None,
     stypes = tuple(input_stypes)
     rule = op_rule(op, stypes)
     if rule is not None:
-        try:  # ``_run`` inline: a frame costs a tiny op about a microsecond on a slow machine
-            result = rule.function(*storages, **params)
-        except BufferError as err:
-            result = _on_copies(rule, storages, params, err)
+        result = _run(rule, storages, params)
         if rule.output_stype is None:
             return result
         result_stype = rule.output_stype
