@@ -270,6 +270,18 @@ def test_scalar_ops_match_numpy(x, stype, fn, reflected, value):
     np.testing.assert_array_equal(result.asnumpy(), expected)
 
 
+@settings(max_examples=80)
+@given(dtype=st.sampled_from(("float16", "float32", "float64")),
+       value=st.floats(allow_nan=True, allow_infinity=True, allow_subnormal=True))
+def test_a_scalar_is_rounded_to_the_dtype_as_numpy_rounds_it(dtype, value):
+    ones = mx.nd.array(np.ones(3, dtype), dtype=dtype)
+    with np.errstate(over="ignore"):
+        expected = np.full(3, np.float64(value).astype(dtype))
+    result = (ones * value).asnumpy()
+    np.testing.assert_array_equal(result, expected)
+    assert np.array_equal(np.signbit(result), np.signbit(expected))  # -0.0 stays -0.0
+
+
 def round_half_away(x):
     t = np.trunc(x)
     return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t)

@@ -23,7 +23,7 @@ from ..context import shared_memory
 from ..errors import SparsegenError, StorageFallbackWarning
 from ..rules import op_rule
 from .ndarray import NDArray
-from .storage import assign, convert, wrap
+from .storage import assign, convert, hold, wrap
 
 _WARNED: set[tuple[str, tuple[str, ...]]] = set()
 
@@ -32,8 +32,6 @@ def _context(op: str, inputs: tuple[NDArray, ...]) -> Any:
     """The context of the call's result: the first input's, as MXNet. Host contexts (``cpu(0)``,
     ``cpu(1)``, ``cpu_pinned``) mix; a GPU with another GPU or with the host raises."""
     ctx = inputs[0]._ctx
-    if len(inputs) == 1:
-        return ctx
     for array in inputs:  # a loop: a generator costs more than the check on small arrays
         if array._ctx != ctx and not shared_memory(array._ctx, ctx):
             raise SparsegenError(
@@ -80,7 +78,7 @@ def deliver(op: str, result: Any, result_stype: str, ctx: Any, inputs: Sequence[
     unchanged. ``out`` may be one of the ``inputs``: the result never shares their memory.
     """
     if out is None:
-        return wrap(result, ctx)
+        return hold(result, ctx)
     check_out(op, out, result.shape, result.dtype, ctx, stypes)
     if (result_stype == out.stype != "default"
             and not any(result.data is getattr(a._storage, "data", None) for a in inputs)):
@@ -138,17 +136,17 @@ def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None,
     with ``params`` and ``attrs`` (arguments only the gradient needs, as Embedding's
     ``sparse_grad``).
     """
-    storages: list[Any] = []
-    input_stypes: list[str] = []
     for position, array in enumerate(inputs):
         if not isinstance(array, NDArray):
             raise SparsegenError(f"{op}: input {position} must be an NDArray, got {type(array).__name__}")
-        storages.append(array._storage)
-        input_stypes.append(array.stype)
-    ctx = _context(op, inputs)
+    if len(inputs) == 1:  # most ops: no lists, no context check
+        storages, stypes, ctx = (inputs[0]._storage,), (inputs[0].stype,), inputs[0]._ctx
+    else:
+        storages = tuple([array._storage for array in inputs])
+        stypes = tuple([array.stype for array in inputs])
+        ctx = _context(op, inputs)
     if out is not None:
         tape.check_write(op, inputs, out)
-    stypes = tuple(input_stypes)
     rule = op_rule(op, stypes)
     if rule is not None:
         result = _run(rule, storages, params)

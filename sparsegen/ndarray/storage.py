@@ -32,6 +32,17 @@ def wrap(storage: Any, ctx: Context) -> NDArray:
     return _CLASSES.get(type(storage), NDArray)(storage, ctx)
 
 
+def hold(result: Any, ctx: Context) -> NDArray:
+    """``wrap`` for an op's fresh ``result``, made from inputs on ``ctx``: on a host context it
+    is in host memory already (kernels allocate beside their inputs, and a host array holds no
+    device buffer), so only a device context's result is checked and placed."""
+    if ctx.device_type == "gpu":
+        return wrap(result, ctx)
+    array = object.__new__(_CLASSES.get(type(result), NDArray))
+    array._storage, array._ctx = result, ctx
+    return array
+
+
 def _check_cast(src_stype: str, stype: str) -> None:
     """Raise unless ``src_stype`` -> ``stype`` is a cast_storage (csr <-> row_sparse is not)."""
     if stype not in STYPES:
