@@ -143,8 +143,8 @@ def test_a_wrong_peer_raises_before_anything_is_timed():
 @given(rows=st.integers(1, 300), touched=st.integers(0, 300), d=st.sampled_from((16, 128)),
        ordered=st.booleans(), seed=st.integers(0, 2**32 - 1))
 def test_limit_kernels_move_the_right_rows(rows, touched, d, ordered, seed):
-    """The limit kernels against numpy (gather at sorted or independent ids, update at sorted
-    distinct ids), as ``measure`` checks them before timing."""
+    """The limit kernels against numpy (gather and reduce at sorted or independent ids, update
+    at sorted distinct ids), as ``prepare`` checks them before timing."""
     import tvm
 
     ex, dev = limits._kernels(), tvm.cpu(0)
@@ -157,6 +157,12 @@ def test_limit_kernels_move_the_right_rows(rows, touched, d, ordered, seed):
     out = tvm.runtime.tensor(np.zeros((touched, d), np.float32), dev)
     ex["gather"](tvm.runtime.tensor(src, dev), tvm.runtime.tensor(ids, dev), out)
     np.testing.assert_array_equal(out.numpy(), src[ids])
+    group = 1 + seed % min(touched, 70) if touched else 1  # entries summed per output row
+    kept = ids[: touched - touched % group]
+    sums = tvm.runtime.tensor(np.full((kept.size // group, d), np.nan, np.float32), dev)
+    ex["reduce"](tvm.runtime.tensor(src, dev), tvm.runtime.tensor(kept, dev), sums)
+    expected = src[kept].reshape(-1, group, d).sum(axis=1)
+    np.testing.assert_allclose(sums.numpy(), expected, rtol=1e-5, atol=1e-6)
     if ordered:
         dst = tvm.runtime.tensor(src, dev)
         ex["update"](dst, tvm.runtime.tensor(ids, dev), tvm.runtime.tensor(small, dev), 0.5)
@@ -169,7 +175,23 @@ def test_limit_bytes_follow_the_formula():
     gather, update = limits.Pattern("gather", 10, 4, 128), limits.Pattern("update", 10, 4, 128)
     assert gather.bytes_moved() == 4 * (2 * 128 * 4 + 8)
     assert update.bytes_moved() == 4 * (3 * 128 * 4 + 8)
+    reduce = limits.Pattern("reduce", 10, 6, 128, ordered=False, group=3)
+    assert reduce.bytes_moved() == 6 * (128 * 4 + 8) + 2 * 128 * 4  # rows read, sums written
     assert set(limits.PATTERNS) == {"W1", "W2", "W3", "W4", "W5", "W6"}
+    with pytest.raises(ValueError, match="group must be a positive divisor of touched"):
+        limits.Pattern("reduce", 10, 7, group=3)
+    with pytest.raises(ValueError, match="kind must be one of"):
+        limits.Pattern("scatter", 10, 7)
+
+
+@pytest.mark.parametrize("workload", sorted(limits.PATTERNS))
+def test_a_quick_pattern_is_a_smaller_pattern_of_the_same_kind(workload):
+    full = limits.PATTERNS[workload]
+    quick = full.shrunk(100)
+    assert (quick.kind, quick.width, quick.ordered, quick.group) == (
+        full.kind, full.width, full.ordered, full.group)
+    assert 64 <= quick.rows < full.rows and 0 < quick.touched < full.touched
+    assert quick.touched % quick.group == 0 and (not quick.ordered or quick.touched <= quick.rows)
 
 
 def test_the_limit_runs_in_the_workloads_rounds_and_is_not_an_implementation():

@@ -1,7 +1,9 @@
 """The random-row limit of W1-W6: rows of the workload's width at random ids, moved by generated
 parallel kernels with ideal prefetch (the rows ``AHEAD`` entries on, every cache line).
 
-``gather`` reads ``src[ids[r]]`` and writes ``out[r]`` (r in order); ``update`` is the
+``gather`` reads ``src[ids[r]]`` and writes ``out[r]`` (r in order); ``reduce`` sums each
+``group`` of gathered rows into one output row, which stays in cache while it is summed, as a
+csr·dense row is (``out[i] = sum of src[ids[r]]`` over the group's entries r); ``update`` is the
 read-modify-write of the optimizers, ``dst[ids[r]] += s * src[r]``. Their bandwidth counts each
 row read or written once and the ids once, as WORKLOADS.md's bytes do; a workload's fraction of
 its limit is its effective GB/s over the limit's. A limit runs in the rounds of its workload
@@ -11,6 +13,7 @@ tens of percent from minute to minute.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -29,33 +32,56 @@ LINE = 16
 class Pattern:
     """A random-row access pattern: ``touched`` rows of ``width`` float32 at random ids of a
     ``rows`` x ``width`` array: distinct and sorted as row_sparse ids are, or (``ordered``
-    false) drawn independently, as the column ids of all a csr's rows are."""
+    false) drawn independently, as the column ids of all a csr's rows are (for ``reduce``,
+    sorted within each group, as within a csr row)."""
 
-    kind: str  # "gather" or "update"
+    kind: str  # "gather", "reduce" or "update"
     rows: int
     touched: int
     width: int = 128
     ordered: bool = True
+    group: int = 1  # reduce: gathered rows summed into each output row
+
+    def __post_init__(self) -> None:
+        if self.kind not in _ROWS_PER_ID:
+            raise ValueError(f"kind must be one of {sorted(_ROWS_PER_ID)}, got {self.kind!r}")
+        if self.group < 1 or self.touched % self.group:
+            raise ValueError(f"group must be a positive divisor of touched ({self.touched}), "
+                             f"got {self.group}")
 
     def bytes_moved(self) -> int:
-        """Rows read and written (gather: 2 per id, update: 3) and the int64 ids, once each."""
-        per_row = (2 if self.kind == "gather" else 3) * self.width * 4
-        return self.touched * (per_row + 8)
+        """Rows read and written (gather: 2 per id, reduce: 1 per id and 1 per output row,
+        update: 3 per id) and the int64 ids, once each."""
+        row = self.width * 4
+        written = self.touched // self.group * row if self.kind == "reduce" else 0
+        return self.touched * (_ROWS_PER_ID[self.kind] * row + 8) + written
+
+    def shrunk(self, factor: int) -> Pattern:
+        """The pattern about ``factor`` times smaller (quick runs): at least 64 rows and ids."""
+        rows = max(self.rows // factor, 64)
+        groups = max(self.touched // factor, 64) // self.group or 1
+        touched = min(groups * self.group, rows) if self.ordered else groups * self.group
+        return dataclasses.replace(self, rows=rows, touched=touched)
 
     def describe(self) -> str:
         """The pattern in words."""
-        what = ("out[r] = src[ids[r]]" if self.kind == "gather"
-                else "dst[ids[r]] += s * src[r]")
-        order = "sorted distinct" if self.ordered else "independent"
+        what = {"gather": "out[r] = src[ids[r]]", "update": "dst[ids[r]] += s * src[r]",
+                "reduce": f"out[i] = sum of src[ids[r]] over {self.group} entries r"}[self.kind]
+        order = ("sorted distinct" if self.ordered else "independent, sorted within each group"
+                 if self.kind == "reduce" else "independent")
         return (f"{what}: {self.touched:,} rows of {self.width} float32 at random {order} ids "
                 f"of {self.rows:,}")
+
+
+_ROWS_PER_ID = {"gather": 2, "reduce": 1, "update": 3}
 
 
 PATTERNS: dict[str, Pattern] = {
     "W1": Pattern("gather", 100_000, 50_000),  # the stored rows, half of them kept
     "W2": Pattern("update", 1_000_000, 20_000),
     "W3": Pattern("update", 1_000_000, 20_000),
-    "W4": Pattern("gather", 1_000_000, 4_096 * 64, ordered=False),  # an rhs row per csr entry
+    # an rhs row per csr entry, summed into its csr row's output row
+    "W4": Pattern("reduce", 1_000_000, 4_096 * 64, ordered=False, group=64),
     "W5": Pattern("gather", 4_096, 206_744, ordered=False),  # rhs rows (2 MB) into W5's rows
     "W6": Pattern("gather", 100_000, 100_000),  # both operands' rows into the union
 }
@@ -89,6 +115,32 @@ def _kernels() -> Any:
                     Out[r, jo * LINE + ji] = Src[Ids[r], jo * LINE + ji]
 
     @T.prim_func(s_tir=True)
+    def reduce(src: T.handle, ids: T.handle, out: T.handle):
+        T.func_attr({"tirx.noalias": True, "global_symbol": "reduce"})
+        n = T.int64()
+        d = T.int64()
+        m = T.int64()
+        k = T.int64()
+        Src = T.match_buffer(src, (n, d), "float32", align=4)
+        Ids = T.match_buffer(ids, (m,), "int64", align=8)
+        Out = T.match_buffer(out, (k, d), "float32", align=4)
+        for i in T.parallel(k):
+            for jo in T.serial(d // LINE):
+                for ji in T.vectorized(LINE):
+                    Out[i, jo * LINE + ji] = T.float32(0)
+            for p in T.serial(m // k):
+                if i * (m // k) + p + AHEAD < m:
+                    for q in T.serial(d // LINE):
+                        T.evaluate(T.call_llvm_intrin(
+                            "void", "llvm.prefetch.p0",
+                            T.address_of(Src[Ids[i * (m // k) + p + AHEAD], q * LINE]),
+                            T.int32(0), T.int32(3), T.int32(1)))
+                for jo in T.serial(d // LINE):
+                    for ji in T.vectorized(LINE):
+                        Out[i, jo * LINE + ji] = (Out[i, jo * LINE + ji]
+                                                  + Src[Ids[i * (m // k) + p], jo * LINE + ji])
+
+    @T.prim_func(s_tir=True)
     def update(dst: T.handle, ids: T.handle, src: T.handle, s: T.float32):
         T.func_attr({"tirx.noalias": True, "global_symbol": "update"})
         n = T.int64()
@@ -108,7 +160,7 @@ def _kernels() -> Any:
                     Dst[Ids[r], jo * LINE + ji] = (Dst[Ids[r], jo * LINE + ji]
                                                    + s * Src[r, jo * LINE + ji])
 
-    mod = tvm.IRModule({"gather": gather, "update": update})
+    mod = tvm.IRModule({"gather": gather, "reduce": reduce, "update": update})
     return tvm.compile(mod, host_cpu().to_tvm())
 
 
@@ -124,8 +176,17 @@ def prepare(pattern: Pattern, seed: int = 11) -> Callable[[], Callable[[], Any]]
             ids = np.sort(rng.choice(pattern.rows, pattern.touched, replace=False))
         else:
             ids = rng.integers(0, pattern.rows, pattern.touched)
+            if pattern.kind == "reduce":  # sorted within each group, as a csr row's columns
+                ids = np.sort(ids.reshape(-1, pattern.group), axis=1).reshape(-1)
         ids = ids.astype(np.int64)
         big = rng.random((pattern.rows, pattern.width), dtype=np.float32)
+        if pattern.kind == "reduce":  # writes only the group sums
+            out = np.empty((pattern.touched // pattern.group, pattern.width), np.float32)
+            function, args = ex["reduce"], (big, ids, out)
+            function(*args)
+            expected = big[ids].reshape(out.shape[0], pattern.group, pattern.width).sum(axis=1)
+            np.testing.assert_allclose(out, expected, rtol=1e-5)
+            return lambda: function(*args)
         small = rng.random((pattern.touched, pattern.width), dtype=np.float32)
         if pattern.kind == "gather":
             function, args = ex["gather"], (big, ids, small)

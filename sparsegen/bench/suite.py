@@ -156,9 +156,7 @@ def _add_limit(workload: harness.Workload, quick: bool) -> None:
     pattern = limits.PATTERNS.get(workload.id)
     if pattern is not None:
         if quick:
-            pattern = limits.Pattern(pattern.kind, max(pattern.rows // 100, 64),
-                                     max(pattern.touched // 100, 64), pattern.width,
-                                     pattern.ordered)
+            pattern = pattern.shrunk(100)
         workload.limit = {"pattern": pattern.describe(), "bytes": pattern.bytes_moved()}
         workload.limit_impl = limits.prepare(pattern)
     elif workload.id == "W7":

@@ -37,13 +37,20 @@ def _sizes(quick: bool) -> tuple[int, int, int, int]:
     return (512, 100_000, 16, 128) if quick else (4_096, 1_000_000, 64, 128)
 
 
+def w4_arrays(quick: bool = False, rows: int | None = None
+              ) -> tuple[scipy.sparse.csr_matrix, np.ndarray]:
+    """W4's csr (``rows`` rows when given) and dense rhs."""
+    default, cols, per_row, d = _sizes(quick)
+    a = _csr(default if rows is None else rows, cols, per_row, seed=4)
+    return a, np.random.default_rng(40).random((cols, d), dtype=np.float32)
+
+
 def w4_dot(quick: bool = False, rows: int | None = None) -> Workload:
     """W4: csr (4,096 x 1,000,000, 64 uniform entries per row) · dense (1,000,000 x 128); the
     csr has ``rows`` rows when given."""
-    default, cols, per_row, d = _sizes(quick)
-    rows = default if rows is None else rows
-    a = _csr(rows, cols, per_row, seed=4)
-    b = np.random.default_rng(40).random((cols, d), dtype=np.float32)
+    a, b = w4_arrays(quick, rows)
+    (rows, cols), d = a.shape, b.shape[1]
+    per_row = a.nnz // rows
 
     def sparsegen_impl():
         lhs = mx.nd.sparse.csr_matrix((a.data, a.indices, a.indptr), shape=a.shape)
