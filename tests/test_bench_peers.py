@@ -163,11 +163,12 @@ def test_limit_kernels_move_the_right_rows(rows, touched, d, ordered, seed):
     ex["reduce"](tvm.runtime.tensor(src, dev), tvm.runtime.tensor(kept, dev), sums)
     expected = src[kept].reshape(-1, group, d).sum(axis=1)
     np.testing.assert_allclose(sums.numpy(), expected, rtol=1e-5, atol=1e-6)
-    if ordered:
-        dst = tvm.runtime.tensor(src, dev)
+    if ordered:  # the rows of 1-3 arrays (weight and optimizer states) at each id
+        planes = np.stack([src + k for k in range(1 + seed % 3)])
+        dst = tvm.runtime.tensor(planes, dev)
         ex["update"](dst, tvm.runtime.tensor(ids, dev), tvm.runtime.tensor(small, dev), 0.5)
-        expected = src.copy()
-        expected[ids] += np.float32(0.5) * small
+        expected = planes.copy()
+        expected[:, ids] += np.float32(0.5) * small
         np.testing.assert_allclose(dst.numpy(), expected, rtol=1e-6)
 
 
@@ -175,6 +176,8 @@ def test_limit_bytes_follow_the_formula():
     gather, update = limits.Pattern("gather", 10, 4, 128), limits.Pattern("update", 10, 4, 128)
     assert gather.bytes_moved() == 4 * (2 * 128 * 4 + 8)
     assert update.bytes_moved() == 4 * (3 * 128 * 4 + 8)
+    adam = limits.Pattern("update", 10, 4, 128, arrays=3)  # grad read; 3 arrays read + written
+    assert adam.bytes_moved() == 4 * (7 * 128 * 4 + 8)
     reduce = limits.Pattern("reduce", 10, 6, 128, ordered=False, group=3)
     assert reduce.bytes_moved() == 6 * (128 * 4 + 8) + 2 * 128 * 4  # rows read, sums written
     assert set(limits.PATTERNS) == {"W1", "W2", "W3", "W4", "W5", "W6"}
@@ -182,14 +185,16 @@ def test_limit_bytes_follow_the_formula():
         limits.Pattern("reduce", 10, 7, group=3)
     with pytest.raises(ValueError, match="kind must be one of"):
         limits.Pattern("scatter", 10, 7)
+    with pytest.raises(ValueError, match="arrays must be 1, or more for an update; got 2"):
+        limits.Pattern("gather", 10, 7, arrays=2)
 
 
 @pytest.mark.parametrize("workload", sorted(limits.PATTERNS))
 def test_a_quick_pattern_is_a_smaller_pattern_of_the_same_kind(workload):
     full = limits.PATTERNS[workload]
     quick = full.shrunk(100)
-    assert (quick.kind, quick.width, quick.ordered, quick.group) == (
-        full.kind, full.width, full.ordered, full.group)
+    assert (quick.kind, quick.width, quick.ordered, quick.group, quick.arrays) == (
+        full.kind, full.width, full.ordered, full.group, full.arrays)
     assert 64 <= quick.rows < full.rows and 0 < quick.touched < full.touched
     assert quick.touched % quick.group == 0 and (not quick.ordered or quick.touched <= quick.rows)
 

@@ -41,20 +41,25 @@ class Pattern:
     width: int = 128
     ordered: bool = True
     group: int = 1  # reduce: gathered rows summed into each output row
+    arrays: int = 1  # update: the arrays whose rows at each id are updated (weight and states)
 
     def __post_init__(self) -> None:
-        if self.kind not in _ROWS_PER_ID:
-            raise ValueError(f"kind must be one of {sorted(_ROWS_PER_ID)}, got {self.kind!r}")
+        if self.kind not in _KINDS:
+            raise ValueError(f"kind must be one of {_KINDS}, got {self.kind!r}")
+        if self.arrays < 1 or (self.arrays > 1 and self.kind != "update"):
+            raise ValueError(f"arrays must be 1, or more for an update; got {self.arrays} for "
+                             f"a {self.kind}")
         if self.group < 1 or self.touched % self.group:
             raise ValueError(f"group must be a positive divisor of touched ({self.touched}), "
                              f"got {self.group}")
 
     def bytes_moved(self) -> int:
         """Rows read and written (gather: 2 per id, reduce: 1 per id and 1 per output row,
-        update: 3 per id) and the int64 ids, once each."""
+        update: 1 + 2 per updated array per id) and the int64 ids, once each."""
         row = self.width * 4
         written = self.touched // self.group * row if self.kind == "reduce" else 0
-        return self.touched * (_ROWS_PER_ID[self.kind] * row + 8) + written
+        per_id = {"gather": 2, "reduce": 1, "update": 1 + 2 * self.arrays}[self.kind]
+        return self.touched * (per_id * row + 8) + written
 
     def shrunk(self, factor: int) -> Pattern:
         """The pattern about ``factor`` times smaller (quick runs): at least 64 rows and ids."""
@@ -65,7 +70,8 @@ class Pattern:
 
     def describe(self) -> str:
         """The pattern in words."""
-        what = {"gather": "out[r] = src[ids[r]]", "update": "dst[ids[r]] += s * src[r]",
+        updated = "dst[ids[r]]" if self.arrays == 1 else f"dst_k[ids[r]] (k < {self.arrays})"
+        what = {"gather": "out[r] = src[ids[r]]", "update": f"{updated} += s * src[r]",
                 "reduce": f"out[i] = sum of src[ids[r]] over {self.group} entries r"}[self.kind]
         order = ("sorted distinct" if self.ordered else "independent, sorted within each group"
                  if self.kind == "reduce" else "independent")
@@ -73,13 +79,13 @@ class Pattern:
                 f"of {self.rows:,}")
 
 
-_ROWS_PER_ID = {"gather": 2, "reduce": 1, "update": 3}
+_KINDS = ("gather", "reduce", "update")
 
 
 PATTERNS: dict[str, Pattern] = {
     "W1": Pattern("gather", 100_000, 50_000),  # the stored rows, half of them kept
-    "W2": Pattern("update", 1_000_000, 20_000),
-    "W3": Pattern("update", 1_000_000, 20_000),
+    "W2": Pattern("update", 1_000_000, 20_000, arrays=2),  # weight and momentum rows
+    "W3": Pattern("update", 1_000_000, 20_000, arrays=3),  # weight, mean and variance rows
     # an rhs row per csr entry, summed into its csr row's output row
     "W4": Pattern("reduce", 1_000_000, 4_096 * 64, ordered=False, group=64),
     "W5": Pattern("gather", 4_096, 206_744, ordered=False),  # rhs rows (2 MB) into W5's rows
@@ -143,22 +149,26 @@ def _kernels() -> Any:
     @T.prim_func(s_tir=True)
     def update(dst: T.handle, ids: T.handle, src: T.handle, s: T.float32):
         T.func_attr({"tirx.noalias": True, "global_symbol": "update"})
+        t = T.int64()
         n = T.int64()
         d = T.int64()
         m = T.int64()
-        Dst = T.match_buffer(dst, (n, d), "float32", align=4)
+        Dst = T.match_buffer(dst, (t, n, d), "float32", align=4)
         Ids = T.match_buffer(ids, (m,), "int64", align=8)
         Src = T.match_buffer(src, (m, d), "float32", align=4)
         for r in T.parallel(m):
             if r + AHEAD < m:
-                for q in T.serial(d // LINE):
-                    T.evaluate(T.call_llvm_intrin(
-                        "void", "llvm.prefetch.p0", T.address_of(Dst[Ids[r + AHEAD], q * LINE]),
-                        T.int32(1), T.int32(3), T.int32(1)))
-            for jo in T.serial(d // LINE):
-                for ji in T.vectorized(LINE):
-                    Dst[Ids[r], jo * LINE + ji] = (Dst[Ids[r], jo * LINE + ji]
-                                                   + s * Src[r, jo * LINE + ji])
+                for a in T.serial(t):
+                    for q in T.serial(d // LINE):
+                        T.evaluate(T.call_llvm_intrin(
+                            "void", "llvm.prefetch.p0",
+                            T.address_of(Dst[a, Ids[r + AHEAD], q * LINE]),
+                            T.int32(1), T.int32(3), T.int32(1)))
+            for a in T.serial(t):
+                for jo in T.serial(d // LINE):
+                    for ji in T.vectorized(LINE):
+                        Dst[a, Ids[r], jo * LINE + ji] = (Dst[a, Ids[r], jo * LINE + ji]
+                                                          + s * Src[r, jo * LINE + ji])
 
     mod = tvm.IRModule({"gather": gather, "reduce": reduce, "update": update})
     return tvm.compile(mod, host_cpu().to_tvm())
@@ -179,7 +189,8 @@ def prepare(pattern: Pattern, seed: int = 11) -> Callable[[], Callable[[], Any]]
             if pattern.kind == "reduce":  # sorted within each group, as a csr row's columns
                 ids = np.sort(ids.reshape(-1, pattern.group), axis=1).reshape(-1)
         ids = ids.astype(np.int64)
-        big = rng.random((pattern.rows, pattern.width), dtype=np.float32)
+        planes = (pattern.arrays,) if pattern.kind == "update" else ()  # one per updated array
+        big = rng.random((*planes, pattern.rows, pattern.width), dtype=np.float32)
         if pattern.kind == "reduce":  # writes only the group sums
             out = np.empty((pattern.touched // pattern.group, pattern.width), np.float32)
             function, args = ex["reduce"], (big, ids, out)
@@ -194,7 +205,7 @@ def prepare(pattern: Pattern, seed: int = 11) -> Callable[[], Callable[[], Any]]
             np.testing.assert_array_equal(small, big[ids])
         else:
             expected = big.copy()
-            expected[ids] += np.float32(0.5) * small
+            expected[:, ids] += np.float32(0.5) * small
             function, args = ex["update"], (big, ids, small, 0.5)
             function(*args)
             np.testing.assert_allclose(big, expected, rtol=1e-6)
