@@ -59,6 +59,26 @@ def test_retain_matches_numpy(x, data):
     np.testing.assert_array_equal(kept.asnumpy(), oracle)
 
 
+
+@given(sparse_dense_arrays(ndim=2, max_rows=30), st.data())
+def test_retain_by_an_int64_array_matches_numpy(x, data):
+    """Ids as an int64 NDArray, the kernel-checked path when they are sorted, unique and in
+    range: ascending ids, any order, repeats, and ids out of range (which raise)."""
+    rsp = mx.nd.sparse.row_sparse_array(x)
+    rows = x.shape[0]
+    wanted = data.draw(st.lists(st.integers(-1, rows), max_size=rows + 2)
+                       | st.sets(st.integers(0, max(rows - 1, 0)), max_size=rows).map(sorted))
+    ids = mx.nd.array(np.array(wanted, dtype=np.int64), dtype="int64")
+    if any(not 0 <= w < rows for w in wanted):
+        with pytest.raises(mx.MXNetError, match=rf"indices out of range \[0, {rows}\)"):
+            mx.nd.sparse.retain(rsp, ids)
+        return
+    kept = mx.nd.sparse.retain(rsp, ids)
+    unique = np.unique(np.array(wanted, dtype=np.int64))
+    np.testing.assert_array_equal(kept.indices.asnumpy(), unique)
+    np.testing.assert_array_equal(kept.data.asnumpy(), x[unique])
+    assert not np.shares_memory(kept._storage.indices, ids._storage)
+
 @given(sparse_dense_arrays(ndim=2, max_rows=30), st.data())
 def test_retain_of_every_row_stored_matches_numpy(x, data):
     """retain from a row_sparse array storing every row (zero rows too, as a kvstore's

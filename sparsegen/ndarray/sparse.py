@@ -399,8 +399,9 @@ def retain(data: RowSparseNDArray, indices: Any, out: NDArray | None = None) -> 
 
     The ids may be in any order and repeat: the result stores each id once, in ascending order,
     which represents the same array. Ids outside ``[0, data.shape[0])`` raise, and so do sparse
-    ids (as in MXNet, retain has no kernel for them). Sorted int64 ids on the data's GPU are
-    checked there and copied; other ids are checked (and sorted) on the host. The result never
+    ids (as in MXNet, retain has no kernel for them). An int64 array of sorted ids in the data's
+    context is checked there by a kernel and copied; other ids (and a csr's read-only indices,
+    whose sorted ids are remembered) are checked and sorted on the host. The result never
     shares memory with ``indices``. ``out`` (a row_sparse array of ``data``'s shape and dtype)
     receives the result.
     """
@@ -411,6 +412,7 @@ def retain(data: RowSparseNDArray, indices: Any, out: NDArray | None = None) -> 
     check_out("retain", out, data.shape, data.dtype, data.context, ("row_sparse",))
     _refuse_sparse(indices, "indices")
     if (isinstance(indices, NDArray) and indices.context == data.context
+            and not formats.is_frozen(indices._storage)
             and invoke("_retain_check", (data, indices))):
         ids = copy_buffer(indices._storage)
     else:

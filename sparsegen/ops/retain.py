@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..device import DeviceArray, colocate, empty_like, item
+from ..device import colocate, empty_like, item
 from ..formats import INDEX_DTYPE, RowSparse
 from .gather import take
 from .layout import as_rows, dtype_name, kernel
@@ -33,9 +33,10 @@ def retain(rsp: RowSparse, row_ids: Any) -> RowSparse:
 
 
 def valid_ids(rsp: RowSparse, row_ids: Any) -> bool:
-    """Whether int64 ``row_ids`` are sorted, unique and in range of ``rsp``'s rows, checked where
-    they live (kernel ``retain.check``): a GPU's ids need no trip to the host when they are."""
-    if not isinstance(row_ids, DeviceArray) or row_ids.ndim != 1 or row_ids.dtype != INDEX_DTYPE:
+    """Whether 1-D int64 ``row_ids`` are sorted, unique and in range of ``rsp``'s rows, checked
+    where they live in one pass (kernel ``retain.check``): a GPU's ids need no trip to the host,
+    a host array no numpy passes."""
+    if row_ids.ndim != 1 or row_ids.dtype != INDEX_DTYPE:
         return False
     bad = empty_like(row_ids, (1,), INDEX_DTYPE)
     kernel("retain", (dtype_name(rsp.dtype),), row_ids, row_ids.size).check(
