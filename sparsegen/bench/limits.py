@@ -101,6 +101,14 @@ def _kernels() -> Any:
 
     from ..target import host_cpu
 
+    @T.macro
+    def prefetch_row(d, written, buffer, *row):
+        """Prefetch every cache line of ``buffer[*row]`` (for a write when ``written`` is 1)."""
+        for q in T.serial(d // LINE):
+            T.evaluate(T.call_llvm_intrin(
+                "void", "llvm.prefetch.p0", T.address_of(buffer[(*row, q * LINE)]),
+                T.int32(written), T.int32(3), T.int32(1)))
+
     @T.prim_func(s_tir=True)
     def gather(src: T.handle, ids: T.handle, out: T.handle):
         T.func_attr({"tirx.noalias": True, "global_symbol": "gather"})
@@ -112,10 +120,7 @@ def _kernels() -> Any:
         Out = T.match_buffer(out, (m, d), "float32", align=4)
         for r in T.parallel(m):
             if r + AHEAD < m:
-                for q in T.serial(d // LINE):
-                    T.evaluate(T.call_llvm_intrin(
-                        "void", "llvm.prefetch.p0", T.address_of(Src[Ids[r + AHEAD], q * LINE]),
-                        T.int32(0), T.int32(3), T.int32(1)))
+                prefetch_row(d, 0, Src, Ids[r + AHEAD])
             for jo in T.serial(d // LINE):
                 for ji in T.vectorized(LINE):
                     Out[r, jo * LINE + ji] = Src[Ids[r], jo * LINE + ji]
@@ -135,16 +140,13 @@ def _kernels() -> Any:
                 for ji in T.vectorized(LINE):
                     Out[i, jo * LINE + ji] = T.float32(0)
             for p in T.serial(m // k):
-                if i * (m // k) + p + AHEAD < m:
-                    for q in T.serial(d // LINE):
-                        T.evaluate(T.call_llvm_intrin(
-                            "void", "llvm.prefetch.p0",
-                            T.address_of(Src[Ids[i * (m // k) + p + AHEAD], q * LINE]),
-                            T.int32(0), T.int32(3), T.int32(1)))
+                r = i * (m // k) + p  # the entry: group i's p-th
+                if r + AHEAD < m:
+                    prefetch_row(d, 0, Src, Ids[r + AHEAD])
                 for jo in T.serial(d // LINE):
                     for ji in T.vectorized(LINE):
                         Out[i, jo * LINE + ji] = (Out[i, jo * LINE + ji]
-                                                  + Src[Ids[i * (m // k) + p], jo * LINE + ji])
+                                                  + Src[Ids[r], jo * LINE + ji])
 
     @T.prim_func(s_tir=True)
     def update(dst: T.handle, ids: T.handle, src: T.handle, s: T.float32):
@@ -159,11 +161,7 @@ def _kernels() -> Any:
         for r in T.parallel(m):
             if r + AHEAD < m:
                 for a in T.serial(t):
-                    for q in T.serial(d // LINE):
-                        T.evaluate(T.call_llvm_intrin(
-                            "void", "llvm.prefetch.p0",
-                            T.address_of(Dst[a, Ids[r + AHEAD], q * LINE]),
-                            T.int32(1), T.int32(3), T.int32(1)))
+                    prefetch_row(d, 1, Dst, a, Ids[r + AHEAD])
             for a in T.serial(t):
                 for jo in T.serial(d // LINE):
                     for ji in T.vectorized(LINE):

@@ -45,10 +45,12 @@ def w4_arrays(quick: bool = False, rows: int | None = None
     return a, np.random.default_rng(40).random((cols, d), dtype=np.float32)
 
 
-def w4_dot(quick: bool = False, rows: int | None = None) -> Workload:
+def w4_dot(quick: bool = False, rows: int | None = None,
+           arrays: tuple[scipy.sparse.csr_matrix, np.ndarray] | None = None) -> Workload:
     """W4: csr (4,096 x 1,000,000, 64 uniform entries per row) · dense (1,000,000 x 128); the
-    csr has ``rows`` rows when given."""
-    a, b = w4_arrays(quick, rows)
+    csr has ``rows`` rows when given; ``arrays`` (as ``w4_arrays`` makes them) are used as they
+    are when given."""
+    a, b = w4_arrays(quick, rows) if arrays is None else arrays
     (rows, cols), d = a.shape, b.shape[1]
     per_row = a.nnz // rows
 

@@ -58,14 +58,14 @@ def _map_values(x: Storage, function: Callable[..., Any], *args: Any) -> Storage
     dense = not isinstance(x, _FORMATS)
     values = x if dense else x.data
     out = empty_like(values, values.shape, values.dtype)
-    function(contiguous(values).reshape(-1), *args, out.reshape(-1))
+    function(_flat(values), *args, out.reshape(-1))
     return out if dense else _with_data(x, out)
 
 
 def _map_kernel(x: Storage, name: str, fn: str, *args: Any) -> Storage:
     """``_map_values`` with function ``fn`` of kernel ``name`` for the values of ``x``."""
     values = x.data if isinstance(x, _FORMATS) else x
-    function = getattr(kernel(name, (dtype_name(values.dtype),), values, values.size), fn)
+    function = getattr(kernel(name, (_name(values),), values, values.size), fn)
     return _map_values(x, function, *args)
 
 
