@@ -16,8 +16,8 @@ ROW_BYTES = COLS * 4
 INDEX_BYTES = 8
 LR, MOMENTUM, WD = 0.01, 0.9, 1e-4
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
-_CACHE_NOTE = ("every call updates the same 20k rows: their 50-70 MB per implementation can stay "
-               "in a large L3 (260 MB here) between calls, for every implementation alike")
+_CACHE_NOTE = ("every call updates the same 20k rows: in an L3 larger than their 50-70 MB per "
+               "implementation they stay cached between calls, for every implementation alike")
 
 
 def _shapes(quick: bool) -> tuple[int, int]:
