@@ -236,8 +236,8 @@ def _peer_lines(report: dict[str, Any]) -> list[str]:
             f"{v['ratio']:.2f} | {limit:.2f} | {v['fraction']:.0%} | "
             f"{w['gbps'][v['best_peer']] / limit:.0%} | {'met' if v['met'] else 'not met'} |")
     lines += ["", "Interleaving shares the cores between thread pools: numba's (OpenMP), MKL's "
-              "and TVM's workers compete on a 2-core machine, which can slow the implementation that runs "
-              "next (benchmarks/README.md).", "",
+              "and TVM's workers compete on a 2-core machine, which can slow the implementation "
+              "that runs next (benchmarks/README.md).", "",
               "Limits (bytes per workload: benchmarks/README.md):", ""]
     lines += [f"- {w['id']}: {w['limit']['pattern']}" for w, _ in rows]
     return lines
