@@ -173,7 +173,7 @@ def _threads() -> int:
 
 
 def markdown(report: dict[str, Any]) -> str:
-    """A table per workload: median ms, GB/s, fraction of the triad bandwidth, ratio to each peer."""
+    """A table per workload: median ms, GB/s, fraction of triad bandwidth, ratio to each peer."""
     limit = report["bandwidth_gbps"]["triad"]
     bw = report["bandwidth_gbps"]
     lines = [
