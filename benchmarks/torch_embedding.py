@@ -10,6 +10,9 @@ round. Then the lazy kernels of the built-in rules ``adam`` / ``adagrad`` agains
 written by a user (sparsegen.updates), on one coalesced gradient, interleaved.
 Results: benchmarks/results/torch-embedding.{json,md}.
 
+With ``--device cuda`` the model, batches and optimizers live on the GPU and the times are wall
+seconds between ``torch.cuda.synchronize()`` calls; results in benchmarks/results/gpu/.
+
     PYTHONPATH=. TVM_NUM_THREADS=1 python benchmarks/torch_embedding.py [--rounds 3] [--steps 8]
 """
 
@@ -20,6 +23,7 @@ import json
 import os
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,24 +52,43 @@ PAIRS = (("torch.optim.SparseAdam", "sparsegen.torch.Adam(lazy=True)"),
 
 
 
-def _batches(steps: int) -> list[Any]:
+def _clock(at: torch.device) -> Callable[[], float]:
+    """The benchmark's clock: this thread's CPU seconds on the host; on a GPU, wall seconds once
+    the work queued on it has finished."""
+    if at.type == "cpu":
+        return time.thread_time
+
+    def wall() -> float:
+        torch.cuda.synchronize(at)
+        return time.perf_counter()
+
+    return wall
+
+
+def _batches(steps: int, at: torch.device) -> list[Any]:
     gen = torch.Generator().manual_seed(0)
-    return [torch.randint(0, ROWS, (BATCH, IDS), generator=gen) for _ in range(steps)]
+    return [torch.randint(0, ROWS, (BATCH, IDS), generator=gen).to(at) for _ in range(steps)]
 
 
-def _train(name: str, batches: list[Any], bar: Any) -> tuple[list[float], list[float]]:
-    """CPU seconds of each ``optimizer.step()`` and of each whole step."""
+def _model(at: torch.device) -> Any:
     torch.manual_seed(0)
-    model = torch.nn.EmbeddingBag(ROWS, WIDTH, mode="sum", sparse=True)
+    return torch.nn.EmbeddingBag(ROWS, WIDTH, mode="sum", sparse=True).to(at)
+
+
+def _train(name: str, batches: list[Any], at: torch.device,
+           bar: Any) -> tuple[list[float], list[float]]:
+    """Seconds (``_clock``) of each ``optimizer.step()`` and of each whole step."""
+    model = _model(at)
     optimizer = OPTIMIZERS[name](model.parameters())
+    clock = _clock(at)
     steps, totals = [], []
     for i, ids in enumerate([batches[0], *batches]):  # one warm-up step (kernel loads, states)
-        start = time.thread_time()
+        start = clock()
         optimizer.zero_grad()
         (model(ids) ** 2).mean().backward()
-        before = time.thread_time()
+        before = clock()
         optimizer.step()
-        end = time.thread_time()
+        end = clock()
         if i:
             steps.append(end - before)
             totals.append(end - start)
@@ -81,14 +104,15 @@ def _user_copy(name: str) -> Any:
         functions=family.functions))
 
 
-def _kernels(rounds: int, repeats: int, bar: Any) -> dict[str, Any]:
-    """Lazy kernel CPU time, built-in vs user-written, on one coalesced EmbeddingBag gradient."""
-    torch.manual_seed(0)
-    model = torch.nn.EmbeddingBag(ROWS, WIDTH, mode="sum", sparse=True)
-    (model(_batches(1)[0]) ** 2).mean().backward()
+def _kernels(rounds: int, repeats: int, at: torch.device, bar: Any) -> dict[str, Any]:
+    """Lazy kernel time, built-in vs user-written, on one coalesced EmbeddingBag gradient."""
+    model = _model(at)
+    clock = _clock(at)
+    (model(_batches(1, at)[0]) ** 2).mean().backward()
     ids, values = st.coalesce(model.weight.grad, ROWS)
     weight = model.weight.detach()
-    hyper = {"adam": (1e-3, 0.9, 0.999, 1e-8, 0.0, 1.0, INF), "adagrad": (1e-2, 1e-7, 0.0, 1.0, INF)}
+    hyper = {"adam": (1e-3, 0.9, 0.999, 1e-8, 0.0, 1.0, INF),
+             "adagrad": (1e-2, 1e-7, 0.0, 1.0, INF)}
     out: dict[str, Any] = {}
     for name, values_h in hyper.items():
         user = _user_copy(name)
@@ -99,9 +123,9 @@ def _kernels(rounds: int, repeats: int, bar: Any) -> dict[str, Any]:
         for _ in range(rounds):
             for label, kernel in kernels.items():
                 for _ in range(repeats):
-                    start = time.thread_time()
+                    start = clock()
                     kernel.lazy(weight, values, ids, *states, *values_h)
-                    times[label].append(time.thread_time() - start)
+                    times[label].append(clock() - start)
                 bar.update(1)
         medians = {k: statistics.median(v) for k, v in times.items()}
         out[name] = {"seconds": times, "median": medians,
@@ -115,36 +139,44 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--steps", type=int, default=8)
     parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    batches = _batches(args.steps)
+    at = torch.device(args.device)
+    batches = _batches(args.steps, at)
     steps: dict[str, list[float]] = {name: [] for name in OPTIMIZERS}
     totals: dict[str, list[float]] = {name: [] for name in OPTIMIZERS}
     with tqdm(total=args.rounds * len(OPTIMIZERS) * args.steps, desc="train steps") as bar:
         for _ in range(args.rounds):
             for name in OPTIMIZERS:
-                s, t = _train(name, batches, bar)
+                s, t = _train(name, batches, at, bar)
                 steps[name] += s
                 totals[name] += t
     with tqdm(total=args.rounds * 4, desc="kernels") as bar:
-        kernels = _kernels(args.rounds, args.repeats, bar)
+        kernels = _kernels(args.rounds, args.repeats, at, bar)
     median = {name: {"optimizer_step": statistics.median(steps[name]),
                      "whole_step": statistics.median(totals[name])} for name in OPTIMIZERS}
     speedup = {f"{mine} vs {theirs}": {
         "optimizer_step": median[theirs]["optimizer_step"] / median[mine]["optimizer_step"],
         "whole_step": median[theirs]["whole_step"] / median[mine]["whole_step"]}
         for theirs, mine in PAIRS}
+    if at.type == "cpu":
+        clock = "CPU seconds (thread_time), 1 torch + 1 TVM thread"
+        caveat = "shared machine: 2 cores used by five engineers at once; CPU time, medians"
+    else:
+        clock = (f"on {torch.cuda.get_device_name(at)}, wall seconds between "
+                 "torch.cuda.synchronize() calls")
+        caveat = "wall time including each step's host work and launches, medians"
     results = {
         "workload": f"EmbeddingBag({ROWS}, {WIDTH}, mode='sum', sparse=True), batch {BATCH} x "
-                    f"{IDS} ids, float32; CPU seconds (thread_time), 1 torch + 1 TVM thread",
-        "cpu": cpu_description(), "torch": torch.__version__,
-        "caveat": "shared machine: 2 cores used by five engineers at once; CPU time, medians, "
-                  "implementations interleaved",
+                    f"{IDS} ids, float32; {clock}",
+        "device": args.device, "cpu": cpu_description(), "torch": torch.__version__,
+        "caveat": f"{caveat}, implementations interleaved",
         "rounds": args.rounds, "steps_per_round": args.steps,
         "seconds": {"optimizer_step": steps, "whole_step": totals},
         "median": median, "speedup": speedup, "kernels": kernels,
     }
-    out = ROOT / "benchmarks" / "results"
+    out = ROOT / "benchmarks" / "results" / ("gpu" if at.type == "cuda" else "")
     out.mkdir(parents=True, exist_ok=True)
     (out / "torch-embedding.json").write_text(json.dumps(results, indent=1) + "\n")
     lines = [

@@ -255,6 +255,34 @@ def test_bad_arguments_are_refused() -> None:
         sgt.coalesce(grad, ROWS)
 
 
+@pytest.mark.parametrize("steps_before", [0, 2])
+def test_refused_gradient_leaves_weight_and_state(steps_before: int) -> None:
+    """A sparse gradient with an out-of-range row is refused before anything is written: the
+    weight, the states and the step count stay as they were (none made on a first step)."""
+    model = torch.nn.Embedding(ROWS, WIDTH, sparse=True)
+    optimizer = sgt.Adam(model.parameters(), lr=0.1)
+    for _ in range(steps_before):
+        optimizer.zero_grad()
+        model(torch.tensor([1, 4, 4])).sum().backward()
+        optimizer.step()
+    state = {k: v.clone() if torch.is_tensor(v) else v
+             for k, v in optimizer.state[model.weight].items()}
+    weight = model.weight.detach().clone()
+    model.weight.grad = torch.sparse_coo_tensor(  # torch checks no ids unless asked
+        torch.tensor([[1, 1, ROWS + 2]]), torch.ones(3, WIDTH), (ROWS, WIDTH),
+        check_invariants=False)
+    with pytest.raises(SparsegenError, match=rf"got {ROWS + 2} at position 2"):
+        optimizer.step()
+    torch.testing.assert_close(model.weight.detach(), weight, rtol=0, atol=0)
+    after = optimizer.state[model.weight]
+    assert sorted(after) == sorted(state)
+    for key, value in state.items():
+        if torch.is_tensor(value):
+            torch.testing.assert_close(after[key], value, rtol=0, atol=0)
+        else:
+            assert after[key] == value
+
+
 def test_any_rule_as_a_torch_optimizer() -> None:
     """RuleOptimizer runs a user rule with hyper-parameters from the param group."""
     import sparsegen.updates as U

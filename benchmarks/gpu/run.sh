@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# The one prepared script for a machine with an NVIDIA GPU: GPU tests, CUDA build, a quick CUDA
-# tuning run and the GPU benchmarks (W1-W7 against PyTorch CUDA). Every stage has a time limit,
+# The one prepared script for a machine with an NVIDIA GPU: GPU tests, CUDA build, sparsegen.torch
+# against torch's optimizers on CUDA tensors, a quick CUDA tuning run and the GPU benchmarks
+# (W1-W7 against PyTorch CUDA). Every stage has a time limit,
 # is logged to benchmarks/results/gpu/run.log and may fail without stopping the others; the
 # whole run stays under TOTAL_S seconds (480 by default).
 #
 #   bash benchmarks/gpu/run.sh [COPY_DIR]
 #
-# Writes benchmarks/results/gpu/{results.json,results.md,results.png,run.log,tune.jsonl} and
+# Writes benchmarks/results/gpu/{results.json,results.md,results.png,run.log,tune.jsonl,
+# torch-embedding.json,torch-embedding.md} and
 # tuning_logs/cuda-sm_XY-<kernel>.jsonl; with COPY_DIR, copies those there too. The Python
 # used is $PYTHON, else .venv/bin/python or python3, the first that imports sparsegen's
 # dependencies and the TVM compiler. Where none has the compiler and the runtime-only bundle
@@ -184,10 +186,19 @@ fi
 # the tests' skips for lack of a GPU or nvcc are failures here (unless SPARSEGEN_GPU=host)
 [ "${SPARSEGEN_GPU:-cuda}" = cuda ] && export SPARSEGEN_REQUIRE_CUDA=${SPARSEGEN_REQUIRE_CUDA:-1}
 if [ -f tests/test_gpu.py ]; then
-    stage "GPU tests" 90 "$PY" -m pytest -q -p no:cacheprovider tests/test_gpu.py
+    stage "GPU tests" 120 "$PY" -m pytest -q -p no:cacheprovider tests/test_gpu.py \
+        tests/test_torch_gpu.py
 else
     say "== GPU tests: tests/test_gpu.py is not in this checkout"
     SUMMARY+=("GPU tests: missing")
+fi
+# sparsegen.torch's optimizers against torch's on an EmbeddingBag model in GPU memory
+if "$PY" -c "import torch, sys; sys.exit(not torch.cuda.is_available())" >/dev/null 2>&1; then
+    stage "torch embedding on CUDA" 90 "$PY" benchmarks/torch_embedding.py --device cuda \
+        --rounds 3 --steps 8 --repeats 20
+else
+    say "== torch embedding on CUDA: this Python's torch sees no CUDA GPU"
+    SUMMARY+=("torch embedding on CUDA: no CUDA torch")
 fi
 # the compiler builds 4 candidates per kernel with nvcc; the bundle's prebuilt ones load at once
 if [ -n "$RUNTIME_ONLY" ]; then

@@ -32,14 +32,20 @@ def _gather(x: Any, size: int) -> Any:
     return kernel("nn_gather", (dtype_name(x.dtype),), x, size)
 
 
-def _first_bad(ids: Any, flat: Any, lo: int, hi: int, what: str) -> None:
-    """Raise ``InvalidIndex`` unless every id (``flat``: the int64 cast of ``ids``) is finite
-    and in ``[lo, hi)`` (kernel ``nn_gather.check``)."""
-    if has_nonfinite(ids):
-        raise InvalidIndex(f"{what}: the indices hold nan or inf")
+def first_out_of_range(flat: Any, lo: int, hi: int) -> int:
+    """The position of the first of the int64 ids ``flat`` outside ``[lo, hi)``, or -1, found
+    where they live (kernel ``nn_gather.check``)."""
     bad = empty_like(flat, (1,), INDEX_DTYPE)
     _gather(flat, flat.size).check(flat, lo, hi, bad)
-    position = item(bad, 0)
+    return item(bad, 0)
+
+
+def _first_bad(ids: Any, flat: Any, lo: int, hi: int, what: str) -> None:
+    """Raise ``InvalidIndex`` unless every id (``flat``: the int64 cast of ``ids``) is finite
+    and in ``[lo, hi)``."""
+    if has_nonfinite(ids):
+        raise InvalidIndex(f"{what}: the indices hold nan or inf")
+    position = first_out_of_range(flat, lo, hi)
     if position >= 0:
         raise InvalidIndex(f"{what}: index {item(flat, position)} at position {position} is out "
                            f"of bounds for an axis of size {hi}")

@@ -1,44 +1,72 @@
 """The sparse COO gradients of ``nn.Embedding(sparse=True)`` / ``nn.EmbeddingBag(sparse=True)``
-as sorted unique rows and their summed values, on generated kernels: the one-hot csr matrix of
-the gradient's row ids, transposed, times its values (``dot_csrT``: sort by column, then sum)."""
+as sorted unique rows and their summed values, on generated kernels where the gradient lives (CPU
+or a CUDA GPU): the one-hot csr matrix of the gradient's row ids, transposed, times its values
+(``dot_csrT``: sort by column, then sum)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-import numpy as np
 import torch
 
+from .. import cuda_runtime
+from ..device import DeviceArray, item
 from ..errors import SparsegenError
-from ..formats import CSR
+from ..formats import CSR, INDEX_DTYPE
 from ..ops.dot import csr_t_dense
+from ..ops.gather import first_out_of_range
+from ..ops.shape import arange
+from ..runtime import tvm_ffi
+
+FLOATS = (torch.float16, torch.float32, torch.float64)
+"""The dtypes of the uncoalesced gradients summed here (the csrᵀ·dense kernel's float dtypes)."""
 
 
 def coalesce(grad: Any, rows: int) -> tuple[Any, Any]:
-    """``(ids, values)`` of a sparse COO gradient of a ``(rows, ...)`` parameter: int64 row ids
-    sorted and unique, and ``(len(ids), width)`` values with the rows of repeated ids summed. A
-    gradient torch already coalesced is returned as its own tensors (no copy). float16 rows
-    are summed in float16, as torch's own ``coalesce`` sums them."""
+    """``(ids, values)`` of a sparse COO gradient of a ``(rows, ...)`` parameter, as tensors on
+    the gradient's device: int64 row ids sorted and unique, and ``(len(ids), width)`` values with
+    the rows of repeated ids summed. A gradient torch already coalesced is returned as its own
+    tensors (no copy). float16 rows are summed in float16, as torch's own ``coalesce`` sums
+    them."""
     if grad.sparse_dim() != 1:
         raise SparsegenError(f"a sparse gradient must be sparse in its first dimension only, got "
                              f"sparse_dim {grad.sparse_dim()}")
-    if grad.device.type != "cpu":
-        raise SparsegenError(f"sparse gradients on {grad.device} are not coalesced yet: only CPU "
-                             "tensors (a dense gradient runs on CUDA)")
-    width = int(np.prod(grad.shape[1:], dtype=np.int64))
+    width = math.prod(grad.shape[1:])
     ids, values = grad._indices()[0], grad._values().reshape(-1, width)
     if grad.is_coalesced():
         return ids, values
-    if values.dtype not in (torch.float16, torch.float32, torch.float64):
+    if values.dtype not in FLOATS:
         raise SparsegenError(f"an uncoalesced sparse gradient must be float16, float32 or "
                              f"float64 (the csrᵀ·dense kernel's float dtypes), got {values.dtype}")
-    host_ids = ids.numpy()
-    count = host_ids.size
-    if count and (host_ids.min() < 0 or host_ids.max() >= rows):
+    summed_ids, summed = coalesce_rows(_array(ids), _array(values.contiguous()), rows)
+    return torch.from_dlpack(summed_ids), torch.from_dlpack(summed)
+
+
+def coalesce_rows(ids: Any, values: Any, rows: int) -> tuple[Any, Any]:
+    """The sorted unique ids among int64 ``ids`` (each in ``[0, rows)``) and the sums of the rows
+    of ``values`` at each, as buffers where the inputs live (numpy arrays or ``DeviceArray``s of
+    one device): the row ids are checked there, and nothing is written when one is out of
+    range."""
+    position = first_out_of_range(ids, 0, rows)
+    if position >= 0:
         raise SparsegenError(f"sparse gradient row ids must lie in [0, {rows}), got "
-                             f"{host_ids.min()}..{host_ids.max()}")
-    values = values.contiguous().numpy()
-    onehot = CSR(np.ones(count, values.dtype), np.ascontiguousarray(host_ids, np.int64),
-                 np.arange(count + 1, dtype=np.int64), (count, rows))
+                             f"{item(ids, position)} at position {position}")
+    count = ids.size
+    where = ids.device if isinstance(ids, DeviceArray) else None
+    onehot = CSR(arange(count, 1, 0, 1, values.dtype, where), ids,
+                 arange(count + 1, 0, 1, 1, INDEX_DTYPE, where), (count, rows))
     summed = csr_t_dense(onehot, values)
     return summed.indices, summed.data
+
+
+def _array(tensor: Any) -> Any:
+    """A torch tensor's memory as the ops' buffer: numpy for a CPU tensor, else a
+    ``DeviceArray`` in its GPU's memory (no copy either way)."""
+    if tensor.device.type == "cpu":
+        return tensor.numpy()
+    if tensor.device.type != "cuda":
+        raise SparsegenError(f"sparse gradients on {tensor.device} are not supported: only CPU "
+                             "and CUDA tensors")
+    cuda_runtime.load()  # the CUDA device API the results are allocated by
+    return DeviceArray(tvm_ffi.from_dlpack(tensor, require_alignment=0))

@@ -67,16 +67,26 @@ class RuleOptimizer(torch.optim.Optimizer):
                 if p.grad is None:
                     continue
                 state = self.state[p]
-                if "step" not in state or not all(name in state for name in
-                                                   (*rule.states, *rule.row_states)):
-                    self._init_state(rule, p, state)
-                state["step"] = int(state["step"]) + 1
-                hyper = self._hyper(group, state)
-                values = [float(hyper[h]) for h in rule.hyper]
-                arrays = [self._contiguous(state, name) for name in
-                          (*rule.states, *rule.row_states)]
-                _run(rule, p, p.grad, arrays, values, group["lazy"])
+                before = dict(state)
+                try:
+                    self._update(rule, group, p, state)
+                except BaseException:  # a refused gradient leaves the state as it was
+                    state.clear()
+                    state.update(before)
+                    raise
         return loss
+
+    def _update(self, rule: UpdateRule, group: dict[str, Any], p: Any,
+                state: dict[str, Any]) -> None:
+        """One step of parameter ``p`` with its state (created on its first step)."""
+        if "step" not in state or not all(name in state for name in
+                                           (*rule.states, *rule.row_states)):
+            self._init_state(rule, p, state)
+        state["step"] = int(state["step"]) + 1
+        hyper = self._hyper(group, state)
+        values = [float(hyper[h]) for h in rule.hyper]
+        arrays = [self._contiguous(state, name) for name in (*rule.states, *rule.row_states)]
+        _run(rule, p, p.grad, arrays, values, group["lazy"])
 
     @staticmethod
     def _contiguous(state: dict[str, Any], name: str) -> Any:

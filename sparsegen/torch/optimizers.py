@@ -83,13 +83,10 @@ class Adam(RuleOptimizer):
                 "epsilon": eps, "wd": group["weight_decay"],
                 "rescale_grad": group["rescale_grad"], "clip_gradient": group["clip_gradient"]}
 
-    def step(self, closure: Any = None) -> Any:
-        """One Adam step (a parameter's last gradient kind picks the epsilon convention)."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    self.state[p]["sparse"] = bool(p.grad.is_sparse)
-        return super().step(closure)
+    def _update(self, rule: UpdateRule, group: dict[str, Any], p: Any,
+                state: dict[str, Any]) -> None:
+        state["sparse"] = bool(p.grad.is_sparse)  # the gradient's kind picks the eps convention
+        super()._update(rule, group, p, state)
 
 
 class AdamW(RuleOptimizer):
