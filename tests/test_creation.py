@@ -99,3 +99,53 @@ def test_creation_on_emulated_gpu(monkeypatch):
         np.testing.assert_array_equal(got.asnumpy(), expect)
     with mx.gpu(0):
         assert mx.nd.arange(3).context == gpu
+
+
+@settings(max_examples=30, deadline=None)
+@given(shape=st.lists(st.integers(0, 5), min_size=0, max_size=3).map(tuple),
+       dtype=st.sampled_from(("float16", "float32", "float64", "uint8", "int8", "int32", "int64")),
+       seed=st.integers(0, 2**16))
+def test_from_numpy_shares_memory_and_makes_numpy_read_only(shape, dtype, seed):
+    """``mx.nd.from_numpy``: the NDArray reads and writes numpy's memory, numpy's array turns
+    read-only; ``zero_copy=False`` copies, leaving numpy's array writeable."""
+    values = np.asarray(np.random.default_rng(seed).random(shape) * 100).astype(dtype)
+    expected = values.copy()
+    shared = mx.nd.from_numpy(values)
+    assert shared.dtype == np.dtype(dtype) and shared.shape == shape
+    assert shared.context == mx.cpu(0) and not values.flags.writeable
+    np.testing.assert_array_equal(shared.asnumpy(), expected)
+    shared[:] = 3
+    np.testing.assert_array_equal(values, np.full(shape, 3, dtype))  # the write reached numpy
+    copied_from = expected.copy()
+    copied = mx.nd.from_numpy(copied_from, zero_copy=False)
+    assert copied.dtype == np.dtype(dtype) and copied_from.flags.writeable
+    copied[:] = 5
+    np.testing.assert_array_equal(copied_from, expected)
+
+
+def test_from_numpy_ops_read_numpy_memory():
+    """An op on a shared array reads numpy's current values (no copy was made)."""
+    values = np.arange(12, dtype=np.float32).reshape(3, 4)
+    base = values.ctypes.data
+    x = mx.nd.from_numpy(values)
+    lhs = mx.nd.sparse.csr_matrix(np.eye(2, 3, dtype=np.float32))
+    np.testing.assert_array_equal(mx.nd.dot(lhs, x).asnumpy(), values[:2])
+    x += 1  # in place, on the shared memory
+    assert values.ctypes.data == base
+    np.testing.assert_array_equal(values, np.arange(1, 13, dtype=np.float32).reshape(3, 4))
+
+
+def test_from_numpy_refusals_name_the_problem():
+    with pytest.raises(ValueError, match=r"C-contiguous .* shape \(3, 2\) with strides \(4, 12\)"):
+        mx.nd.from_numpy(np.zeros((2, 3), np.float32).T)
+    once = np.zeros(3, np.float32)
+    mx.nd.from_numpy(once)
+    with pytest.raises(ValueError, match="read-only"):
+        mx.nd.from_numpy(once)
+    np.testing.assert_array_equal(mx.nd.from_numpy(once, zero_copy=False).asnumpy(), once)
+    with pytest.raises(TypeError, match="numpy.ndarray, got list"):
+        mx.nd.from_numpy([1.0, 2.0])
+    with pytest.raises(TypeError, match="zero_copy must be True or False, got 1"):
+        mx.nd.from_numpy(np.zeros(2, np.float32), zero_copy=1)
+    with pytest.raises(ValueError, match="complex64 is not supported"):
+        mx.nd.from_numpy(np.zeros(2, np.complex64))

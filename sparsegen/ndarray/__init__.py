@@ -9,7 +9,7 @@ import numpy as np
 from ..context import Context, current_context
 from ..context import resolve as resolve_context
 from ..device import allocated, check_allocation
-from ..errors import InvalidValue, SparsegenError
+from ..errors import InvalidType, InvalidValue, SparsegenError
 from ..formats import check_dtype, check_shape
 from . import (_internal, arith, compare, contrib, creation, elemwise, indexing, nn, optim_ops,
                random, reduce, shape, slicing, sparse)
@@ -73,6 +73,32 @@ def array(source_array: Any, ctx: Context | None = None, dtype: Any = None) -> N
         values = user_values(source_array, check_dtype(_DEFAULT if dtype is None else dtype,
                                                        "source_array dtype"), "source_array")
     return NDArray(values, resolve_context(ctx))
+
+
+def from_numpy(ndarray: Any, zero_copy: bool = True) -> NDArray:
+    """A ``cpu(0)`` array over ``ndarray``'s memory, as ``mxnet.nd.from_numpy``: numpy's array
+    is made read-only (the NDArray may write the memory, numpy code may not); with
+    ``zero_copy=False`` a copy of the same dtype instead."""
+    if not isinstance(ndarray, np.ndarray):
+        raise InvalidType(f"from_numpy: ndarray must be a numpy.ndarray, got "
+                          f"{type(ndarray).__name__}")
+    if not isinstance(zero_copy, bool):
+        raise InvalidType(f"from_numpy: zero_copy must be True or False, got {zero_copy!r}")
+    try:
+        check_dtype(ndarray.dtype, "from_numpy: ndarray")
+    except SparsegenError as err:  # MXNet raises ValueError for a dtype it has no kernels for
+        raise InvalidValue(str(err)) from None
+    if not zero_copy:
+        return array(ndarray, dtype=ndarray.dtype)
+    if not ndarray.flags.c_contiguous:
+        raise InvalidValue(f"from_numpy: zero_copy needs a C-contiguous ndarray, got shape "
+                           f"{ndarray.shape} with strides {ndarray.strides}")
+    if not ndarray.flags.writeable:
+        raise InvalidValue("from_numpy: the ndarray is read-only (an earlier from_numpy of it, "
+                           "say), and an NDArray writes its memory; pass zero_copy=False to copy")
+    shared = ndarray.view()  # keeps the write access numpy's array gives up
+    ndarray.flags.writeable = False
+    return NDArray(shared, Context("cpu", 0))
 
 
 def empty(shape: Any, ctx: Context | None = None, dtype: Any = None, stype: str | None = None) -> NDArray:
@@ -139,9 +165,10 @@ normal, uniform = random_normal, random_uniform  # MXNet's mx.nd.normal / mx.nd.
 
 __all__ = [
     "CSRNDArray", "NDArray", "RowSparseNDArray", "_internal", "array", "cast_storage", "contrib",
-    "dot", "empty", "full", "load", "load_frombuffer", "normal", "ones", "ones_like", "random",
-    "random_exponential", "random_gamma", "random_normal", "random_poisson", "random_randint",
-    "random_uniform", "save", "shuffle", "sparse", "uniform", "waitall", "zeros", "zeros_like",
+    "dot", "empty", "from_numpy", "full", "load", "load_frombuffer", "normal", "ones", "ones_like",
+    "random", "random_exponential", "random_gamma", "random_normal", "random_poisson",
+    "random_randint", "random_uniform", "save", "shuffle", "sparse", "uniform", "waitall", "zeros",
+    "zeros_like",
 ]
 for _module in (arith, compare, creation, elemwise, indexing, nn, optim_ops, reduce, shape,
                 slicing, sorting):
