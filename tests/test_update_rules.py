@@ -148,12 +148,15 @@ def test_user_rules_match_numpy(name: str, data) -> None:
 def test_rule_runs_on_torch_tensors_in_place() -> None:
     """A rule's kernel writes torch tensors in place (DLPack, no copy)."""
     torch = pytest.importorskip("torch")
-    w = torch.randn(5, 4)
+    gen = torch.Generator().manual_seed(5)
+    w = torch.randn(5, 4, generator=gen)
     mom = torch.zeros(5, 4)
-    grad = torch.randn(2, 4)
+    grad = torch.randn(2, 4, generator=gen)
     rows = torch.tensor([1, 3])
+    # the kernel takes float32 hyper-parameters: 1 - float32(0.99) is 0.01 * (1 - 9.5e-7)
+    lr, beta1, beta2 = (float(np.float32(v)) for v in (0.1, 0.9, 0.99))
     expected = _lion(w.numpy().astype(np.float64)[[1, 3]], grad.numpy().astype(np.float64),
-                     np.zeros((2, 4)), 0.1, 0.9, 0.99, 0.0, 1.0, INF)
+                     np.zeros((2, 4)), lr, beta1, beta2, 0.0, 1.0, INF)
     pointer = w.data_ptr()
     U.kernel("lion", "float32").lazy(w, grad, rows, mom, 0.1, 0.9, 0.99, 0.0, 1.0, INF)
     assert w.data_ptr() == pointer
