@@ -18,6 +18,7 @@ from sparsegen import device  # noqa: E402
 from sparsegen.device import DeviceArray  # noqa: E402
 from sparsegen.errors import SparsegenError  # noqa: E402
 from sparsegen.torch.coalesce import coalesce_rows  # noqa: E402
+from test_torch_optim import PAIRS  # noqa: E402 - torch's optimizers and sparsegen's, paired
 
 ROWS, WIDTH = 50, 5
 
@@ -99,19 +100,6 @@ def test_out_of_range_ids_on_cuda_are_named(cuda) -> None:
                                    (ROWS + 5, WIDTH)).to(cuda)
     with pytest.raises(SparsegenError, match=rf"got {ROWS + 3} at position 1"):
         sgt.coalesce(grad, ROWS)
-
-
-PAIRS = {
-    "sparse_adam": (lambda p: torch.optim.SparseAdam(p, lr=0.01),
-                    lambda p: sgt.Adam(p, lr=0.01, lazy=True), True),
-    "adam": (lambda p: torch.optim.Adam(p, lr=0.01, weight_decay=0.1),
-             lambda p: sgt.Adam(p, lr=0.01, weight_decay=0.1), False),
-    "adagrad_sparse": (lambda p: torch.optim.Adagrad(p, lr=0.1, initial_accumulator_value=0.1),
-                       lambda p: sgt.Adagrad(p, lr=0.1, initial_accumulator_value=0.1), True),
-    "sgd_momentum": (lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9, weight_decay=0.01),
-                     lambda p: sgt.SGD(p, lr=0.1, momentum=0.9, weight_decay=0.01), False),
-    "sgd_sparse": (lambda p: torch.optim.SGD(p, lr=0.1), lambda p: sgt.SGD(p, lr=0.1), True),
-}
 
 
 @pytest.mark.parametrize("bag", [False, True])
