@@ -46,8 +46,12 @@ def _fills(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
 
     @T.macro
     def step_of(out, start, step, repeat, base, j):
-        out[base + j] = binary("add", dtype, T.Cast(dtype, start), _product(
-            dtype, (base + j) // repeat, T.Cast(dtype, step)))
+        if repeat == 1:  # no division per element: the loop vectorizes (an index's arange)
+            out[base + j] = binary("add", dtype, T.Cast(dtype, start), _product(
+                dtype, base + j, T.Cast(dtype, step)))
+        else:
+            out[base + j] = binary("add", dtype, T.Cast(dtype, start), _product(
+                dtype, (base + j) // repeat, T.Cast(dtype, step)))
 
     # ``low`` (-inf from the host) bounds the product from below: the sum then adds a max,
     # which no target fuses with the product into one multiply-add (MXNet rounds twice)
