@@ -33,8 +33,8 @@ def _gather(x: Any, size: int) -> Any:
 
 
 def first_out_of_range(flat: Any, lo: int, hi: int) -> int:
-    """The position of the first of the int64 ids ``flat`` outside ``[lo, hi)``, or -1, found
-    where they live (kernel ``nn_gather.check``)."""
+    """The position of one of the int64 ids ``flat`` outside ``[lo, hi)`` (any one: the check
+    may run in parallel), or -1, found where they live (kernel ``nn_gather.check``)."""
     bad = empty_like(flat, (1,), INDEX_DTYPE)
     _gather(flat, flat.size).check(flat, lo, hi, bad)
     return item(bad, 0)
