@@ -134,6 +134,16 @@ class DeviceArray:
         return cls(alloc(dims, tvm_ffi.dtype(np.dtype(dtype).name), device, None))
 
     @classmethod
+    def from_dlpack(cls, array: Any) -> "DeviceArray":
+        """An array sharing the memory of a DLPack array (a torch ``cuda`` tensor, say), with
+        TVM's CUDA runtime loaded when that memory is a GPU's (arrays are then allocated
+        beside it)."""
+        tensor = tvm_ffi.from_dlpack(array, require_alignment=0)
+        if tensor.device.dlpack_device_type() == cuda_runtime.CUDA_DEVICE_TYPE:
+            cuda_runtime.load()
+        return cls(tensor)
+
+    @classmethod
     def from_numpy(cls, values: np.ndarray, device: Any) -> "DeviceArray":
         """A copy of ``values`` on ``device``."""
         result = cls.empty(values.shape, values.dtype, device)

@@ -423,9 +423,7 @@ def _host_values(value: Any) -> np.ndarray:
     info = _array_info(value)
     if isinstance(info, _ArrayInfo) and info.device == "cpu":
         return np.from_dlpack(value)
-    import tvm_ffi
-
-    return DeviceArray(tvm_ffi.from_dlpack(value, require_alignment=0)).numpy()
+    return DeviceArray.from_dlpack(value).numpy()
 
 
 def _check_domains(head: str, specs: Sequence[Argument], args: tuple[Any, ...],

@@ -10,14 +10,12 @@ from typing import Any
 
 import torch
 
-from .. import cuda_runtime
 from ..device import DeviceArray, item
 from ..errors import SparsegenError
 from ..formats import CSR, INDEX_DTYPE
 from ..ops.dot import csr_t_dense
 from ..ops.gather import first_out_of_range
 from ..ops.shape import arange
-from ..runtime import tvm_ffi
 
 FLOATS = (torch.float16, torch.float32, torch.float64)
 """The dtypes of the uncoalesced gradients summed here (the csrᵀ·dense kernel's float dtypes)."""
@@ -68,5 +66,4 @@ def _array(tensor: Any) -> Any:
     if tensor.device.type != "cuda":
         raise SparsegenError(f"sparse gradients on {tensor.device} are not supported: only CPU "
                              "and CUDA tensors")
-    cuda_runtime.load()  # the CUDA device API the results are allocated by
-    return DeviceArray(tvm_ffi.from_dlpack(tensor, require_alignment=0))
+    return DeviceArray.from_dlpack(tensor)
