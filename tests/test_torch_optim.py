@@ -1,7 +1,8 @@
-"""sparsegen.torch: each optimizer against torch's own (SGD, Adam, SparseAdam, AdamW, Adagrad)
-or a numpy oracle (RowWiseAdagrad, Ftrl, Lion) on Embedding / EmbeddingBag models with sparse
-and dense gradients; in place without copies; state_dict round trips, parameter groups, lr
-schedulers; coalescing against torch's coalesce."""
+"""sparsegen.torch: each optimizer against torch's own (SGD, Adam, SparseAdam, AdamW, Adagrad,
+maximize too) or a numpy oracle (RowWiseAdagrad, Ftrl, Lion) on Embedding / EmbeddingBag models
+with sparse and dense gradients; in place without copies; state_dict round trips and checkpoints
+loaded from and into torch's optimizers, parameter groups and their checks, lr schedulers and
+tensor lrs; empty parameters; coalescing against torch's coalesce."""
 
 from __future__ import annotations
 
@@ -39,6 +40,12 @@ PAIRS = {
     "sgd_nesterov": (lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9, nesterov=True),
                      lambda p: sgt.SGD(p, lr=0.1, momentum=0.9, nesterov=True), False),
     "sgd_sparse": (lambda p: torch.optim.SGD(p, lr=0.1), lambda p: sgt.SGD(p, lr=0.1), True),
+    "sparse_adam_maximize": (lambda p: torch.optim.SparseAdam(p, lr=0.01, maximize=True),
+                             lambda p: sgt.Adam(p, lr=0.01, lazy=True, maximize=True), True),
+    "sgd_momentum_maximize": (lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9,
+                                                        weight_decay=0.01, maximize=True),
+                              lambda p: sgt.SGD(p, lr=0.1, momentum=0.9, weight_decay=0.01,
+                                                maximize=True), False),
 }
 
 
@@ -295,3 +302,119 @@ def test_any_rule_as_a_torch_optimizer() -> None:
     w.grad = torch.full((3, 2), 2.0)
     opt.step()
     torch.testing.assert_close(w.detach(), torch.full((3, 2), 0.75 - 1.0))
+
+
+def _train(model, optimizer, batches) -> None:
+    for ids in batches:
+        optimizer.zero_grad()
+        (model(ids) ** 2).sum().backward()
+        optimizer.step()
+
+
+@pytest.mark.parametrize("torch_first", [True, False], ids=["torch-to-sgt", "sgt-to-torch"])
+@pytest.mark.parametrize("name", sorted(PAIRS))
+def test_checkpoints_load_across_torch_and_sparsegen(name: str, torch_first: bool) -> None:
+    """Two steps by one optimizer, its ``state_dict`` loaded into the other (torch's into
+    sparsegen.torch's and back), two more steps: the weights are those of four steps of torch's
+    optimizer alone."""
+    make_ref, make_mine, sparse = PAIRS[name]
+    oracle, model = _models(sparse, False, torch.float32)
+    gen = torch.Generator().manual_seed(7)
+    batches = [torch.randint(0, ROWS, (12,), generator=gen) for _ in range(4)]
+    _train(oracle, make_ref(oracle.parameters()), batches)
+    first, second = (make_ref, make_mine) if torch_first else (make_mine, make_ref)
+    before = first(model.parameters())
+    _train(model, before, batches[:2])
+    after = second(model.parameters())
+    after.load_state_dict(copy.deepcopy(before.state_dict()))
+    _train(model, after, batches[2:])
+    torch.testing.assert_close(model.weight, oracle.weight, rtol=1e-5, atol=1e-6)
+
+
+def test_group_entries_are_checked_wherever_groups_come_from() -> None:
+    """The constructor's groups, ``add_param_group`` and ``load_state_dict`` refuse entries out
+    of range or settings the optimizer does not run, naming them; nothing changes."""
+    a, b = torch.nn.Embedding(ROWS, WIDTH), torch.nn.Embedding(ROWS, WIDTH)
+    with pytest.raises(SparsegenError, match=r"lr must be a number >= 0, got -1"):
+        sgt.Adam([{"params": a.parameters(), "lr": -1}])
+    opt = sgt.Adam(a.parameters(), lr=0.1)
+    for group, message in (({"betas": (0.9, 1.0)}, r"betas must be two numbers in \[0, 1\)"),
+                           ({"maximize": 1}, "maximize must be True or False, got 1"),
+                           ({"eps": "small"}, "eps must be a number, got 'small'"),
+                           ({"amsgrad": True}, "Adam runs only amsgrad=False, got amsgrad=True")):
+        with pytest.raises(SparsegenError, match=message):
+            opt.add_param_group({"params": b.parameters(), **group})
+    assert len(opt.param_groups) == 1
+    a.weight.grad = torch.ones(ROWS, WIDTH)
+    opt.step()
+    saved = copy.deepcopy(opt.state_dict())
+    torch_adamw = torch.optim.AdamW(b.parameters())
+    with pytest.raises(SparsegenError, match="decoupled_weight_decay=True"):
+        opt.load_state_dict(torch_adamw.state_dict())
+    torch.testing.assert_close(opt.state_dict(), saved, rtol=0, atol=0)
+    with pytest.raises(SparsegenError, match="nesterov must be True or False, got 'yes'"):
+        sgt.SGD(a.parameters(), momentum=0.9, nesterov="yes")
+    with pytest.raises(SparsegenError, match=r"nesterov momentum .* got momentum=0"):
+        sgt.SGD(a.parameters(), nesterov=True)
+    import sparsegen.updates as U
+
+    rule = U.define_update("torch_test_plain", lambda x, h, g, f: x.weight - h.lr * g,
+                           hyper=("lr",))
+    with pytest.raises(SparsegenError, match="maximize needs a rule that takes rescale_grad"):
+        sgt.RuleOptimizer(a.parameters(), rule, lr=0.5, maximize=True)
+
+
+def test_tensor_lr_steps_as_the_float_lr() -> None:
+    """An lr given as a tensor (as torch takes it) updates bit for bit as the same float."""
+    a, b = _models(True, False, torch.float32)
+    batches = [torch.tensor([1, 3, 3]), torch.tensor([3, 9])]
+    _train(a, sgt.Adam(a.parameters(), lr=0.01, lazy=True), batches)
+    _train(b, sgt.Adam(b.parameters(), lr=torch.tensor(0.01), lazy=True), batches)
+    torch.testing.assert_close(b.weight, a.weight, rtol=0, atol=0)
+
+
+def test_state_that_does_not_fit_the_parameter_is_refused() -> None:
+    """A loaded state missing one of the rule's states, or of another shape, is refused with
+    its key named; the weight and the state stay as they were."""
+    model = torch.nn.Embedding(ROWS, WIDTH, sparse=True)
+    opt = sgt.Adam(model.parameters(), lr=0.1, lazy=True)
+    _train(model, opt, [torch.tensor([2, 5])])
+    for change, message in (
+            (lambda s: s.pop("exp_avg_sq"), r"holds \['exp_avg'\] but not \['exp_avg_sq'\]"),
+            (lambda s: s.update(exp_avg=torch.zeros(ROWS // 2, 2 * WIDTH)),
+             rf"state 'exp_avg' of a \({ROWS}, {WIDTH}\) torch.float32 parameter .* got "
+             rf"\({ROWS // 2}, {2 * WIDTH}\)")):
+        saved = copy.deepcopy(opt.state_dict())
+        change(saved["state"][0])
+        broken = sgt.Adam(model.parameters(), lr=0.1, lazy=True)
+        broken.load_state_dict(saved)
+        state = copy.deepcopy(broken.state[model.weight])
+        weight = model.weight.detach().clone()
+        model.zero_grad()
+        model(torch.tensor([1])).sum().backward()
+        with pytest.raises(SparsegenError, match=message):
+            broken.step()
+        torch.testing.assert_close(model.weight.detach(), weight, rtol=0, atol=0)
+        torch.testing.assert_close(broken.state[model.weight], state, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("shape", [(0, WIDTH), (ROWS, 0)])
+@pytest.mark.parametrize("name", ["adagrad_sparse", "adam", "sparse_adam"])
+def test_empty_parameters_step_and_still_check_row_ids(name: str, shape) -> None:
+    """A parameter with no elements takes a step (its step counts, as torch's) without a
+    kernel, and a sparse gradient's out-of-range row is still refused."""
+    _, make_mine, sparse = PAIRS[name]
+    p = torch.nn.Parameter(torch.zeros(shape))
+    opt = make_mine([p])
+    p.grad = (torch.sparse_coo_tensor(torch.tensor([[shape[0] - 1]] if shape[0] else [[]]),
+                                      torch.ones(1 if shape[0] else 0, shape[1]), shape)
+              if sparse else torch.ones(shape))
+    opt.step()
+    opt.step()
+    assert opt.state[p]["step"] == 2 and p.shape == shape
+    if sparse:
+        p.grad = torch.sparse_coo_tensor(torch.tensor([[shape[0]]]), torch.ones(1, shape[1]),
+                                         shape, check_invariants=False)
+        with pytest.raises(SparsegenError, match=rf"\[0, {shape[0]}\), got {shape[0]} at"):
+            opt.step()
+        assert opt.state[p]["step"] == 2

@@ -27,18 +27,24 @@ def coalesce(grad: Any, rows: int) -> tuple[Any, Any]:
     the rows of repeated ids summed. A gradient torch already coalesced is returned as its own
     tensors (no copy). float16 rows are summed in float16, as torch's own ``coalesce`` sums
     them."""
-    if grad.sparse_dim() != 1:
-        raise SparsegenError(f"a sparse gradient must be sparse in its first dimension only, got "
-                             f"sparse_dim {grad.sparse_dim()}")
     width = math.prod(grad.shape[1:])
-    ids, values = grad._indices()[0], grad._values().reshape(-1, width)
+    ids, values = row_ids(grad), grad._values().reshape(grad._nnz(), width)
     if grad.is_coalesced():
         return ids, values
     if values.dtype not in FLOATS:
         raise SparsegenError(f"an uncoalesced sparse gradient must be float16, float32 or "
                              f"float64 (the csrᵀ·dense kernel's float dtypes), got {values.dtype}")
-    summed_ids, summed = coalesce_rows(_array(ids), _array(values.contiguous()), rows)
+    summed_ids, summed = coalesce_rows(array(ids), array(values.contiguous()), rows)
     return torch.from_dlpack(summed_ids), torch.from_dlpack(summed)
+
+
+def row_ids(grad: Any) -> Any:
+    """The row ids of a sparse COO gradient (one per stored row, as stored): it must be sparse
+    in its first dimension only."""
+    if grad.sparse_dim() != 1:
+        raise SparsegenError(f"a sparse gradient must be sparse in its first dimension only, got "
+                             f"sparse_dim {grad.sparse_dim()}")
+    return grad._indices()[0]
 
 
 def coalesce_rows(ids: Any, values: Any, rows: int) -> tuple[Any, Any]:
@@ -46,10 +52,7 @@ def coalesce_rows(ids: Any, values: Any, rows: int) -> tuple[Any, Any]:
     of ``values`` at each, as buffers where the inputs live (numpy arrays or ``DeviceArray``s of
     one device): the row ids are checked there, and nothing is written when one is out of
     range."""
-    position = first_out_of_range(ids, 0, rows)
-    if position >= 0:
-        raise SparsegenError(f"sparse gradient row ids must lie in [0, {rows}), got "
-                             f"{item(ids, position)} at position {position}")
+    check_ids(ids, rows)
     count = ids.size
     where = ids.device if isinstance(ids, DeviceArray) else None
     onehot = CSR(arange(count, 1, 0, 1, values.dtype, where), ids,
@@ -58,7 +61,16 @@ def coalesce_rows(ids: Any, values: Any, rows: int) -> tuple[Any, Any]:
     return summed.indices, summed.data
 
 
-def _array(tensor: Any) -> Any:
+def check_ids(ids: Any, rows: int) -> None:
+    """Refuses int64 row ids (a numpy array or ``DeviceArray``) outside ``[0, rows)``, naming
+    one and its position (a kernel where the ids live)."""
+    position = first_out_of_range(ids, 0, rows)
+    if position >= 0:
+        raise SparsegenError(f"sparse gradient row ids must lie in [0, {rows}), got "
+                             f"{item(ids, position)} at position {position}")
+
+
+def array(tensor: Any) -> Any:
     """A torch tensor's memory as the ops' buffer: numpy for a CPU tensor, else a
     ``DeviceArray`` in its GPU's memory (no copy either way)."""
     if tensor.device.type == "cpu":

@@ -1,6 +1,7 @@
 """torch optimizers on sparsegen's generated kernels: SGD (momentum, lazy), Adam (lazy and
 standard), AdamW, Adagrad, RowWiseAdagrad, Ftrl, Lion. Each matches the torch optimizer of the
-same name where torch has one (docs/torch.md says where a lazy update differs)."""
+same name where torch has one (docs/torch.md says where a lazy update differs), takes its
+arguments, and loads its checkpoints."""
 
 from __future__ import annotations
 
@@ -10,72 +11,100 @@ from typing import Any
 
 from ..errors import SparsegenError
 from ..updates import UpdateRule, get_rule
-from .optimizer import RuleOptimizer
+from .optimizer import RuleOptimizer, number
 
 
-def _nonnegative(value: Any, name: str) -> float:
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or not value >= 0:
-        raise SparsegenError(f"{name} must be a number >= 0, got {value!r}")
-    return float(value)
+def _nonnegative(group: dict[str, Any], *names: str) -> None:
+    """Refuses a group whose entries ``names`` are not numbers >= 0."""
+    for name in names:
+        if not number(group[name], name) >= 0:
+            raise SparsegenError(f"{name} must be a number >= 0, got {group[name]!r}")
 
 
-def _betas(betas: Any) -> tuple[float, float]:
-    if (not isinstance(betas, (tuple, list)) or len(betas) != 2
-            or not all(isinstance(b, (int, float)) and 0 <= b < 1 for b in betas)):
+def _betas(group: dict[str, Any]) -> tuple[float, float]:
+    """The group's ``betas``: two numbers in [0, 1)."""
+    betas = group["betas"]
+    if not isinstance(betas, (tuple, list)) or len(betas) != 2:
         raise SparsegenError(f"betas must be two numbers in [0, 1), got {betas!r}")
-    return float(betas[0]), float(betas[1])
+    beta1, beta2 = (number(b, "betas") for b in betas)
+    if not (0 <= beta1 < 1 and 0 <= beta2 < 1):
+        raise SparsegenError(f"betas must be two numbers in [0, 1), got {betas!r}")
+    return beta1, beta2
 
 
 class SGD(RuleOptimizer):
-    """torch.optim.SGD (momentum, dampening, Nesterov, weight decay); a sparse gradient
-    updates only its rows when ``lazy`` (torch keeps no momentum for sparse gradients), else
-    every row."""
+    """torch.optim.SGD (momentum, dampening, Nesterov, weight decay, maximize); a sparse
+    gradient updates only its rows when ``lazy`` (torch keeps no momentum for sparse
+    gradients), else every row."""
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0.0,
                  dampening: float = 0.0, weight_decay: float = 0.0, nesterov: bool = False,
-                 lazy: bool = True) -> None:
-        for value, name in ((lr, "lr"), (momentum, "momentum"), (dampening, "dampening"),
-                            (weight_decay, "weight_decay")):
-            _nonnegative(value, name)
-        if nesterov and (momentum <= 0 or dampening != 0):
-            raise SparsegenError("nesterov momentum needs momentum > 0 and dampening 0")
+                 maximize: bool = False, lazy: bool = True) -> None:
         super().__init__(params, "torch_sgd_momentum", lazy, lr=lr, momentum=momentum,
-                         dampening=dampening, weight_decay=weight_decay, nesterov=nesterov)
+                         dampening=dampening, weight_decay=weight_decay, nesterov=nesterov,
+                         maximize=maximize)
+
+    def check_group(self, group: dict[str, Any]) -> None:
+        """Also: lr, momentum, dampening and weight_decay >= 0; Nesterov's conditions."""
+        super().check_group(group)
+        _nonnegative(group, "lr", "momentum", "dampening", "weight_decay")
+        if not isinstance(group["nesterov"], bool):
+            raise SparsegenError(f"nesterov must be True or False, got {group['nesterov']!r}")
+        if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
+            raise SparsegenError(f"nesterov momentum needs momentum > 0 and dampening 0, got "
+                                 f"momentum={group['momentum']!r}, "
+                                 f"dampening={group['dampening']!r}")
 
     def _derived(self) -> tuple[str, ...]:
-        return ("wd",)
+        return ("nesterov", "wd")
 
     def _rule_for(self, group: dict[str, Any]) -> UpdateRule:
         return get_rule("torch_sgd_momentum" if group["momentum"] else "sgd")
 
-    def _hyper(self, group: dict[str, Any], state: dict[str, Any]) -> dict[str, float]:
+    def _hyper(self, group: dict[str, Any], state: dict[str, Any],
+               fresh: bool) -> dict[str, Any]:
         if not group["momentum"]:  # MXNet's sgd: weight = (1 - lr*wd)*weight - lr*grad
             return {"lr": group["lr"], "wd": group["weight_decay"],
                     "rescale_grad": group["rescale_grad"], "clip_gradient": group["clip_gradient"]}
-        return {"lr": group["lr"], "momentum": group["momentum"],
-                "dampening": 0.0 if state["step"] == 1 else group["dampening"],
+        return {"lr": group["lr"], "momentum": group["momentum"],  # a new buffer starts as g
+                "dampening": 0.0 if fresh else group["dampening"],
                 "nesterov": float(group["nesterov"]), "wd": group["weight_decay"],
                 "rescale_grad": group["rescale_grad"], "clip_gradient": group["clip_gradient"]}
 
 
-class Adam(RuleOptimizer):
+class _AdamBase(RuleOptimizer):
+    """What Adam and AdamW share: torch's state names, betas, and the ranges of lr, eps and
+    weight_decay."""
+
+    state_keys = {"mean": "exp_avg", "var": "exp_avg_sq"}
+
+    def check_group(self, group: dict[str, Any]) -> None:
+        """Also: lr, eps and weight_decay >= 0; betas in [0, 1)."""
+        super().check_group(group)
+        _nonnegative(group, "lr", "eps", "weight_decay")
+        _betas(group)
+
+
+class Adam(_AdamBase):
     """torch.optim.Adam (L2 ``weight_decay`` added to the gradient). ``lazy`` with a sparse
     gradient: torch.optim.SparseAdam's update of the gradient's rows (epsilon not bias-scaled,
     as SparseAdam); otherwise every row (a sparse gradient's missing rows as zeros), as Adam on
     the dense gradient. ``step`` counts per parameter."""
 
+    settings = {**RuleOptimizer.settings, "amsgrad": False, "decoupled_weight_decay": False}
+
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: Any = (0.9, 0.999),
-                 eps: float = 1e-8, weight_decay: float = 0.0, lazy: bool = False) -> None:
-        _nonnegative(lr, "lr"), _nonnegative(eps, "eps"), _nonnegative(weight_decay,
-                                                                       "weight_decay")
-        super().__init__(params, "adam", lazy, lr=lr, betas=_betas(betas), eps=eps,
-                         weight_decay=weight_decay)
+                 eps: float = 1e-8, weight_decay: float = 0.0, maximize: bool = False,
+                 lazy: bool = False) -> None:
+        super().__init__(params, "adam", lazy, lr=lr, betas=betas, eps=eps,
+                         weight_decay=weight_decay, maximize=maximize)
 
     def _derived(self) -> tuple[str, ...]:
         return ("beta1", "beta2", "epsilon", "wd")
 
-    def _hyper(self, group: dict[str, Any], state: dict[str, Any]) -> dict[str, float]:
-        beta1, beta2 = group["betas"]
+    def _hyper(self, group: dict[str, Any], state: dict[str, Any],
+               fresh: bool) -> dict[str, Any]:
+        beta1, beta2 = _betas(group)
         c1, c2 = 1.0 - beta1 ** state["step"], 1.0 - beta2 ** state["step"]
         sparse_rows = group["lazy"] and state.get("sparse", False)
         eps = group["eps"] if sparse_rows else group["eps"] * math.sqrt(c2)
@@ -89,22 +118,24 @@ class Adam(RuleOptimizer):
         super()._update(rule, group, p, state)
 
 
-class AdamW(RuleOptimizer):
+class AdamW(_AdamBase):
     """torch.optim.AdamW: decoupled weight decay ``weight *= 1 - lr*weight_decay`` with the Adam
     step (rule ``adamw``, MXNet's contrib adamw_update, with ``eta = 1``)."""
 
+    settings = {**RuleOptimizer.settings, "amsgrad": False, "decoupled_weight_decay": True}
+
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: Any = (0.9, 0.999),
-                 eps: float = 1e-8, weight_decay: float = 1e-2, lazy: bool = False) -> None:
-        _nonnegative(lr, "lr"), _nonnegative(eps, "eps"), _nonnegative(weight_decay,
-                                                                       "weight_decay")
-        super().__init__(params, "adamw", lazy, lr=lr, betas=_betas(betas), eps=eps,
-                         weight_decay=weight_decay)
+                 eps: float = 1e-8, weight_decay: float = 1e-2, maximize: bool = False,
+                 lazy: bool = False) -> None:
+        super().__init__(params, "adamw", lazy, lr=lr, betas=betas, eps=eps,
+                         weight_decay=weight_decay, maximize=maximize)
 
     def _derived(self) -> tuple[str, ...]:
         return ("eta", "beta1", "beta2", "epsilon", "wd")
 
-    def _hyper(self, group: dict[str, Any], state: dict[str, Any]) -> dict[str, float]:
-        beta1, beta2 = group["betas"]
+    def _hyper(self, group: dict[str, Any], state: dict[str, Any],
+               fresh: bool) -> dict[str, Any]:
+        beta1, beta2 = _betas(group)
         c1, c2 = 1.0 - beta1 ** state["step"], 1.0 - beta2 ** state["step"]
         return {"lr": group["lr"] * math.sqrt(c2) / c1, "eta": 1.0, "beta1": beta1,
                 "beta2": beta2, "epsilon": group["eps"] * math.sqrt(c2),
@@ -114,18 +145,21 @@ class AdamW(RuleOptimizer):
 
 class Adagrad(RuleOptimizer):
     """torch.optim.Adagrad (``lr_decay``, ``weight_decay``, ``initial_accumulator_value``,
-    ``eps``); a sparse gradient updates only its rows (as torch does)."""
+    ``eps``, ``maximize``); a sparse gradient updates only its rows (as torch does)."""
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-2, lr_decay: float = 0.0,
                  weight_decay: float = 0.0, initial_accumulator_value: float = 0.0,
-                 eps: float = 1e-10, lazy: bool = True) -> None:
-        for value, name in ((lr, "lr"), (lr_decay, "lr_decay"), (weight_decay, "weight_decay"),
-                            (initial_accumulator_value, "initial_accumulator_value"),
-                            (eps, "eps")):
-            _nonnegative(value, name)
+                 eps: float = 1e-10, maximize: bool = False, lazy: bool = True) -> None:
         super().__init__(params, "torch_adagrad", lazy, lr=lr, lr_decay=lr_decay,
                          weight_decay=weight_decay,
-                         initial_accumulator_value=initial_accumulator_value, eps=eps)
+                         initial_accumulator_value=initial_accumulator_value, eps=eps,
+                         maximize=maximize)
+
+    def check_group(self, group: dict[str, Any]) -> None:
+        """Also: lr, lr_decay, weight_decay, initial_accumulator_value and eps >= 0."""
+        super().check_group(group)
+        _nonnegative(group, "lr", "lr_decay", "weight_decay", "initial_accumulator_value",
+                     "eps")
 
     def _derived(self) -> tuple[str, ...]:
         return ("epsilon", "wd")
@@ -133,9 +167,11 @@ class Adagrad(RuleOptimizer):
     def _init_state(self, rule: UpdateRule, p: Any, state: dict[str, Any]) -> None:
         super()._init_state(rule, p, state)
         group = next(g for g in self.param_groups if any(q is p for q in g["params"]))
-        state["sum"].fill_(group["initial_accumulator_value"])
+        state["sum"].fill_(number(group["initial_accumulator_value"],
+                                  "initial_accumulator_value"))
 
-    def _hyper(self, group: dict[str, Any], state: dict[str, Any]) -> dict[str, float]:
+    def _hyper(self, group: dict[str, Any], state: dict[str, Any],
+               fresh: bool) -> dict[str, Any]:
         return {"lr": group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"]),
                 "epsilon": group["eps"], "wd": group["weight_decay"],
                 "rescale_grad": group["rescale_grad"], "clip_gradient": group["clip_gradient"]}
@@ -147,8 +183,12 @@ class RowWiseAdagrad(RuleOptimizer):
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-2, eps: float = 1e-10,
                  lazy: bool = True) -> None:
-        _nonnegative(lr, "lr"), _nonnegative(eps, "eps")
         super().__init__(params, "rowwise_adagrad", lazy, lr=lr, epsilon=eps)
+
+    def check_group(self, group: dict[str, Any]) -> None:
+        """Also: lr and epsilon >= 0."""
+        super().check_group(group)
+        _nonnegative(group, "lr", "epsilon")
 
 
 class Ftrl(RuleOptimizer):
@@ -157,9 +197,12 @@ class Ftrl(RuleOptimizer):
 
     def __init__(self, params: Iterable[Any], lr: float = 0.1, lamda1: float = 0.01,
                  beta: float = 1.0, wd: float = 0.0, lazy: bool = True) -> None:
-        for value, name in ((lr, "lr"), (lamda1, "lamda1"), (beta, "beta"), (wd, "wd")):
-            _nonnegative(value, name)
         super().__init__(params, "ftrl", lazy, lr=lr, lamda1=lamda1, beta=beta, wd=wd)
+
+    def check_group(self, group: dict[str, Any]) -> None:
+        """Also: lr, lamda1, beta and wd >= 0."""
+        super().check_group(group)
+        _nonnegative(group, "lr", "lamda1", "beta", "wd")
 
 
 class Lion(RuleOptimizer):
@@ -168,14 +211,19 @@ class Lion(RuleOptimizer):
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-4, betas: Any = (0.9, 0.99),
                  weight_decay: float = 0.0, lazy: bool = True) -> None:
-        _nonnegative(lr, "lr"), _nonnegative(weight_decay, "weight_decay")
-        super().__init__(params, "lion", lazy, lr=lr, betas=_betas(betas),
-                         weight_decay=weight_decay)
+        super().__init__(params, "lion", lazy, lr=lr, betas=betas, weight_decay=weight_decay)
+
+    def check_group(self, group: dict[str, Any]) -> None:
+        """Also: lr and weight_decay >= 0; betas in [0, 1)."""
+        super().check_group(group)
+        _nonnegative(group, "lr", "weight_decay")
+        _betas(group)
 
     def _derived(self) -> tuple[str, ...]:
         return ("beta1", "beta2", "wd")
 
-    def _hyper(self, group: dict[str, Any], state: dict[str, Any]) -> dict[str, float]:
-        beta1, beta2 = group["betas"]
+    def _hyper(self, group: dict[str, Any], state: dict[str, Any],
+               fresh: bool) -> dict[str, Any]:
+        beta1, beta2 = _betas(group)
         return {"lr": group["lr"], "beta1": beta1, "beta2": beta2, "wd": group["weight_decay"],
                 "rescale_grad": group["rescale_grad"], "clip_gradient": group["clip_gradient"]}
