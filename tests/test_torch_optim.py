@@ -260,6 +260,11 @@ def test_bad_arguments_are_refused() -> None:
                                    (ROWS + 5, WIDTH))
     with pytest.raises(SparsegenError, match="row ids"):
         sgt.coalesce(grad, ROWS)
+    half = torch.nn.Parameter(torch.zeros(3, 2, dtype=torch.bfloat16))
+    half.grad = torch.ones_like(half)
+    with pytest.raises(SparsegenError, match="float16, float32 or float64 .* got torch.bfloat16"):
+        sgt.SGD([half], lr=0.1).step()
+    assert (half == 0).all()
 
 
 @pytest.mark.parametrize("steps_before", [0, 2])
@@ -418,3 +423,23 @@ def test_empty_parameters_step_and_still_check_row_ids(name: str, shape) -> None
         with pytest.raises(SparsegenError, match=rf"\[0, {shape[0]}\), got {shape[0]} at"):
             opt.step()
         assert opt.state[p]["step"] == 2
+
+
+def test_grad_scaler_steps_as_with_torchs_optimizer() -> None:
+    """torch.amp.GradScaler unscales the sparse gradients and calls ``step``: weighted bags of
+    an EmbeddingBag with a padding row train as with torch.optim.SparseAdam."""
+    torch.manual_seed(3)
+    a = torch.nn.EmbeddingBag(ROWS, WIDTH, mode="sum", sparse=True, padding_idx=0)
+    b = torch.nn.EmbeddingBag(ROWS, WIDTH, mode="sum", sparse=True, padding_idx=0)
+    b.load_state_dict(a.state_dict())
+    runs = [(a, torch.optim.SparseAdam(a.parameters(), lr=0.1)),
+            (b, sgt.Adam(b.parameters(), lr=0.1, lazy=True))]
+    scalers = [torch.amp.GradScaler("cpu", init_scale=1024.0) for _ in runs]
+    for _ in range(3):
+        ids, weights = torch.randint(0, ROWS, (8, 5)), torch.rand(8, 5)
+        for (model, opt), scaler in zip(runs, scalers):
+            opt.zero_grad()
+            scaler.scale((model(ids, per_sample_weights=weights) ** 2).sum()).backward()
+            scaler.step(opt)
+            scaler.update()
+    torch.testing.assert_close(b.weight, a.weight, rtol=1e-5, atol=1e-5)

@@ -12,7 +12,7 @@ import torch
 from .. import kernels
 from ..errors import SparsegenError
 from ..updates import UpdateRule, get_rule
-from .coalesce import array, check_ids, coalesce, row_ids
+from .coalesce import FLOATS, array, check_ids, coalesce, row_ids
 
 INF = float("inf")
 
@@ -179,6 +179,9 @@ def _run(rule: UpdateRule, p: Any, grad: Any, states: list[Any], hyper: list[flo
     """The rule's kernel on parameter ``p`` (viewed as rows) in place."""
     if not p.is_contiguous():
         raise SparsegenError("a parameter must be contiguous to be updated in place")
+    if p.dtype not in FLOATS:
+        raise SparsegenError(f"a parameter's dtype must be float16, float32 or float64 (the "
+                             f"kernels' dtypes), got {p.dtype}")
     rows = _rows(p)
     sparse = grad.is_sparse and "lazy" in rule.functions
     if grad.is_sparse and not sparse:
