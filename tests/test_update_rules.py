@@ -274,9 +274,60 @@ def test_refused_dtype_mismatches() -> None:
     _refused(complex_constant, "1j", "dtype mismatch")
 
     def numpy_call(x, h, g, f):
-        return np.sqrt(x.weight)
+        return np.sin(x.weight)
 
-    _refused(numpy_call, "np.sqrt", "not a Python number|numpy")
+    _refused(numpy_call, "np.sin", "numpy's sin on a value")
+
+    def fractional_power(x, h, g, f):
+        return x.weight - g ** 0.5
+
+    _refused(fractional_power, "g ** 0.5", r"x \*\* 0.5: .* whole-number powers .* f.sqrt")
+
+    def power_of_a_value(x, h, g, f):
+        return x.weight - 2 ** g
+
+    _refused(power_of_a_value, "2 ** g", r"2 \*\* x: .* f.exp")
+
+
+def _body(rule) -> list[str]:
+    """A rule's traced definition without its name line: equal bodies, equal kernels."""
+    return rule.definition.splitlines()[1:]
+
+
+def test_python_and_numpy_operators_trace_to_fs_functions() -> None:
+    """``abs(v)``, ``v ** n`` (whole ``n``) and numpy's sqrt / absolute / exp / log / negative /
+    power on a value trace to the rule written with f's functions and products."""
+    from sparsegen.templates.update_rules import define_update
+
+    def plain(x, h, g, f):
+        return x.weight - h.lr * (f.abs(g) * (g * g) + 1.0 / (g * g) + f.sqrt(f.abs(g))
+                                  + f.exp(-g) * f.log(f.abs(g)) + g * g)
+
+    def operators(x, h, g, f):
+        return x.weight - h.lr * (abs(g) * g ** 2 + g ** -2 + np.sqrt(np.abs(g))
+                                  + np.exp(np.negative(g)) * np.log(np.absolute(g))
+                                  + np.power(g, 2))
+
+    assert _body(define_update("ops_a", operators, hyper=("lr",))) == \
+        _body(define_update("ops_b", plain, hyper=("lr",)))
+
+
+@given(n=st.integers(-64, 64), v=st.one_of(
+    st.floats(-3, 3), st.sampled_from([0.0, -0.0, INF, -INF, float("nan"), 1e-30, -7.5])))
+def test_whole_powers_match_numpys(n: int, v: float) -> None:
+    """``g ** n`` is square and multiply: within n ulps of numpy's power (exact for 0, 1, inf,
+    NaN, signed zeros; 1 for ``n == 0``, NaN too)."""
+    from sparsegen.templates.update_rules import define_update, evaluate
+
+    rule = define_update("power", lambda x, h, g, f: g ** n)
+    got = evaluate(rule.outputs[0], {"weight": 0.0, "grad": v})
+    with np.errstate(all="ignore"):
+        want = np.float64(v) ** np.float64(n)
+    if np.isnan(want) or np.isinf(want) or want == 0:
+        np.testing.assert_array_equal(got, want)  # NaN equals NaN here; the zero's sign too
+        assert np.signbit(got) == np.signbit(want)
+    else:
+        np.testing.assert_allclose(got, want, rtol=(abs(n) + 1) * 2.0**-52)
 
 
 def test_refused_row_state_from_an_element() -> None:

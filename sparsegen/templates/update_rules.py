@@ -100,14 +100,49 @@ class Node:
     def __pos__(self) -> Node:
         return self
 
+    def __abs__(self) -> Node:
+        return _FUNCTIONS.abs(self)
+
+    def __pow__(self, exponent: Any) -> Node:
+        """``x ** n`` for a whole number ``n`` (``|n| <= 64``): products of ``x`` (``1 / ...``
+        for ``n < 0``, 1 for ``n == 0``)."""
+        if self.kind != "value":
+            raise refuse("dtype mismatch: a power of a condition")
+        whole = (isinstance(exponent, int) or _is_float_scalar(exponent)
+                 or isinstance(exponent, float)) and not isinstance(exponent, bool)
+        if not whole or float(exponent) != int(exponent) or abs(int(exponent)) > 64:
+            raise refuse(f"x ** {exponent!r}: a rule raises values to whole-number powers "
+                          "(|n| <= 64) only; use f.sqrt(x) or f.exp(p * f.log(x))")
+        n = int(exponent)
+        result, base, rest = None, self, abs(n)
+        while rest:  # square and multiply
+            if rest & 1:
+                result = base if result is None else result * base
+            rest >>= 1
+            if rest:
+                base = base * base
+        if result is None:
+            return _value(1.0)
+        return _value(1.0) / result if n < 0 else result
+
+    def __rpow__(self, base: Any) -> Node:
+        raise refuse(f"{base!r} ** x: a rule raises values to whole-number powers only; use "
+                      "f.exp(x * f.log(b))")
+
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Node:
-        """numpy scalars in arithmetic with a value (``np.float32(2) * g``); other numpy
-        functions are refused."""
-        op = _UFUNCS.get(getattr(ufunc, "__name__", ""))
-        if method == "__call__" and op is not None and len(inputs) == 2 and not kwargs:
-            return self._arith(op, *inputs)
-        raise refuse(f"numpy's {getattr(ufunc, '__name__', ufunc)} on a value: a value is not "
-                      "a Python number while the rule is traced; use the functions of f")
+        """numpy scalars in arithmetic with a value (``np.float32(2) * g``), numpy's sqrt,
+        absolute, exp, log and negative on a value (f's functions); other numpy functions are
+        refused."""
+        name = getattr(ufunc, "__name__", "")
+        if method == "__call__" and not kwargs:
+            if name in _UFUNCS and len(inputs) == 2:
+                return self._arith(_UFUNCS[name], *inputs)
+            if name in _UNARY_UFUNCS and len(inputs) == 1:
+                return _UNARY_UFUNCS[name](inputs[0])
+            if name == "power" and len(inputs) == 2 and inputs[0] is self:
+                return self ** inputs[1]
+        raise refuse(f"numpy's {name or ufunc} on a value: a value is not a Python number while "
+                      "the rule is traced; use the functions of f")
 
     # comparisons give conditions
     def _compare(self, op: str, o: Any) -> Node:
@@ -141,12 +176,18 @@ class Node:
                       "int(), math.* or numpy functions on it); use the functions of f")
 
     __float__ = __int__ = __index__ = __complex__ = __len__ = __round__ = _not_a_number
-    __pow__ = __rpow__ = __mod__ = __floordiv__ = __abs__ = __and__ = __or__ = _not_a_number
+    __mod__ = __floordiv__ = __and__ = __or__ = _not_a_number
 
 
 _UFUNCS = {"add": "add", "subtract": "sub", "multiply": "mul", "true_divide": "div",
            "divide": "div"}
 """numpy's arithmetic ufuncs as operations (a numpy scalar meeting a value)."""
+
+_UNARY_UFUNCS: dict[str, Callable[[Any], Node]] = {
+    "sqrt": lambda v: _FUNCTIONS.sqrt(v), "absolute": lambda v: _FUNCTIONS.abs(v),
+    "exp": lambda v: _FUNCTIONS.exp(v), "log": lambda v: _FUNCTIONS.log(v),
+    "negative": lambda v: -v}
+"""numpy's element functions that are f's (``np.sqrt(v)`` is ``f.sqrt(v)``)."""
 
 
 def _level(*nodes: Node) -> str:
@@ -262,6 +303,10 @@ class _Functions:
     def row_norm(self, e: Any) -> Node:
         """``sqrt(row_sum(e * e))``."""
         return self._reduce("row_norm", e)
+
+
+_FUNCTIONS = _Functions()
+"""f's functions for the operators and numpy functions of a value (``abs(v)``, ``np.sqrt(v)``)."""
 
 
 def walk(node: Node, stop: Callable[[Node], bool] = lambda n: False) -> list[Node]:
