@@ -134,7 +134,13 @@ def arguments(kernel: KernelDef, function: str, dtypes: tuple[str, ...]) -> tupl
     bound = dict(zip(kernel.dtype_params, dtypes))
     if bound.get("dtype") in ACCUMULATOR:  # "acc": the dtype reductions accumulate in
         bound["acc"] = ACCUMULATOR[bound["dtype"]]
-    return parse_signature(signature, bound)
+    return _parsed(signature, tuple(sorted(bound.items())))
+
+
+@lru_cache(maxsize=4096)
+def _parsed(signature: str, bound: tuple[tuple[str, str], ...]) -> tuple[Argument, ...]:
+    """``parse_signature`` remembered (a call checks its arguments against it every time)."""
+    return parse_signature(signature, dict(bound))
 
 
 def argument_table(args: Sequence[Argument]) -> list[str]:
@@ -176,6 +182,10 @@ def _array_info(value: Any) -> _ArrayInfo | str:
                           bool(value.flags.writeable), "cpu")
     if not hasattr(value, "__dlpack__"):
         return f"expected an array (numpy, torch or any DLPack array), got {type(value).__name__}"
+    if type(value).__module__.startswith("torch") and not value.requires_grad:
+        info = _tensor_info(value)  # most calls: no DLPack export just to check arguments
+        if info is not None:
+            return info
     import tvm_ffi
 
     try:
@@ -186,6 +196,20 @@ def _array_info(value: Any) -> _ArrayInfo | str:
     strides = tuple(int(s) for s in tensor.strides) if tensor.strides is not None else None
     return _ArrayInfo(str(tensor.dtype), shape, _compact(shape, strides), True,
                       str(tensor.device).split(":")[0])
+
+
+def _tensor_info(tensor: Any) -> _ArrayInfo | None:
+    """What a strided CPU or CUDA torch tensor of a numpy dtype is, read from its attributes
+    (the facts a DLPack export would give, without one), else ``None``."""
+    import torch  # loaded: the tensor is one
+
+    name = _name_of(tensor.dtype)
+    if name is None or tensor.layout != torch.strided or tensor.device.type not in ("cpu",
+                                                                                  "cuda"):
+        return None
+    shape = tuple(tensor.shape)
+    return _ArrayInfo(name, shape, _compact(shape, tuple(tensor.stride())), True,
+                      tensor.device.type)
 
 
 def _gpu_target(args: tuple[Any, ...]) -> Any:

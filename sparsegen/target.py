@@ -9,7 +9,7 @@ import os
 import platform
 import warnings
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -43,9 +43,9 @@ class Target:
         """The target dict TVM accepts."""
         return json.loads(self.spec)
 
-    @property
+    @cached_property
     def kind(self) -> str:
-        """``llvm`` or ``cuda``."""
+        """``llvm`` or ``cuda`` (read once: every kernel call asks)."""
         return self.as_dict["kind"]
 
     @property

@@ -484,3 +484,26 @@ def test_torch_index_tensors_are_checked():
     with pytest.raises(SparsegenError, match=r"'grad_indices' out of range \[0, 4\): \[9\]"):
         K.optim_sgd.lazy(weight, torch.ones(2, 2), torch.tensor([1, 9]), 0.5, 0.0, 1.0, 1.0)
     assert not weight.any()
+
+
+def test_torch_tensors_are_refused_in_the_words_numpy_arrays_are():
+    """A torch tensor's dtype, shape and layout are read from its attributes, with no DLPack
+    export: each bad argument gives the message the same numpy array gives; a dtype numpy lacks
+    (bfloat16) is still named, through DLPack."""
+    torch = pytest.importorskip("torch")
+    sgd = K.get("optim_sgd", "float32").lazy
+    good = (np.zeros((4, 3), np.float32), np.ones((2, 3), np.float32), np.array([1, 3]))
+    bad_grads = [np.ones((2, 3), np.float64), np.ones((2, 4), np.float32),
+                 np.ones((3, 2), np.float32).T, np.ones((2, 3, 1), np.float32)]
+    for grad in bad_grads:
+        messages = []
+        for convert in (lambda a: a, torch.from_numpy):
+            weight, _, ids = (convert(a.copy()) for a in good)
+            with pytest.raises(SparsegenError) as err:
+                sgd(weight, convert(grad), ids, 0.5, 0.0, 1.0, 1.0)
+            messages.append(str(err.value))
+            assert not weight.any()
+        assert messages[0] == messages[1]
+    with pytest.raises(SparsegenError, match="'grad_data'.* has dtype bfloat16, expected float32"):
+        sgd(torch.zeros(4, 3), torch.ones(2, 3, dtype=torch.bfloat16), torch.tensor([1, 3]),
+            0.5, 0.0, 1.0, 1.0)
