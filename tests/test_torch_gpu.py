@@ -17,8 +17,9 @@ import sparsegen.torch as sgt  # noqa: E402
 from sparsegen import device  # noqa: E402
 from sparsegen.device import DeviceArray  # noqa: E402
 from sparsegen.errors import SparsegenError  # noqa: E402
-from sparsegen.torch.coalesce import coalesce_rows  # noqa: E402
-from test_torch_optim import PAIRS  # noqa: E402 - torch's optimizers and sparsegen's, paired
+from sparsegen.torch.coalesce import check_ids, coalesce_rows  # noqa: E402
+from test_torch_optim import BAD_GRADIENTS, PAIRS  # noqa: E402 - torch's optimizers and ours
+from test_torch_optim import ROWS as BAD_ROWS  # noqa: E402 - the rows BAD_GRADIENTS are for
 
 ROWS, WIDTH = 50, 5
 
@@ -63,6 +64,30 @@ def test_out_of_range_ids_on_emulated_gpu_are_named(bad: int, monkeypatch) -> No
     values = DeviceArray.from_numpy(np.ones((4, WIDTH), np.float32), where)
     with pytest.raises(SparsegenError, match=rf"\[0, {ROWS}\), got {bad} at position 2"):
         coalesce_rows(ids, values, ROWS)
+
+
+@pytest.mark.parametrize("ids, refusal", [
+    ([1, 3, 7], None),
+    ([], None),
+    ([1, 7, 3], "sorted and unique, got 7 then 3 at position 2"),
+    ([4, 4], "sorted and unique, got 4 then 4 at position 1"),
+    ([1, ROWS], rf"\[0, {ROWS}\), got {ROWS} at position 1"),
+])
+def test_coalesced_ids_on_emulated_gpu_are_checked_there(ids, refusal, monkeypatch) -> None:
+    """The ids of a gradient told coalesced are checked to rise on the device (no host copy
+    of them: only the ones named are read back, one element each)."""
+    monkeypatch.setenv("SPARSEGEN_GPU", "host")
+    buffer = DeviceArray.from_numpy(np.array(ids, np.int64), device.gpu_device(0))
+    host_reads = []
+    original = DeviceArray.numpy
+    monkeypatch.setattr(DeviceArray, "numpy",
+                        lambda self: host_reads.append(self.shape) or original(self))
+    if refusal is None:
+        check_ids(buffer, ROWS, rising=True)
+    else:
+        with pytest.raises(SparsegenError, match=refusal):
+            check_ids(buffer, ROWS, rising=True)
+    assert host_reads == []
 
 
 @pytest.fixture()
@@ -126,14 +151,17 @@ def test_optimizers_on_cuda_match_torch(cuda, name: str, bag: bool) -> None:
     torch.testing.assert_close(b.weight, a.weight, rtol=1e-5, atol=1e-6)
 
 
-def test_bad_gradient_on_cuda_leaves_the_weight(cuda) -> None:
-    """An out-of-range sparse gradient is refused before any kernel writes."""
-    model = torch.nn.Embedding(ROWS, WIDTH, sparse=True).to(cuda)
+@pytest.mark.parametrize("bad", BAD_GRADIENTS)
+def test_bad_gradient_on_cuda_leaves_the_weight(cuda, bad: str) -> None:
+    """A sparse gradient with an id out of range, or told coalesced with ids that do not rise,
+    is refused before any kernel writes."""
+    ids, coalesced, refusal = BAD_GRADIENTS[bad]
+    model = torch.nn.Embedding(BAD_ROWS, WIDTH, sparse=True).to(cuda)
     optimizer = sgt.Adam(model.parameters(), lr=0.1)
     before = model.weight.detach().clone()
     model.weight.grad = torch.sparse_coo_tensor(  # torch checks no ids unless asked
-        torch.tensor([[1, 1, ROWS + 2]]), torch.ones(3, WIDTH), (ROWS, WIDTH),
-        check_invariants=False).to(cuda)
-    with pytest.raises(SparsegenError, match="row ids"):
+        torch.tensor([ids]), torch.ones(3, WIDTH), (BAD_ROWS, WIDTH), check_invariants=False,
+        is_coalesced=coalesced).to(cuda)
+    with pytest.raises(SparsegenError, match=refusal):
         optimizer.step()
     torch.testing.assert_close(model.weight.detach(), before, rtol=0, atol=0)

@@ -248,6 +248,25 @@ def test_coalesce_sums_float16_rows_within_the_summation_bound(count, rows, seed
     assert (error <= bound).all(), (error - bound).max()
 
 
+@given(st.lists(st.integers(-3, 12), max_size=12), st.sampled_from([1, 10]))
+def test_a_gradient_told_coalesced_is_checked(ids, rows) -> None:
+    """A gradient torch is told is coalesced (which it takes on trust) is returned as it is
+    only when its ids lie in ``[0, rows)`` and rise strictly (numpy's oracle); otherwise the
+    refusal names an id that does not."""
+    grad = torch.sparse_coo_tensor(torch.tensor(ids, dtype=torch.int64).reshape(1, -1),
+                                   torch.ones(len(ids), 2), (max(rows, 13), 2),
+                                   check_invariants=False, is_coalesced=True)
+    arr = np.array(ids, dtype=np.int64)
+    if ((arr >= 0) & (arr < rows)).all() and (np.diff(arr) > 0).all():
+        got_ids, got_values = sgt.coalesce(grad, rows)
+        assert got_ids.tolist() == ids and got_values.data_ptr() == grad._values().data_ptr()
+        return
+    with pytest.raises(SparsegenError, match=r"at position \d+$") as refusal:
+        sgt.coalesce(grad, rows)
+    at = int(str(refusal.value).rsplit(" ", 1)[1])
+    assert not 0 <= arr[at] < rows or (at > 0 and arr[at] <= arr[at - 1])
+
+
 def test_bad_arguments_are_refused() -> None:
     model = torch.nn.Embedding(ROWS, WIDTH, sparse=True)
     with pytest.raises(SparsegenError, match="lr"):
@@ -267,10 +286,23 @@ def test_bad_arguments_are_refused() -> None:
     assert (half == 0).all()
 
 
+BAD_GRADIENTS = {  # row ids, whether torch is told they are coalesced, the refusal
+    "out of range": ([1, 1, ROWS + 2], False, rf"\[0, {ROWS}\), got {ROWS + 2} at position 2"),
+    "coalesced, out of range": ([1, 4, ROWS + 2], True,
+                                rf"\[0, {ROWS}\), got {ROWS + 2} at position 2"),
+    "coalesced, negative": ([-1, 4, 7], True, rf"\[0, {ROWS}\), got -1 at position 0"),
+    "coalesced, unsorted": ([1, 7, 4], True, "sorted and unique, got 7 then 4 at position 2"),
+    "coalesced, repeated": ([1, 4, 4], True, "sorted and unique, got 4 then 4 at position 2"),
+}
+
+
 @pytest.mark.parametrize("steps_before", [0, 2])
-def test_refused_gradient_leaves_weight_and_state(steps_before: int) -> None:
-    """A sparse gradient with an out-of-range row is refused before anything is written: the
-    weight, the states and the step count stay as they were (none made on a first step)."""
+@pytest.mark.parametrize("bad", BAD_GRADIENTS)
+def test_refused_gradient_leaves_weight_and_state(steps_before: int, bad: str) -> None:
+    """A sparse gradient with a row id out of range, or told coalesced (which torch takes on
+    trust) with ids that do not rise, is refused before anything is written: the weight, the
+    states and the step count stay as they were (none made on a first step)."""
+    ids, coalesced, refusal = BAD_GRADIENTS[bad]
     model = torch.nn.Embedding(ROWS, WIDTH, sparse=True)
     optimizer = sgt.Adam(model.parameters(), lr=0.1)
     for _ in range(steps_before):
@@ -281,9 +313,9 @@ def test_refused_gradient_leaves_weight_and_state(steps_before: int) -> None:
              for k, v in optimizer.state[model.weight].items()}
     weight = model.weight.detach().clone()
     model.weight.grad = torch.sparse_coo_tensor(  # torch checks no ids unless asked
-        torch.tensor([[1, 1, ROWS + 2]]), torch.ones(3, WIDTH), (ROWS, WIDTH),
-        check_invariants=False)
-    with pytest.raises(SparsegenError, match=rf"got {ROWS + 2} at position 2"):
+        torch.tensor([ids]), torch.ones(3, WIDTH), (ROWS, WIDTH), check_invariants=False,
+        is_coalesced=coalesced)
+    with pytest.raises(SparsegenError, match=refusal):
         optimizer.step()
     torch.testing.assert_close(model.weight.detach(), weight, rtol=0, atol=0)
     after = optimizer.state[model.weight]

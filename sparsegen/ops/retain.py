@@ -32,14 +32,17 @@ def retain(rsp: RowSparse, row_ids: Any) -> RowSparse:
     return RowSparse(out, row_ids, rsp.shape)
 
 
-def valid_ids(rsp: RowSparse, row_ids: Any) -> bool:
-    """Whether 1-D int64 ``row_ids`` are sorted, unique and in range of ``rsp``'s rows, checked
-    where they live in one pass (kernel ``retain.check``): a GPU's ids need no trip to the host,
-    a host array no numpy passes."""
-    if row_ids.ndim != 1 or row_ids.dtype != INDEX_DTYPE:
-        return False
+def first_unsorted(row_ids: Any, rows: int) -> int:
+    """The position of one of the 1-D int64 ``row_ids`` that lies outside ``[0, rows)`` or is
+    not above the id before it (any one), or -1, found where they live in one pass (kernel
+    ``retain.check``): a GPU's ids need no trip to the host, a host array no numpy passes."""
     bad = empty_like(row_ids, (1,), INDEX_DTYPE)
-    kernel("retain", (dtype_name(rsp.dtype),), row_ids, row_ids.size).check(
-        row_ids, rsp.shape[0], bad
-    )
-    return item(bad, 0) < 0
+    kernel("retain", ("int64",), row_ids, row_ids.size).check(row_ids, rows, bad)
+    return item(bad, 0)
+
+
+def valid_ids(rsp: RowSparse, row_ids: Any) -> bool:
+    """Whether ``row_ids`` are 1-D int64, sorted, unique and in range of ``rsp``'s rows, checked
+    where they live (``first_unsorted``)."""
+    return (row_ids.ndim == 1 and row_ids.dtype == INDEX_DTYPE
+            and first_unsorted(row_ids, rsp.shape[0]) < 0)

@@ -15,6 +15,7 @@ from ..errors import SparsegenError
 from ..formats import CSR, INDEX_DTYPE
 from ..ops.dot import csr_t_dense
 from ..ops.gather import first_out_of_range
+from ..ops.retain import first_unsorted
 from ..ops.shape import arange
 
 FLOATS = (torch.float16, torch.float32, torch.float64)
@@ -23,13 +24,15 @@ FLOATS = (torch.float16, torch.float32, torch.float64)
 
 def coalesce(grad: Any, rows: int) -> tuple[Any, Any]:
     """``(ids, values)`` of a sparse COO gradient of a ``(rows, ...)`` parameter, as tensors on
-    the gradient's device: int64 row ids sorted and unique, and ``(len(ids), width)`` values with
-    the rows of repeated ids summed. A gradient torch already coalesced is returned as its own
-    tensors (no copy). float16 rows are summed in float16, as torch's own ``coalesce`` sums
-    them."""
+    the gradient's device: int64 row ids checked to lie in ``[0, rows)``, sorted and unique, and
+    ``(len(ids), width)`` values with the rows of repeated ids summed. A gradient torch already
+    coalesced is returned as its own tensors (no copy), once its ids are checked to rise (torch
+    takes ``is_coalesced=True`` on trust). float16 rows are summed in float16, as torch's own
+    ``coalesce`` sums them."""
     width = math.prod(grad.shape[1:])
     ids, values = row_ids(grad), grad._values().reshape(grad._nnz(), width)
     if grad.is_coalesced():
+        check_ids(array(ids), rows, rising=True)
         return ids, values
     if values.dtype not in FLOATS:
         raise SparsegenError(f"an uncoalesced sparse gradient must be float16, float32 or "
@@ -61,13 +64,19 @@ def coalesce_rows(ids: Any, values: Any, rows: int) -> tuple[Any, Any]:
     return summed.indices, summed.data
 
 
-def check_ids(ids: Any, rows: int) -> None:
-    """Refuses int64 row ids (a numpy array or ``DeviceArray``) outside ``[0, rows)``, naming
-    one and its position (a kernel where the ids live)."""
-    position = first_out_of_range(ids, 0, rows)
-    if position >= 0:
-        raise SparsegenError(f"sparse gradient row ids must lie in [0, {rows}), got "
-                             f"{item(ids, position)} at position {position}")
+def check_ids(ids: Any, rows: int, rising: bool = False) -> None:
+    """Refuses int64 row ids (a numpy array or ``DeviceArray``) outside ``[0, rows)`` or, when
+    ``rising``, not each above the one before, naming one and its position (a kernel where the
+    ids live)."""
+    position = first_unsorted(ids, rows) if rising else first_out_of_range(ids, 0, rows)
+    if position < 0:
+        return
+    value = item(ids, position)
+    if not 0 <= value < rows:
+        raise SparsegenError(f"sparse gradient row ids must lie in [0, {rows}), got {value} at "
+                             f"position {position}")
+    raise SparsegenError(f"a coalesced sparse gradient's row ids must be sorted and unique, got "
+                         f"{item(ids, position - 1)} then {value} at position {position}")
 
 
 def array(tensor: Any) -> Any:

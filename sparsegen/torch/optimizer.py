@@ -210,13 +210,16 @@ def _dtype(p: Any) -> str:
     return str(p.dtype).removeprefix("torch.")
 
 
-_FAMILIES: dict[tuple[str, str, str], Any] = {}
+_FAMILIES: dict[tuple[str, str], tuple[UpdateRule, Any]] = {}
 
 
 def _family(name: str, dtype: str) -> Any:
-    """``sparsegen.kernels.get(optim_<name>, dtype)``, memoised per rule digest."""
-    key = (name, dtype, get_rule(name).digest)
-    family = _FAMILIES.get(key)
-    if family is None:
-        family = _FAMILIES[key] = kernels.get(f"optim_{name}", dtype)
-    return family
+    """``sparsegen.kernels.get(optim_<name>, dtype, check=False)``, memoised while rule
+    ``name`` stays registered as it is. Unchecked: the row ids its lazy and std functions take
+    come from ``coalesce``, which checked them where they live; the arrays' shapes, dtypes and
+    devices are the parameter's (torch ties its gradient's to it, ``_state`` its states')."""
+    rule = get_rule(name)
+    hit = _FAMILIES.get((name, dtype))
+    if hit is None or hit[0] is not rule:
+        hit = _FAMILIES[(name, dtype)] = (rule, kernels.get(f"optim_{name}", dtype, check=False))
+    return hit[1]
