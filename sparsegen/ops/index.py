@@ -3,6 +3,7 @@ distinct columns (templates/index.py builds them into each kernel that needs the
 
 from __future__ import annotations
 
+from itertools import accumulate
 from typing import Any
 
 import numpy as np
@@ -18,9 +19,9 @@ def _scratch(near: Any, *sizes: int) -> list[Any]:
     page fault per 4 KB on first touch; a device allocates each (kernels take no offset views)."""
     if isinstance(near, DeviceArray):
         return [empty_like(near, (size,), INDEX_DTYPE) for size in sizes]
-    block = np.empty(sum(sizes), INDEX_DTYPE)
-    bounds = np.cumsum((0, *sizes))
-    return [block[start:stop] for start, stop in zip(bounds[:-1], bounds[1:])]
+    bounds = list(accumulate(sizes, initial=0))  # a few sizes: no numpy call for them
+    block = np.empty(bounds[-1], INDEX_DTYPE)
+    return [block[start:stop] for start, stop in zip(bounds, bounds[1:])]
 
 
 def table_size(bits: int, used: int, sort_chunk: int = SORT_CHUNK) -> int:
