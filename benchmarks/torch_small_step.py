@@ -1,7 +1,7 @@
 """The fixed cost of a sparsegen.torch step: ``optimizer.step()`` on a small sparse gradient
 (``nn.Embedding(1000, 16, sparse=True)``, 10 ids), where the kernel's work is tiny and the
 argument checks, the row-id check and the coalescing are what is timed; against
-torch.optim.SparseAdam, interleaved, medians of 7 rounds of 200 steps (wall time, one thread).
+torch.optim.SparseAdam, interleaved, medians of 21 rounds of 200 steps (wall time, one thread).
 Results: benchmarks/results/torch-small-step.{json,md}.
 
     PYTHONPATH=. TVM_NUM_THREADS=1 python benchmarks/torch_small_step.py
@@ -26,7 +26,7 @@ from sparsegen.bench.harness import cpu_description  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 OPTIMIZERS = {"torch.optim.SparseAdam": lambda p: torch.optim.SparseAdam(p, lr=0.01),
               "sparsegen.torch.Adam(lazy=True)": lambda p: sgt.Adam(p, lr=0.01, lazy=True)}
-ROUNDS, STEPS = 7, 200
+ROUNDS, STEPS = 21, 200
 
 
 def _setup(name: str, coalesced: bool) -> torch.optim.Optimizer:
