@@ -72,9 +72,9 @@ ALL_DTYPES="float16 float32 float64 uint8 int8 int32 int64"
 "$PY" -m sparsegen.cli build --ops $CASTS --dtypes $ALL_DTYPES
 # shellcheck disable=SC2086
 "$PY" -m sparsegen.cli build --target cuda --arch "$ARCH" --ops $CASTS --dtypes $ALL_DTYPES
-say "int64 index kernels (the row-id checks and aranges that coalesce torch's sparse gradients)"
-"$PY" -m sparsegen.cli build --ops nn_gather shape --dtypes int64
-"$PY" -m sparsegen.cli build --target cuda --arch "$ARCH" --ops nn_gather shape --dtypes int64
+say "int64 index kernels (the id checks of retain and of coalescing torch's sparse gradients, aranges)"
+"$PY" -m sparsegen.cli build --ops nn_gather shape retain --dtypes int64
+"$PY" -m sparsegen.cli build --target cuda --arch "$ARCH" --ops nn_gather shape retain --dtypes int64
 say "CUDA tuning candidates for $ARCH: the first $TUNE_TRIALS configs of each tunable kernel, float32"
 "$PY" -m sparsegen.cli tune --prebuild --target cuda --arch "$ARCH" --op all --dtype float32 \
     --trials "$TUNE_TRIALS" --buckets large
