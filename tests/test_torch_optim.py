@@ -80,6 +80,40 @@ def test_matches_torch(name: str, data) -> None:
     torch.testing.assert_close(b.weight, a.weight, rtol=1e-5, atol=1e-6)
 
 
+STANDARD = {  # torch's optimizer on the dense gradient, sparsegen's on the sparse one
+    "adam": (lambda p: torch.optim.Adam(p, lr=0.01, weight_decay=0.1),
+             lambda p: sgt.Adam(p, lr=0.01, weight_decay=0.1, lazy=False)),
+    "adamw": (lambda p: torch.optim.AdamW(p, lr=0.01, weight_decay=0.05),
+              lambda p: sgt.AdamW(p, lr=0.01, weight_decay=0.05, lazy=False)),
+    "sgd_momentum": (lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9, weight_decay=0.01),
+                     lambda p: sgt.SGD(p, lr=0.1, momentum=0.9, weight_decay=0.01, lazy=False)),
+    "adagrad": (lambda p: torch.optim.Adagrad(p, lr=0.1, weight_decay=0.1),
+                lambda p: sgt.Adagrad(p, lr=0.1, weight_decay=0.1, lazy=False)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STANDARD))
+def test_standard_update_of_a_sparse_gradient_matches_torch_on_the_dense_one(name: str) -> None:
+    """``lazy=False`` with a sparse gradient updates every row, those without a gradient with a
+    zero one (weight decay and momentum reach them): torch's update of the same model's dense
+    gradient, over steps whose ids repeat and miss rows."""
+    make_ref, make_mine = STANDARD[name]
+    torch.manual_seed(3)
+    a = torch.nn.Embedding(ROWS, WIDTH, sparse=False)
+    b = torch.nn.Embedding(ROWS, WIDTH, sparse=True)
+    b.weight.data.copy_(a.weight.data)
+    ref, mine = make_ref(a.parameters()), make_mine(b.parameters())
+    gen = torch.Generator().manual_seed(4)
+    for _ in range(4):
+        ids = torch.randint(0, ROWS // 2, (12,), generator=gen)
+        for model, optimizer in ((a, ref), (b, mine)):
+            optimizer.zero_grad()
+            (model(ids) ** 2).sum().backward()
+            optimizer.step()
+    assert b.weight.grad.is_sparse
+    torch.testing.assert_close(b.weight, a.weight, rtol=1e-5, atol=1e-6)
+
+
 def _numpy_run(oracle, weight, grads, state):
     for ids, g in grads:
         oracle(weight, ids, g, state)
