@@ -36,7 +36,7 @@ import sparsegen.torch as st  # noqa: E402
 import sparsegen.updates as updates  # noqa: E402
 from sparsegen.bench.harness import cpu_description  # noqa: E402
 from sparsegen.cache import CompilerMissingError  # noqa: E402
-from sparsegen.templates.optim_families import FAMILIES  # noqa: E402
+from sparsegen.update_rules.builtin import BUILT_IN  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 ROWS, WIDTH, BATCH, IDS = 1_000_000, 64, 4096, 20
@@ -99,7 +99,7 @@ def _train(name: str, batches: list[Any], at: torch.device,
 
 def _user_copy(name: str) -> Any:
     """The built-in rule ``name`` written again by a user (the same function, another name)."""
-    family = FAMILIES[name]
+    family = BUILT_IN[name]
     return updates.register(updates.define_update(
         f"user_{name}", family.update, states=family.states, hyper=family.hyper,
         functions=family.functions))

@@ -13,8 +13,8 @@ from typing import Any
 
 from .errors import SparsegenError
 from .formats import DATA_DTYPES
-from .templates.optim_families import OPTIMIZERS
-from .templates.update_rules import RULES, UpdateRule
+from .update_rules.builtin import BUILT_IN
+from .update_rules.language import UpdateRule
 
 
 @dataclass(frozen=True)
@@ -29,13 +29,18 @@ class KernelDef:
     signatures: tuple[tuple[str, str], ...]  # (function, argument list and what it writes)
     doc: str
     dtypes: tuple[str, ...] = DATA_DTYPES  # element dtypes the kernel is generated for
-    definition: str = ""  # what else shapes the binary: an update rule's digest (cache key)
+    rule: UpdateRule | None = None  # the update rule the template builds (optim_<name>)
+
+    @property
+    def definition(self) -> str:
+        """What else shapes the binary (cache key): an update rule's digest, else empty."""
+        return self.rule.digest if self.rule is not None else ""
 
     def build_template(self, dtypes: tuple[str, ...]) -> dict[str, Any]:
         """The template's PrimFuncs for ``dtypes``, parsed once per process (TVMScript takes
         about a second per kernel; a build per schedule config, target or serial/parallel
         variant reuses the immutable PrimFuncs)."""
-        return dict(_template_funcs(self.template, self.definition, tuple(dtypes)))
+        return dict(_template_funcs(self.template, self.rule, tuple(dtypes)))
 
     def space(self, target_kind: str) -> Any:
         """The schedule space for a target kind (imports TVM)."""
@@ -61,10 +66,11 @@ class KernelDef:
 
 
 @lru_cache(maxsize=None)
-def _template_funcs(template: str, definition: str, dtypes: tuple[str, ...]) -> dict[str, Any]:
-    """``template(*dtypes)``; ``definition`` (an update rule's digest) keys what else shapes
-    it."""
-    return resolve(template)(*dtypes)
+def _template_funcs(template: str, rule: UpdateRule | None,
+                    dtypes: tuple[str, ...]) -> dict[str, Any]:
+    """``template(*dtypes)``, or ``template(rule, *dtypes)`` for an update rule's kernel (a
+    changed rule of the same name is another key: rules compare by their definition)."""
+    return resolve(template)(*dtypes) if rule is None else resolve(template)(rule, *dtypes)
 
 
 @lru_cache(maxsize=None)
@@ -93,13 +99,13 @@ _ROW_ALONE = (("llvm", "sparsegen.schedules.cpu:ROWS_PREFETCH"),
 """_GATHER with one GPU thread per row: an update rule with a row reduction or row states."""
 
 
-def _optim_kernel(family: UpdateRule) -> KernelDef:
-    """The in-place kernel of an update rule (sparsegen.templates.update_rules: a built-in of
-    templates/optim_families.py or a registered user rule); states are (n, d) arrays, row states
-    (n,) arrays."""
-    written = "".join(f", {s}[n,d] dtype WRITTEN" for s in family.states)
-    written += "".join(f", {s}[n] dtype WRITTEN" for s in family.row_states)
-    hyper = ", ".join(family.hyper)
+def update_kernel(rule: UpdateRule) -> KernelDef:
+    """The in-place kernel ``optim_<name>`` of an update rule, derived from it: one function per
+    rule function, states as (n, d) arrays, row states as (n,) arrays, then the hyper-parameters
+    in the rule's order."""
+    written = "".join(f", {s}[n,d] dtype WRITTEN" for s in rule.states)
+    written += "".join(f", {s}[n] dtype WRITTEN" for s in rule.row_states)
+    hyper = ", ".join(rule.hyper)
     hyper = f", {hyper} float32" if hyper else ""
     rows = {
         "lazy": "grad_data[k,d] dtype, grad_indices[k] int64 <n sorted",
@@ -107,33 +113,37 @@ def _optim_kernel(family: UpdateRule) -> KernelDef:
         "dense": "grad[n,d] dtype",
     }
     return KernelDef(
-        f"optim_{family.name}",
-        f"sparsegen.templates.optim:{family.name}",
-        _ROW_ALONE if family.two_pass else _GATHER,
+        f"optim_{rule.name}",
+        "sparsegen.templates.optim:build",
+        _ROW_ALONE if rule.two_pass else _GATHER,
         ("dtype",),
         tuple((f, f"(weight[n,d] dtype WRITTEN, {rows[f]}{written}{hyper})")
-              for f in family.functions),
-        family.doc,
+              for f in rule.functions),
+        rule.doc,
         ("float16", "float32", "float64"),
-        family.digest,
+        rule,
     )
 
 
-def add_update_kernel(rule: UpdateRule) -> KernelDef:
-    """Register the kernel ``optim_<name>`` of a user's update rule (sparsegen.updates.register);
-    a rule of the same name is replaced, its kernels keyed anew by the rule's digest."""
-    kdef = _optim_kernel(rule)
-    if kdef.name in KERNELS and (rule.name not in RULES or rule.name in _BUILT_IN):
+UPDATE_RULES: dict[str, UpdateRule] = {}
+"""Every update rule with a kernel, by name: the built-ins and the rules users registered
+(``add_update_rule`` fills it, with ``KERNELS``)."""
+
+
+def add_update_rule(rule: UpdateRule) -> KernelDef:
+    """Register an update rule: its kernel ``optim_<name>`` in ``KERNELS`` and the rule in
+    ``UPDATE_RULES`` (which gives it the ``<name>_update`` op, ``rules.op_rule``). A user's rule
+    of the same name as a registered user rule replaces it, its kernels keyed anew by the rule's
+    digest; the name of a built-in rule or another kernel is refused."""
+    kdef = update_kernel(rule)
+    known = KERNELS.get(kdef.name)
+    if known is not None and (known.rule is None or known.rule.name in BUILT_IN):
         raise SparsegenError(f"rule name {rule.name!r}: kernel {kdef.name!r} is a built-in; "
                              "pick another name")
-    RULES[rule.name] = rule
+    UPDATE_RULES[rule.name] = rule
     KERNELS[kdef.name] = kdef
     return kdef
 
-
-_OPTIM_KERNELS = tuple(_optim_kernel(family) for family in OPTIMIZERS)
-_BUILT_IN = frozenset(family.name for family in OPTIMIZERS)
-"""Optimizer updates, in place (sparsegen/ops/optim.py runs them)."""
 
 _SORT_BY_COLUMN = (
     ("sort_dense", "(indices[nnz] int64, indptr[n+1] int64, keys[nnz] int64 WRITTEN, "
@@ -735,7 +745,7 @@ KERNELS: dict[str, KernelDef] = {
             "(by binary search, or a merge walk of the sorted ids); "
             "check: whether requested ids are sorted, unique and in range, where they live",
         ),
-    ) + _OPTIM_KERNELS + _DOT_KERNELS + _ELEMWISE_KERNELS + _COMPARE_KERNELS
+    ) + _DOT_KERNELS + _ELEMWISE_KERNELS + _COMPARE_KERNELS
     + _RANDOM_KERNELS
     + _NN_KERNELS
     + _STRIDED_KERNELS + _SHAPE_KERNELS
@@ -744,7 +754,10 @@ KERNELS: dict[str, KernelDef] = {
     + _ARITH_KERNELS
     + _CONV_KERNELS
 }
-"""Every kernel sparsegen generates."""
+"""Every kernel sparsegen generates (the update rules' kernels join it as they register)."""
+
+for _rule in BUILT_IN.values():
+    add_update_rule(_rule)
 
 
 def kernel_def(name: str) -> KernelDef:

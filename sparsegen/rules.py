@@ -9,9 +9,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from .registry import UPDATE_RULES
 from .registry import (COMPARE_OPS, ELEMWISE_SCALAR_OPS, ELEMWISE_UNARY_DENSE,
                        ELEMWISE_UNARY_INTERNAL, ELEMWISE_UNARY_SPARSE, resolve)
 from .registry import ARITH_SCALAR_OPS, STRIDED_BINARY_OPS  # -- arith --
+from .update_rules.language import UpdateRule
 
 
 @dataclass(frozen=True)
@@ -112,31 +114,6 @@ _DOT_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
 These are MXNet's sparse kernels on CPU (plus dense·csrᵀ -> csr, a fallback there); any other
 combination runs the dense rule with a StorageFallbackWarning."""
 
-_OPTIM_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
-    (f"{family}_update", (weight, grad)): OpRule(None, "sparsegen.ops.optim:update")
-    for family in ("sgd", "sgd_mom", "adam", "adagrad", "ftrl")
-    for weight in ("default", "row_sparse") for grad in ("default", "row_sparse")
-}
-"""Optimizer updates (MXNet's ``<family>_update`` ops), keyed by the storage types of (weight,
-grad), in place on the weight and the states (kernel ``optim_<family>``)."""
-
-_OPTIM_DENSE_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
-    (f"{family}_update", (weight, "default")): OpRule(None, "sparsegen.ops.optim:update")
-    for family in ("rmsprop", "rmspropalex", "signsgd", "signum", "nag_mom", "adadelta",
-                   "adamax", "nadam", "lamb")
-    for weight in ("default", "row_sparse")
-}
-"""Optimizer updates whose MXNet operator has no row_sparse kernel: dense gradients only (the
-front end, sparsegen/ndarray/optim_ops.py, converts a sparse one first, as MXNet falls back)."""
-
-
-def add_update_rules(name: str) -> None:
-    """The ``<name>_update`` rules of a registered user update rule (sparsegen.updates): every
-    weight and gradient storage type; ``ndarray/optim_run`` makes a row_sparse gradient dense
-    for a rule without ``lazy``."""
-    for weight in ("default", "row_sparse"):
-        for grad in ("default", "row_sparse"):
-            OP_RULES[(f"{name}_update", (weight, grad))] = OpRule(None, "sparsegen.ops.optim:update")
 _RND = "sparsegen.ops.random:"
 _RANDOM_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
     **{(f"_sample_{dist}", ("default",) * arity): OpRule("default", _RND + "sample_arrays")
@@ -258,8 +235,6 @@ OP_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
     **_ELEMWISE_RULES,
     **_COMPARE_RULES,
     **_DOT_RULES,
-    **_OPTIM_RULES,
-    **_OPTIM_DENSE_RULES,
     **_NN_RULES,
     **_REDUCE_RULES,
     **_ARITH_RULES,
@@ -283,11 +258,31 @@ OP_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
 def op_rule(op: str, stypes: tuple[str, ...]) -> OpRule | None:
     """The rule for ``op`` on inputs of ``stypes``, or ``None`` when no sparse kernel exists.
 
-    A rule keyed ``(stype, VARIADIC)`` serves any number of inputs of that one storage type."""
+    A rule keyed ``(stype, VARIADIC)`` serves any number of inputs of that one storage type;
+    ``<name>_update`` ops are derived from the registered update rule ``name``
+    (``update_op_rules``)."""
     rule = OP_RULES.get((op, stypes))
     if rule is None and stypes and stypes.count(stypes[0]) == len(stypes):
         rule = OP_RULES.get((op, (stypes[0], VARIADIC)))
+    if rule is None and op.endswith(_UPDATE):
+        update = UPDATE_RULES.get(op[:-len(_UPDATE)])
+        rule = update_op_rules(update).get((op, stypes)) if update is not None else None
     return rule
+
+
+_UPDATE = "_update"
+_OPTIM_UPDATE = OpRule(None, "sparsegen.ops.optim:update")
+
+
+def update_op_rules(rule: UpdateRule) -> dict[tuple[str, tuple[str, ...]], OpRule]:
+    """The storage rules of update rule ``rule``'s op ``<name>_update``, derived from its
+    functions: keyed by the storage types of (weight, grad), in place on the weight and the
+    states (kernel ``optim_<name>``); a row_sparse gradient only for a rule that takes one as
+    it is (``sparse_gradients``: the front end makes it dense for the others, as MXNet falls
+    back)."""
+    grads = ("default", "row_sparse") if rule.sparse_gradients else ("default",)
+    return {(f"{rule.name}{_UPDATE}", (weight, grad)): _OPTIM_UPDATE
+            for weight in ("default", "row_sparse") for grad in grads}
 
 
 COMPOSED_OPS = (

@@ -20,7 +20,7 @@ from sparsegen import cache as kcache
 from sparsegen import cuda_runtime, device
 from sparsegen.device import DeviceArray
 from sparsegen.registry import KERNELS
-from sparsegen.templates.optim_families import FAMILIES
+from sparsegen.update_rules.builtin import BUILT_IN
 from sparsegen.target import host_cpu
 from test_nn_ops import check_nn_on_gpu
 from test_conv import check_conv_on_gpu  # -- conv --
@@ -249,7 +249,7 @@ def test_every_kernel_family_runs_on_the_gpu(gpu, monkeypatch):
     check_batchnorm_on_gpu(gpu)  # -- batchnorm -- (tests/test_batchnorm.py)
     _check_random(gpu)
     target = host_cpu() if device.emulated() else device.cuda_target(0)
-    rules = {k for k in KERNELS if k.startswith("optim_") and k[len("optim_"):] not in FAMILIES}
+    rules = {k for k in KERNELS if k.startswith("optim_") and k[len("optim_"):] not in BUILT_IN}
     # update rules beyond MXNet's optimizers (sparsegen.updates, and any a test registered) are
     # not run by this check: tests/test_update_rules.py compiles them for CUDA
     loaded_here = {key.kernel for key in loaded if key.target == target}

@@ -172,6 +172,8 @@ IMPORTS = package_imports(SOURCE, PACKAGE)
 FORMATS = f"{PACKAGE}.formats"
 ERRORS = f"{PACKAGE}.errors"
 HINTS = f"{PACKAGE}.hints"  # the marks templates leave and schedules realise: their contract
+UPDATE_RULES = f"{PACKAGE}.update_rules"  # the update rule language and the built-in rules
+LANGUAGE = f"{UPDATE_RULES}.language"  # the graphs templates/optim.py lowers
 FRONT_END = (f"{PACKAGE}.ndarray", f"{PACKAGE}.optimizer", f"{PACKAGE}.interop")
 
 
@@ -199,12 +201,19 @@ def test_no_import_cycles():
 
 
 @pytest.mark.parametrize("layer, other", [("templates", "schedules"), ("schedules", "templates")])
-def test_templates_and_schedules_import_only_formats_errors_hints_and_themselves(layer, other):
+def test_templates_and_schedules_import_only_formats_errors_hints_rules_and_themselves(layer, other):
     own = f"{PACKAGE}.{layer}"
     refused = _offending(lambda i: _in(i.source, own)
-                         and not _in(i.target, own, FORMATS, ERRORS, HINTS))
-    assert not refused, (f"{layer}/ imports more than formats, errors, hints and {layer}/ "
-                         f"({other}/ is out):\n{refused}")
+                         and not _in(i.target, own, FORMATS, ERRORS, HINTS, LANGUAGE))
+    assert not refused, (f"{layer}/ imports more than formats, errors, hints, the update rule "
+                         f"language and {layer}/ ({other}/ is out):\n{refused}")
+
+
+def test_update_rules_import_only_errors_and_themselves():
+    refused = _offending(lambda i: _in(i.source, UPDATE_RULES)
+                         and not _in(i.target, UPDATE_RULES, ERRORS))
+    assert not refused, (f"update_rules/ (free of TVM and the front ends, below the registry) "
+                         f"imports more than errors and itself:\n{refused}")
 
 
 def test_hints_import_nothing():

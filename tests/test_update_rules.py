@@ -1,4 +1,4 @@
-"""Update rules (sparsegen.updates, templates/update_rules.py): the built-in families rewritten as
+"""Update rules (sparsegen.updates, update_rules/language.py): the built-in families rewritten as
 rules give the recorded bits of the kernels they replace; user rules (Lion, AdamW,
 RowWiseAdagrad, per-row LAMB) against numpy oracles on every function; rules that cannot compile
 are refused at definition with the user's file:line; a changed rule gets a new cache key;
@@ -20,7 +20,7 @@ import sparsegen.updates as U
 from sparsegen.cachekey import KernelKey
 from sparsegen.registry import kernel_def
 from sparsegen.target import host_cpu
-from sparsegen.templates.optim_families import FAMILIES
+from sparsegen.update_rules.builtin import BUILT_IN
 
 FIXTURE = Path(__file__).parent / "fixtures" / "optim_outputs.npz"
 INF = float("inf")
@@ -36,7 +36,7 @@ def _fixture_cases() -> list[str]:
 def test_builtin_rules_give_the_recorded_bits(case: str) -> None:
     """Each family/dtype/function gives the outputs recorded before the rewrite (same bits)."""
     name, dtype, function = case.split("/")
-    family = FAMILIES[name[len("optim_"):]]
+    family = BUILT_IN[name[len("optim_"):]]
     with np.load(FIXTURE) as fx:
         count = 1 + (1 if function == "dense" else 2) + len(family.states)
         arrays = [fx[f"{case}/in{i}"].copy() for i in range(count)]
@@ -52,7 +52,7 @@ def test_builtin_rules_give_the_recorded_bits(case: str) -> None:
 def test_every_family_is_a_rule_with_a_fixture() -> None:
     """The fixture covers every built-in family and each of its functions."""
     cases = set(_fixture_cases())
-    for family in FAMILIES.values():
+    for family in BUILT_IN.values():
         assert isinstance(family, U.UpdateRule)
         for function in family.functions:
             assert f"optim_{family.name}/float32/{function}" in cases
@@ -214,6 +214,54 @@ def test_a_builtin_cannot_be_replaced() -> None:
         U.register(U.define_update("adam", lambda x, h, g, f: x.weight))
 
 
+# -- one registration derives the kernel, the op and the rule table ---------------------------
+def test_registration_derives_kernel_op_rules_and_table() -> None:
+    """``register`` (the path the built-ins take too) gives a rule its kernel definition, its
+    ``<name>_update`` storage rules from its functions, and its row in the rule table."""
+    from sparsegen.registry import KERNELS, UPDATE_RULES, update_kernel
+    from sparsegen.rules import op_rule
+
+    stypes = [(w, g) for w in ("default", "row_sparse") for g in ("default", "row_sparse")]
+    for rule in [*BUILT_IN.values(), U.register(U.define_update(
+            "dense_only", lambda x, h, g, f: x.weight - h.lr * g, hyper=("lr",),
+            functions=("dense",)))]:
+        assert UPDATE_RULES[rule.name] is rule
+        assert KERNELS[f"optim_{rule.name}"] == update_kernel(rule)
+        assert KERNELS[f"optim_{rule.name}"].rule is rule
+        served = [s for s in stypes if op_rule(f"{rule.name}_update", s) is not None]
+        assert served == (stypes if "lazy" in rule.functions
+                          else [("default", "default"), ("row_sparse", "default")]), rule.name
+    assert op_rule("no_such_rule_update", ("default", "default")) is None
+
+
+def test_hyper_parameters_are_passed_by_name() -> None:
+    """The same values by name give the same update whatever order a rule declares them in;
+    a missing or unknown name is refused, naming it, before anything changes."""
+    from sparsegen.ndarray.optim_run import never, run
+
+    def step(x, h, g, f):
+        return x.weight * h.a - h.b * g
+
+    weights = []
+    for name, hyper in (("by_name_ab", ("a", "b")), ("by_name_ba", ("b", "a"))):
+        rule = U.register(U.define_update(name, step, hyper=hyper, functions=("dense",)))
+        weight = mx.nd.ones((3, 2))
+        run("test", name, weight, mx.nd.full((3, 2), 2.0), (), {"a": 3.0, "b": 1.0}, never)
+        weights.append(weight.asnumpy())
+        assert rule.arguments({"b": 1.0, "a": 3.0}) == tuple({"a": 3.0, "b": 1.0}[n]
+                                                              for n in hyper)
+        with pytest.raises(U.UpdateRuleError, match=r"missing \['b'\]"):
+            rule.arguments({"a": 3.0})
+        with pytest.raises(U.UpdateRuleError, match=r"unknown \['c'\]"):
+            rule.arguments({"a": 3.0, "b": 1.0, "c": 0.0})
+        before = weight.asnumpy()
+        with pytest.raises(U.UpdateRuleError, match="missing"):
+            run("test", name, weight, mx.nd.ones((3, 2)), (), {"a": 3.0}, never)
+        np.testing.assert_array_equal(weight.asnumpy(), before)  # refused: nothing changed
+    np.testing.assert_array_equal(weights[0], 1.0)  # 1 * 3 - 1 * 2
+    np.testing.assert_array_equal(weights[1], 1.0)
+
+
 # -- refusals at definition ---------------------------------------------------------------------
 def _line_of(fn, text: str) -> str:
     lines, first = inspect.getsourcelines(fn)
@@ -297,7 +345,7 @@ def _body(rule) -> list[str]:
 def test_python_and_numpy_operators_trace_to_fs_functions() -> None:
     """``abs(v)``, ``v ** n`` (whole ``n``) and numpy's sqrt / absolute / exp / log / negative /
     power on a value trace to the rule written with f's functions and products."""
-    from sparsegen.templates.update_rules import define_update
+    from sparsegen.update_rules.language import define_update
 
     def plain(x, h, g, f):
         return x.weight - h.lr * (f.abs(g) * (g * g) + 1.0 / (g * g) + f.sqrt(f.abs(g))
@@ -317,7 +365,7 @@ def test_python_and_numpy_operators_trace_to_fs_functions() -> None:
 def test_whole_powers_match_numpys(n: int, v: float) -> None:
     """``g ** n`` is square and multiply: within n ulps of numpy's power (exact for 0, 1, inf,
     NaN, signed zeros; 1 for ``n == 0``, NaN too)."""
-    from sparsegen.templates.update_rules import define_update, evaluate
+    from sparsegen.update_rules.language import define_update, evaluate
 
     rule = define_update("power", lambda x, h, g, f: g ** n)
     got = evaluate(rule.outputs[0], {"weight": 0.0, "grad": v})

@@ -1,5 +1,5 @@
 """MXNet 1.9.1's operator-level optimizer updates: ``mx.nd.sgd_update``, ``adam_update``, ...
-and ``mx.nd.sparse.adagrad_update``, on the generated ``optim_<family>`` kernels.
+and ``mx.nd.sparse.adagrad_update``, on the update rules' ``optim_<rule>`` kernels.
 
 Each takes MXNet's arguments (weight, gradient and states as NDArrays, then the operator's
 parameters by keyword; an unknown keyword raises ``MXNetError``). The states are updated in
@@ -67,7 +67,7 @@ def _all_row_sparse(weight: NDArray, states: tuple[NDArray, ...]) -> bool:
     return weight.stype == "row_sparse" and all(s.stype == "row_sparse" for s in states)
 
 
-def _update(op: str, family: str, weight: Any, grad: Any, states: tuple[Any, ...],
+def _update(op: str, rule: str, weight: Any, grad: Any, states: tuple[Any, ...],
             hyper: dict[str, float], lazy: Lazy, out: Any) -> NDArray:
     """Run one update; the new weight goes to ``out`` (``weight`` itself, another array, or a
     new array when ``None``)."""
@@ -75,7 +75,7 @@ def _update(op: str, family: str, weight: Any, grad: Any, states: tuple[Any, ...
         raise SparsegenError(f"{op}: weight must be an NDArray, got {type(weight).__name__}")
     check_out(op, out, weight.shape, weight.dtype, weight.context)  # before any state changes
     target = weight if out is weight else weight.copy()
-    run(op, family, target, grad, states, hyper, lazy)
+    run(op, rule, target, grad, states, hyper, lazy)
     if out is None or out is weight:
         return target
     return deliver(op, target._storage, target.stype, weight.context, (weight, grad, *states),

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..formats import RowSparse
-from ..templates.optim_families import RULES
+from ..registry import UPDATE_RULES
+from ..update_rules.language import UpdateRule
 from .elemwise import _map_values
 from .layout import as_rows, dtype_name, kernel
 
@@ -16,45 +17,63 @@ def values(storage: Any) -> Any:
     return storage.data if isinstance(storage, RowSparse) else storage
 
 
+def launch(functions: Any, rule: UpdateRule, weight: Any, grad: Any, grad_ids: Any | None,
+           states: Sequence[Any], hyper: Mapping[str, float], lazy: bool) -> None:
+    """The one launch of an update rule's kernel, which ``mx.optimizer``, the ``mx.nd.*_update``
+    ops (through ``update``) and ``sparsegen.torch`` share: ``functions`` are the kernel
+    ``optim_<name>``'s, ``weight`` and element ``states`` (n, d) rows, row states (n,), ``grad``
+    (n, d) rows, or with ``grad_ids`` the (k, d) rows of those ids; ``hyper`` by name (a missing
+    or unknown name is refused). A sparse gradient updates only its rows when ``lazy`` (or when
+    the rule has no ``std`` function), else every row (rows without a gradient see ``g = 0``)."""
+    arguments = rule.arguments(hyper)
+    if grad_ids is None:
+        functions.dense(weight, grad, *states, *arguments)
+    elif lazy or "std" not in rule.functions:
+        functions.lazy(weight, grad, grad_ids, *states, *arguments)
+    else:
+        functions.std(weight, grad, grad_ids, *states, *arguments)
+
+
 def update(
     weight: Any,
     grad: Any,
-    family: str,
+    rule: str,
     states: Sequence[Any],
-    hyper: Sequence[float],
+    hyper: Mapping[str, float],
     lazy: bool,
 ) -> None:
-    """Update ``weight`` (n rows) and its ``states`` in place with kernel ``optim_<family>``.
+    """Update ``weight`` (n rows) and its ``states`` in place with update rule ``rule``'s kernel
+    ``optim_<rule>`` (``launch``).
 
     ``weight`` and ``states`` are dense buffers or row_sparse formats that store every row (the
-    rule's row states, last, are (n,) buffers). A
-    dense ``grad`` updates every row; a row_sparse one updates only its rows when ``lazy``, else
-    every row (rows without a gradient see ``g = 0``). ``hyper`` are the kernel's float
-    parameters in signature order. Callers validate first: shapes and dtypes agree, the
-    gradient's row ids are sorted, unique and in range, and no two buffers overlap.
+    rule's row states, last, are (n,) buffers). A dense ``grad`` updates every row; a row_sparse
+    one its rows when ``lazy``, else every row. ``hyper`` are the kernel's parameters by name.
+    Callers validate first: shapes and dtypes agree, the gradient's row ids are sorted, unique
+    and in range, and no two buffers overlap.
     """
+    update_rule = UPDATE_RULES[rule]
     weight = values(weight)
     sparse = isinstance(grad, RowSparse)
     touched = grad.data.size if sparse and lazy else weight.size
-    optim = kernel(f"optim_{family}", (dtype_name(weight.dtype),), weight, touched)
-    count = 1 + len(RULES[family].states)  # the rest are row states, one value per row
+    optim = kernel(f"optim_{rule}", (dtype_name(weight.dtype),), weight, touched)
+    count = 1 + len(update_rule.states)  # the rest are row states, one value per row
     rows = [as_rows(values(a), written=True) if i < count else values(a).reshape(-1)
             for i, a in enumerate((weight, *states))]
     if sparse:
-        function = optim.lazy if lazy else optim.std
-        function(rows[0], as_rows(grad.data), grad.indices, *rows[1:], *hyper)
+        launch(optim, update_rule, rows[0], as_rows(grad.data), grad.indices, rows[1:], hyper,
+               lazy)
     else:
-        optim.dense(rows[0], as_rows(grad), *rows[1:], *hyper)
+        launch(optim, update_rule, rows[0], as_rows(grad), None, rows[1:], hyper, lazy)
 
 
-def map_values(x: Any, family: str) -> Any:
-    """The one-element rule ``family`` (a ``dense`` rule reading only its gradient, see
+def map_values(x: Any, rule: str) -> Any:
+    """The one-element rule ``rule`` (a ``dense`` rule reading only its gradient, see
     sparsegen.updates.elementwise) on every value of dense storage or the stored values of a
-    sparse one, whose indices the result shares: ``optim_<family>.dense(out, values)``."""
+    sparse one, whose indices the result shares: ``optim_<rule>.dense(out, values)``."""
 
     def run(values: Any, out: Any) -> None:
         width = next(w for w in (256, 64, 16, 4, 1) if values.size % w == 0)
-        optim = kernel(f"optim_{family}", (dtype_name(values.dtype),), values, values.size)
+        optim = kernel(f"optim_{rule}", (dtype_name(values.dtype),), values, values.size)
         optim.dense(out.reshape(-1, width), values.reshape(-1, width))
 
     return _map_values(x, run)

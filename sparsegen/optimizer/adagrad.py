@@ -42,8 +42,9 @@ class AdaGrad(Optimizer):
                 f"sparse adagrad_update); got wd={wd}"
             )
         self._launch(index, "adagrad", weight, grad, states,
-                     {"lr": lr, "eps": self.float_stable_eps, "wd": wd,
-                      "rescale_grad": self.rescale_grad, "clip_gradient": self._clip_bound()})
+                     {"lr": lr, "epsilon": self.float_stable_eps, "wd": wd,
+                      "rescale_grad": self.rescale_grad, "clip_gradient": self._clip_bound()},
+                     labels={"epsilon": "eps"})
 
     def _lazy(self, weight: NDArray, states: tuple[NDArray, ...]) -> bool:
         return True

@@ -45,6 +45,7 @@ class Adam(Optimizer):
         t, lr, wd = self._begin(index, weight, grad, states)
         lr *= math.sqrt(1.0 - self.beta2**t) / (1.0 - self.beta1**t)
         self._launch(index, "adam", weight, grad, states,
-                     {"lr (bias-corrected)": lr, "beta1": self.beta1, "beta2": self.beta2,
+                     {"lr": lr, "beta1": self.beta1, "beta2": self.beta2,
                       "epsilon": self.epsilon, "wd": wd, "rescale_grad": self.rescale_grad,
-                      "clip_gradient": self._clip_bound()})
+                      "clip_gradient": self._clip_bound()},
+                     labels={"lr": "lr (bias-corrected)"})

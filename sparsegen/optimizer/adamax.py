@@ -40,6 +40,7 @@ class Adamax(Optimizer):
         states = state_tuple(state, 2, "Adamax")
         t, lr, wd = self._begin(index, weight, grad, states)
         self._launch(index, "adamax", weight, grad, states,
-                     {"lr (bias-corrected)": lr / (1.0 - self.beta1**t), "beta1": self.beta1,
+                     {"lr": lr / (1.0 - self.beta1**t), "beta1": self.beta1,
                       "beta2": self.beta2, "wd": wd, "rescale_grad": self.rescale_grad,
-                      "clip_gradient": self._clip_bound()})
+                      "clip_gradient": self._clip_bound()},
+                     labels={"lr": "lr (bias-corrected)"})

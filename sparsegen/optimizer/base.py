@@ -252,10 +252,11 @@ class Optimizer:
         stored like the weight, MXNet's dispatch rule); otherwise every row is updated."""
         return self.lazy_update and all(s.stype == weight.stype for s in states)
 
-    def _launch(self, index: Any, family: str, weight: NDArray, grad: NDArray,
-                states: tuple[NDArray, ...], hyper: dict[str, float]) -> None:
-        """Run kernel ``optim_<family>`` (``ndarray.optim_run.run``: storage fallbacks, checks)
-        with ``hyper`` (its parameters in signature order), then count the update of
-        ``index``."""
-        run(type(self).__name__, family, weight, grad, states, hyper, self._lazy)
+    def _launch(self, index: Any, rule: str, weight: NDArray, grad: NDArray,
+                states: tuple[NDArray, ...], hyper: dict[str, float],
+                labels: dict[str, str] | None = None) -> None:
+        """Run update rule ``rule``'s kernel (``ndarray.optim_run.run``: storage fallbacks,
+        checks) with ``hyper`` (its hyper-parameters by name; ``labels``: their names in
+        messages where the value is not the user's), then count the update of ``index``."""
+        run(type(self).__name__, rule, weight, grad, states, hyper, self._lazy, labels)
         self._update_count(index)

@@ -5,11 +5,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..device import to_host
 from ..ndarray import NDArray
 from ..ndarray.optim_arrays import check_weight
 from ..ndarray.optim_run import never, run
-from ..ops.dot import dense_dense
+from ..ndarray.reduce import norm
 from ..params import flag
 from .base import Optimizer
 from .hyper import Hyper, gradient_clip, positive, unit
@@ -17,12 +16,9 @@ from .inputs import state_tuple
 
 
 def _norm(array: NDArray) -> float:
-    """The 2-norm of an array's values (its stored values: absent ones are zeros), as the
-    ``dot_dense`` kernel's product of the values with themselves, read to the host."""
-    storage = array._storage
-    flat = storage if array.stype == "default" else storage.data
-    row = flat.reshape(1, flat.size)
-    return math.sqrt(max(float(to_host(dense_dense(row, row, transpose_b=True))[0, 0]), 0.0))
+    """The 2-norm of an array's values (its stored values: absent ones are zeros), by
+    ``mx.nd.norm``, read to the host."""
+    return float(norm(array if array.stype == "default" else array.data).asscalar())
 
 
 @Optimizer.register
@@ -84,6 +80,6 @@ class LAMB(Optimizer):
              "mean_scale": 1.0 / (1.0 - self.beta1**t) if corrected else 1.0,
              "var_scale": 1.0 / (1.0 - self.beta2**t) if corrected else 1.0}, never)
         run("LAMB", "sgd", weight, step, (),
-            {"lr (times the trust ratio)": lr * self._ratio(weight, step), "wd": 0.0,
-             "rescale_grad": 1.0, "clip_gradient": math.inf}, never)
+            {"lr": lr * self._ratio(weight, step), "wd": 0.0, "rescale_grad": 1.0,
+             "clip_gradient": math.inf}, never, labels={"lr": "lr (times the trust ratio)"})
         self._update_count(index)

@@ -19,7 +19,7 @@ class NAG(SGD):
     (converted to dense, with a warning).
     """
 
-    _momentum_family = "nag_mom"
+    _momentum_rule = "nag_mom"
 
     def __init__(self, momentum: float = 0.0, **kwargs: Any) -> None:
         super().__init__(momentum=momentum, lazy_update=True, **kwargs)

@@ -22,7 +22,7 @@ class SGD(Optimizer):
 
     momentum: Any = Hyper(unit, "momentum")
     _master_last = True  # MXNet keeps (momentum, master copy)
-    _momentum_family = "sgd_mom"  # the kernel of an update with a momentum state
+    _momentum_rule = "sgd_mom"  # the update rule of an update with a momentum state
 
     def __init__(self, momentum: float = 0.0, lazy_update: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -44,6 +44,6 @@ class SGD(Optimizer):
                  "rescale_grad": self.rescale_grad, "clip_gradient": self._clip_bound()}
         if not states:
             del hyper["momentum"]
-        self._launch(index, self._momentum_family if states else "sgd", weight, grad, states,
+        self._launch(index, self._momentum_rule if states else "sgd", weight, grad, states,
                      hyper)
 

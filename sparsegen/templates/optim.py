@@ -1,5 +1,5 @@
-"""Optimizer updates (update rules: the built-in families of templates/optim_families.py and
-registered user rules, templates/update_rules.py), in place.
+"""Optimizer updates (update rules: the built-in rules of update_rules/builtin.py and registered
+user rules, written in the language of update_rules/language.py), in place.
 
 One generic builder makes every rule's functions from its traced graph (states, row states,
 hyper-parameters, functions, outputs): adding an optimizer = one rule. Each rule has up to three
@@ -38,8 +38,7 @@ from tvm.script.ir_builder import IRBuilder
 from . import element_bytes
 from .columns import ahead, cols, position
 from ..formats import ACCUMULATOR
-from .optim_families import RULES
-from .update_rules import Node, UpdateRule, store_order
+from ..update_rules.language import Node, UpdateRule, store_order
 
 MERGE_SPAN = 64
 """Weight rows per task of the ``std`` functions (each task starts with one binary search)."""
@@ -61,7 +60,7 @@ def _sign(x: Any, ct: str) -> Any:
 
 
 class _Emit:
-    """A rule's graph (templates/update_rules.py) as TIR at element ``(r, j)`` of one row.
+    """A rule's graph (update_rules/language.py) as TIR at element ``(r, j)`` of one row.
 
     ``new`` maps an output node to the expression that reads it back: a load once its array is
     stored, or the value rounded to the dtype where it is not stored yet (row states, and the
@@ -119,7 +118,7 @@ _OPS: dict[str, Callable[..., Any]] = {
     "max": lambda ct, a, b: T.max(a, b), "min": lambda ct, a, b: T.min(a, b),
     "cast": lambda ct, a: T.Cast(ct, a), "where": lambda ct, c, a, b: T.Select(c, a, b),
 }
-"""The TIR of each operation of templates/update_rules.py (in the compute type ``ct``)."""
+"""The TIR of each operation of update_rules/language.py (in the compute type ``ct``)."""
 
 _REDUCED: dict[str, Callable[[Any, Any, str], Any]] = {
     "row_sum": lambda acc, width, ct: T.Cast(ct, acc),
@@ -394,7 +393,7 @@ def _dense(rule: UpdateRule, dtype: str, grad_cols: Any) -> tvm.tirx.PrimFunc:
 
 
 def build(rule: UpdateRule, dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
-    """The functions of ``rule`` (templates/update_rules.py) for ``dtype`` weights."""
+    """The template of an update rule's kernel: the rule's functions for ``dtype`` weights."""
     grad_cols, zero_cols = _column_loops(rule, dtype)
     functions = {
         "lazy": lambda: _lazy(rule, dtype, grad_cols),
@@ -402,18 +401,3 @@ def build(rule: UpdateRule, dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
         "dense": lambda: _dense(rule, dtype, grad_cols),
     }
     return {name: functions[name]() for name in rule.functions}
-
-
-def __getattr__(name: str) -> Callable[[str], dict[str, tvm.tirx.PrimFunc]]:
-    """The template of rule ``name`` (a built-in or a registered user rule): its docstring is
-    that of the rule's function."""
-    rule = RULES.get(name)
-    if rule is None:
-        raise AttributeError(f"module {__name__!r} has no template {name!r}")
-
-    def template(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
-        return build(RULES[name], dtype)
-
-    template.__name__ = template.__qualname__ = name
-    template.__doc__ = rule.update.__doc__ or rule.doc
-    return template

@@ -11,6 +11,7 @@ import torch
 
 from .. import kernels
 from ..errors import SparsegenError
+from ..ops.optim import launch
 from ..updates import UpdateRule, get_rule
 from .coalesce import FLOATS, array, check_ids, coalesce, row_ids
 
@@ -147,7 +148,7 @@ class RuleOptimizer(torch.optim.Optimizer):
         hyper = self._hyper(group, state, fresh)
         if group["maximize"]:
             hyper["rescale_grad"] = -number(hyper["rescale_grad"], "rescale_grad")
-        values = [number(hyper[h], h) for h in rule.hyper]
+        values = {h: number(value, h) for h, value in hyper.items()}
         arrays = [_state(state, key, p, i < len(rule.states)) for i, key in enumerate(keys)]
         _run(rule, p, p.grad, arrays, values, group["lazy"])
 
@@ -174,16 +175,17 @@ def _state(state: dict[str, Any], key: str, p: Any, element: bool) -> Any:
     return tensor
 
 
-def _run(rule: UpdateRule, p: Any, grad: Any, states: list[Any], hyper: list[float],
+def _run(rule: UpdateRule, p: Any, grad: Any, states: list[Any], hyper: dict[str, float],
          lazy: bool) -> None:
-    """The rule's kernel on parameter ``p`` (viewed as rows) in place."""
+    """The rule's kernel on parameter ``p`` (viewed as rows) in place (``ops.optim.launch``, the
+    launch ``mx.optimizer`` shares)."""
     if not p.is_contiguous():
         raise SparsegenError("a parameter must be contiguous to be updated in place")
     if p.dtype not in FLOATS:
         raise SparsegenError(f"a parameter's dtype must be float16, float32 or float64 (the "
                              f"kernels' dtypes), got {p.dtype}")
     rows = _rows(p)
-    sparse = grad.is_sparse and "lazy" in rule.functions
+    sparse = grad.is_sparse and rule.sparse_gradients
     if grad.is_sparse and not sparse:
         grad = grad.to_dense()
     if not sparse and "dense" not in rule.functions:
@@ -196,13 +198,13 @@ def _run(rule: UpdateRule, p: Any, grad: Any, states: list[Any], hyper: list[flo
     weight = p.detach().view(rows, -1)
     element = len(rule.states)
     arrays = [s.view(rows, -1) if i < element else s for i, s in enumerate(states)]
-    family = _family(rule.name, _dtype(p))
+    functions = _functions(rule.name, _dtype(p))
     if sparse:
         ids, values = coalesce(grad, rows)
-        function = family.lazy if lazy or "std" not in rule.functions else family.std
-        function(weight, values, ids, *arrays, *hyper)
+        launch(functions, rule, weight, values, ids, arrays, hyper, lazy)
     else:
-        family.dense(weight, grad.contiguous().view(rows, -1), *arrays, *hyper)
+        launch(functions, rule, weight, grad.contiguous().view(rows, -1), None, arrays, hyper,
+               lazy)
 
 
 def _dtype(p: Any) -> str:
@@ -210,16 +212,16 @@ def _dtype(p: Any) -> str:
     return str(p.dtype).removeprefix("torch.")
 
 
-_FAMILIES: dict[tuple[str, str], tuple[UpdateRule, Any]] = {}
+_FUNCTIONS: dict[tuple[str, str], tuple[UpdateRule, Any]] = {}
 
 
-def _family(name: str, dtype: str) -> Any:
+def _functions(name: str, dtype: str) -> Any:
     """``sparsegen.kernels.get(optim_<name>, dtype, check=False)``, memoised while rule
     ``name`` stays registered as it is. Unchecked: the row ids its lazy and std functions take
     come from ``coalesce``, which checked them where they live; the arrays' shapes, dtypes and
     devices are the parameter's (torch ties its gradient's to it, ``_state`` its states')."""
     rule = get_rule(name)
-    hit = _FAMILIES.get((name, dtype))
+    hit = _FUNCTIONS.get((name, dtype))
     if hit is None or hit[0] is not rule:
-        hit = _FAMILIES[(name, dtype)] = (rule, kernels.get(f"optim_{name}", dtype, check=False))
+        hit = _FUNCTIONS[(name, dtype)] = (rule, kernels.get(f"optim_{name}", dtype, check=False))
     return hit[1]

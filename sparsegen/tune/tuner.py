@@ -38,7 +38,7 @@ from ..runtime import tvm_ffi
 from ..schedules.space import Config, ScheduleSpace
 from ..target import Target, resolve
 from . import records
-from .workloads import MAKERS, elements, workload
+from .workloads import elements, has_workload, workload
 
 Calls = list[tuple[str, list[Any]]]
 
@@ -259,8 +259,8 @@ def _warn(what: str, err: Exception) -> None:
 
 
 def tunable() -> list[str]:
-    """Kernels that have tuning workloads."""
-    return sorted(k for k in registry.KERNELS if k in MAKERS)
+    """Kernels that have tuning workloads (every update rule's kernel among them)."""
+    return sorted(k for k in registry.KERNELS if has_workload(k))
 
 
 def table(outcomes: list[Outcome]) -> str:

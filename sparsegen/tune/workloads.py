@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from ..templates.optim_families import RULES
+from ..registry import KERNELS
+from ..update_rules.language import UpdateRule
 
 Calls = list[tuple[str, tuple[Any, ...]]]
 
@@ -87,18 +88,6 @@ def _retain(dtype: str, n: int, rng: np.random.Generator) -> Calls:
                         np.empty((req.size, COLS), dtype)))]
 
 
-def _optimizer(states: int, hyper: tuple[float, ...]) -> Callable[[str, int, np.random.Generator], Calls]:
-    """A lazy update of ``n // 8`` random rows of an ``n``-row weight with ``states`` states."""
-
-    def make(dtype: str, n: int, rng: np.random.Generator) -> Calls:
-        ids = np.sort(rng.choice(n, max(1, n // 8), replace=False)).astype(np.int64)
-        arrays = [_values(rng, (n, COLS), dtype) for _ in range(1 + states)]
-        grad = _values(rng, (ids.size, COLS), dtype)
-        return [("lazy", (arrays[0], grad, ids, *arrays[1:], *hyper))]
-
-    return make
-
-
 def _dot_csr_dense(dtype: str, n: int, rng: np.random.Generator) -> Calls:
     inner, per_row = 16 * n, 64
     indices = np.sort(rng.integers(0, inner, (n, per_row)), axis=1).astype(np.int64).ravel()
@@ -115,11 +104,6 @@ def _ew_rsp_add(dtype: str, n: int, rng: np.random.Generator) -> Calls:
 
 
 MAKERS: dict[str, Callable[[str, int, np.random.Generator], Calls]] = {
-    "optim_sgd": _optimizer(0, (0.1, 1e-4, 1.0, -1.0)),
-    "optim_sgd_mom": _optimizer(1, (0.1, 0.9, 1e-4, 1.0, -1.0)),
-    "optim_adam": _optimizer(2, (0.01, 0.9, 0.999, 1e-8, 1e-4, 1.0, -1.0)),
-    "optim_adagrad": _optimizer(1, (0.1, 1e-7, 0.0, 1.0, -1.0)),
-    "optim_ftrl": _optimizer(2, (0.1, 0.01, 1.0, 1e-4, 1.0, -1.0)),
     "dot_csr_dense": _dot_csr_dense,
     "ew_rsp": _ew_rsp_add,
     "cast_dense_rsp": _cast_dense_rsp,
@@ -136,15 +120,14 @@ def elements(bucket: str) -> int:
     return ROWS[bucket] * COLS
 
 
-def _rule(name: str) -> Callable[[str, int, np.random.Generator], Calls]:
-    """The update of any update rule ``optim_<name>`` (a user's too): its ``lazy`` function on
-    ``n // 8`` random rows (or ``dense``), every hyper-parameter 0.5."""
-    rule = RULES[name]
+def _rule(rule: UpdateRule) -> Callable[[str, int, np.random.Generator], Calls]:
+    """The update of any update rule's kernel ``optim_<name>`` (a built-in's or a user's): its
+    ``lazy`` function on ``n // 8`` random rows (or ``dense``), every hyper-parameter 0.5."""
 
     def make(dtype: str, n: int, rng: np.random.Generator) -> Calls:
         arrays = [_values(rng, (n, COLS), dtype) for _ in range(1 + len(rule.states))]
         arrays += [_values(rng, (n,), dtype) for _ in rule.row_states]
-        hyper = (0.5,) * len(rule.hyper)
+        hyper = rule.arguments({name: 0.5 for name in rule.hyper})
         if "lazy" not in rule.functions:
             return [("dense", (arrays[0], _values(rng, (n, COLS), dtype), *arrays[1:], *hyper))]
         ids = np.sort(rng.choice(n, max(1, n // 8), replace=False)).astype(np.int64)
@@ -154,14 +137,17 @@ def _rule(name: str) -> Callable[[str, int, np.random.Generator], Calls]:
     return make
 
 
+def has_workload(kernel: str) -> bool:
+    """Whether ``kernel`` has tuning inputs: one of ``MAKERS``, or any update rule's kernel."""
+    return kernel in MAKERS or kernel in KERNELS and KERNELS[kernel].rule is not None
+
+
 def workload(kernel: str, dtypes: tuple[str, ...], bucket: str, seed: int = 0) -> TuningWorkload:
     """The tuning inputs of ``kernel`` for ``dtypes`` in ``bucket`` (any update rule's kernel
     ``optim_<name>`` has one)."""
     n = ROWS[bucket]
-    maker = MAKERS.get(kernel)
-    if maker is None and kernel.startswith("optim_") and kernel[len("optim_"):] in RULES:
-        maker = _rule(kernel[len("optim_"):])
-    if maker is None:
+    if not has_workload(kernel):
         raise KeyError(kernel)
+    maker = MAKERS.get(kernel) or _rule(KERNELS[kernel].rule)
     calls = maker(dtypes[0], n, np.random.default_rng(seed))
     return TuningWorkload(f"{kernel}-{n}x{COLS}", bucket, (n, COLS), calls)

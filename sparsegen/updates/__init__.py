@@ -4,7 +4,7 @@ An update rule is a Python function of one element of the weight, its states, th
 scalar hyper-parameters (plus per-row reductions and row states) returning the new weight and
 states; sparsegen traces it once and generates its ``lazy`` / ``std`` / ``dense`` kernels for
 CPU and CUDA with the project's schedules, knob spaces, tuner, cache and export, as for the
-built-in optimizers (which are rules written the same way, templates/optim_families.py)::
+built-in optimizers (which are rules written the same way, update_rules/builtin.py)::
 
     import sparsegen as mx
 
@@ -21,7 +21,7 @@ A rule that cannot compile is refused at definition with ``UpdateRuleError`` poi
 offending line of the function.
 """
 
-from ..templates.update_rules import UpdateRule, UpdateRuleError
+from ..update_rules.language import UpdateRule, UpdateRuleError
 from .define import define_update, get_rule, kernel, register, update_rule
 from .elementwise import elementwise
 from .library import adamw, lamb_rows, lion, rowwise_adagrad, torch_adagrad, torch_sgd_momentum

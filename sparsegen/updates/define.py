@@ -7,10 +7,8 @@ from typing import Any
 
 from .. import kernels
 from ..cache import forget_choices
-from ..registry import add_update_kernel, kernel_def
-from ..rules import add_update_rules
-from ..templates.optim_families import RULES
-from ..templates.update_rules import FUNCTIONS, UpdateRule, UpdateRuleError, define_update
+from ..registry import UPDATE_RULES, add_update_rule
+from ..update_rules.language import FUNCTIONS, UpdateRule, UpdateRuleError, define_update
 
 __all__ = ["define_update", "register", "update_rule", "get_rule", "kernel"]
 
@@ -20,9 +18,8 @@ def register(rule: UpdateRule) -> UpdateRule:
     replaces it, and its kernels rebuild (the cache keys on the rule's digest)."""
     if not isinstance(rule, UpdateRule):
         raise UpdateRuleError(f"register takes an UpdateRule (define_update), got {rule!r}")
-    replaced = rule.name in RULES
-    add_update_kernel(rule)
-    add_update_rules(rule.name)
+    replaced = rule.name in UPDATE_RULES
+    add_update_rule(rule)
     if replaced:
         forget_choices()  # the memoised kernels of the old rule
     return rule
@@ -43,15 +40,14 @@ def update_rule(name: str | None = None, *, states: Sequence[str] = (),
 
 
 def get_rule(name: str) -> UpdateRule:
-    """The registered rule ``name`` (a built-in optimizer family or a user rule)."""
-    if name not in RULES:
-        raise UpdateRuleError(f"no update rule {name!r}; registered: {sorted(RULES)}")
-    return RULES[name]
+    """The registered rule ``name`` (a built-in rule or a user's)."""
+    if name not in UPDATE_RULES:
+        raise UpdateRuleError(f"no update rule {name!r}; registered: {sorted(UPDATE_RULES)}")
+    return UPDATE_RULES[name]
 
 
 def kernel(rule: UpdateRule | str, dtype: str, **options: Any) -> Any:
     """The rule's kernel bound to ``dtype`` (``sparsegen.kernels.get``: compiled or loaded now;
     ``options``: ``target``, ``config``, ``check``)."""
     name = rule.name if isinstance(rule, UpdateRule) else get_rule(rule).name
-    kernel_def(f"optim_{name}")
     return kernels.get(f"optim_{name}", dtype, **options)

@@ -11,7 +11,7 @@ import numpy as np
 from ..ndarray import NDArray
 from ..ndarray.storage import wrap
 from ..ops.optim import map_values
-from ..templates.update_rules import UpdateRuleError, refuse, define_update, evaluate
+from ..update_rules.language import UpdateRuleError, refuse, define_update, evaluate
 from .define import register
 
 

@@ -1,20 +1,20 @@
-"""The optimizer families as update rules (templates/update_rules.py): MXNet 1.9.1's sgd,
-sgd_mom, adam, adagrad, ftrl, rmsprop, rmspropalex, signsgd, signum, nag_mom,
-lamb_update_phase1 operators, and the updates of its AdaDelta, Adamax and Nadam optimizers, each
-written with ``define_update`` as users write theirs.
+"""The built-in update rules: MXNet 1.9.1's sgd, sgd_mom, adam, adagrad, ftrl, rmsprop,
+rmspropalex, signsgd, signum, nag_mom, lamb_update_phase1 operators, and the updates of its
+AdaDelta, Adamax and Nadam optimizers, each written with ``define_update`` as users write theirs.
 
-Free of TVM: the registry derives each ``optim_<family>`` kernel's signature from its rule, and
-templates/optim.py builds the rule's PrimFuncs. Adding an optimizer = one rule in
-``OPTIMIZERS``. A rule ``update(x, h, g, f)`` returns the new weight and states (the update_rules
-module says what ``x``, ``h``, ``g`` and ``f`` are); a new value another output uses is read back
-as stored (rounded to the array's dtype).
+Free of TVM. ``registry.add_update_rule`` registers each of ``BUILT_IN`` as it registers a
+user's rule: the kernel ``optim_<name>`` (its signature derived from the rule), the
+``<name>_update`` op and the rule table. Adding an optimizer = one rule in ``BUILT_IN``. A rule
+``update(x, h, g, f)`` returns the new weight and states (``update_rules.language`` says what
+``x``, ``h``, ``g`` and ``f`` are); a new value another output uses is read back as stored
+(rounded to the array's dtype).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .update_rules import RULES, UpdateRule, define_update
+from .language import UpdateRule, define_update
 
 
 def _sgd(x: Any, h: Any, g: Any, f: Any) -> Any:
@@ -159,7 +159,7 @@ def _rule(name: str, states: tuple[str, ...], hyper: tuple[str, ...], update: An
     return define_update(name, update, states=states, hyper=hyper, functions=functions, doc=doc)
 
 
-OPTIMIZERS: tuple[UpdateRule, ...] = (
+BUILT_IN: dict[str, UpdateRule] = {rule.name: rule for rule in (
     _rule("sgd", (), ("lr", "wd", "rescale_grad", "clip_gradient"), _sgd,
                 "sgd_update: lazy over gradient rows, std over every row, or dense"),
     _rule("sgd_mom", ("mom",), ("lr", "momentum", "wd", "rescale_grad", "clip_gradient"),
@@ -201,9 +201,5 @@ OPTIMIZERS: tuple[UpdateRule, ...] = (
                 ("beta1", "beta2", "epsilon", "wd", "rescale_grad", "clip_gradient", "mean_scale",
                  "var_scale"),
                 _lamb, "lamb_update_phase1: mean, var and the step in one pass", ("dense",)),
-)
-"""Every optimizer family, in the registry's order."""
-
-FAMILIES: dict[str, UpdateRule] = {family.name: family for family in OPTIMIZERS}
-"""The rows of ``OPTIMIZERS`` by name."""
-RULES.update(FAMILIES)
+)}
+"""Every built-in rule by name, in the registry's order."""

@@ -1,5 +1,6 @@
-"""Update rules: a row-wise optimizer update written as a Python function of element values,
-traced once into an expression graph (free of TVM) that templates/optim.py turns into kernels.
+"""The update rule language: a row-wise optimizer update written as a Python function of
+element values, traced once into an expression graph (free of TVM) that templates/optim.py
+turns into kernels.
 
 A rule is ``update(x, h, g, f)`` returning the new weight and states, in the order
 ``(weight, *states, *row_states)`` (a bare value when there are none):
@@ -29,7 +30,7 @@ import dis
 import hashlib
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -348,6 +349,12 @@ class UpdateRule:
         return ("weight", *self.states, *self.row_states)
 
     @property
+    def sparse_gradients(self) -> bool:
+        """Whether a row_sparse gradient runs as it is (the rule has a ``lazy`` function: with
+        ``std`` too, rows without a gradient row can be updated); otherwise it is made dense."""
+        return "lazy" in self.functions
+
+    @property
     def reductions(self) -> list[Node]:
         """The distinct row reductions, in a fixed order (their accumulators)."""
         found: dict[int, Node] = {}
@@ -360,6 +367,18 @@ class UpdateRule:
     def two_pass(self) -> bool:
         """Whether a row runs a reduction pass first, or has row states (one thread per row)."""
         return bool(self.row_states) or bool(self.reductions)
+
+    def arguments(self, hyper: Mapping[str, float]) -> tuple[float, ...]:
+        """The kernel's hyper-parameter arguments from ``hyper`` by name, in the rule's order; a
+        missing or unknown name is refused, naming it."""
+        missing = [name for name in self.hyper if name not in hyper]
+        unknown = [name for name in hyper if name not in self.hyper]
+        if missing or unknown:
+            raise UpdateRuleError(
+                f"rule {self.name!r} takes hyper-parameters {list(self.hyper)}; "
+                + "; ".join(([f"missing {missing}"] if missing else [])
+                            + ([f"unknown {unknown}"] if unknown else [])))
+        return tuple(hyper[name] for name in self.hyper)
 
     @property
     def digest(self) -> str:
@@ -485,11 +504,6 @@ def _check_order(rule: UpdateRule, where: str) -> None:
     if not store_order(rule):
         raise refuse("the new values read each other's old values in a cycle (a swap): one "
                       "pass with no temporaries cannot store them", where)
-
-
-RULES: dict[str, UpdateRule] = {}
-"""Every rule with a kernel, by name (the built-ins of templates/optim_families.py and the rules
-``sparsegen.updates.register`` added): templates/optim.py builds ``optim_<name>`` from these."""
 
 
 def evaluate(node: Node, values: dict[str, float]) -> float:
