@@ -249,11 +249,6 @@ class RowSparse:
         """The element dtype."""
         return self.data.dtype
 
-    @property
-    def row_size(self) -> int:
-        """Elements per row (the product of the trailing dimensions)."""
-        return math.prod(self.shape[1:])
-
 
 @dataclass(frozen=True)
 class CSR:

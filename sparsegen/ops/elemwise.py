@@ -40,10 +40,6 @@ def _dense_kernel(values: Any) -> Any:
 _FORMATS = (RowSparse, CSR)
 
 
-def _is_dense(x: Storage) -> bool:
-    return not isinstance(x, _FORMATS)
-
-
 def _with_data(storage: RowSparse | CSR, data: Any) -> RowSparse | CSR:
     """``storage`` with new stored values, sharing its index arrays (nothing writes to the
     index arrays of a format once it exists, and users see them read-only)."""

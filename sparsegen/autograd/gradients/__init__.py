@@ -1,14 +1,14 @@
 """The gradient rule of every differentiable op, keyed by the op's name in ``rules.OP_RULES``.
 
-A rule is ``gradient(node, out_grads) -> one gradient per input`` (``None``: that input gets
+A gradient rule is ``gradient(node, out_grads) -> one gradient per input`` (``None``: that input gets
 none), written with the front end's ops, so gradients run on the generated kernels like the
 forward pass. Ops whose gradient is zero everywhere (comparisons, rounding, arg*) are listed
-in ``ZERO``; an op with no rule raises when a backward pass reaches it.
+in ``ZERO``; an op with none raises when a backward pass reaches it.
 """
 
-from .registry import RULES, ZERO, gradient, gradient_of
-# the family modules register their rules
+from .registry import GRADIENTS, ZERO, gradient, gradient_of
+# the family modules register their gradient rules
 from . import (batchnorm, conv, elemwise, indexing, linalg, nn, output,  # noqa: E402,F401
                reduce, shape)
 
-__all__ = ["RULES", "ZERO", "gradient", "gradient_of"]
+__all__ = ["GRADIENTS", "ZERO", "gradient", "gradient_of"]

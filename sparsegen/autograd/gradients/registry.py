@@ -1,4 +1,4 @@
-"""The table of gradient rules and the decorator that fills it."""
+"""The table of gradient rules (one per differentiable op) and the decorator that fills it."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 from ...tape import Gradient, Node
 
-RULES: dict[str, Gradient] = {}
+GRADIENTS: dict[str, Gradient] = {}
 """The gradient rule of each op, by name (filled by the family modules)."""
 
 
@@ -16,7 +16,7 @@ def gradient(*ops: str) -> Callable[[Gradient], Gradient]:
 
     def register(function: Gradient) -> Gradient:
         for op in ops:
-            RULES[op] = function
+            GRADIENTS[op] = function
         return function
 
     return register
@@ -39,10 +39,10 @@ ZERO = (
 """Ops whose gradient is zero (MXNet registers zero gradients for them; the samplers with array
 parameters too)."""
 for _op in ZERO:
-    RULES[_op] = _zero
+    GRADIENTS[_op] = _zero
 
 
 def gradient_of(op: str) -> Gradient | None:
     """The gradient rule of ``op`` (``name->stype`` variants share their op's), or None."""
-    return RULES.get(op.split("->", 1)[0])
+    return GRADIENTS.get(op.split("->", 1)[0])
 
