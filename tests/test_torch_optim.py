@@ -308,7 +308,7 @@ def test_bad_arguments_are_refused() -> None:
     with pytest.raises(SparsegenError, match="betas"):
         sgt.Adam(model.parameters(), betas=(0.9, 1.5))
     with pytest.raises(SparsegenError, match="needs hyper-parameters"):
-        sgt.RuleOptimizer(model.parameters(), "lion", lr=0.1)
+        sgt.TorchRuleOptimizer(model.parameters(), "lion", lr=0.1)
     grad = torch.sparse_coo_tensor(torch.tensor([[0, ROWS + 3]]), torch.ones(2, WIDTH),
                                    (ROWS + 5, WIDTH))
     with pytest.raises(SparsegenError, match="row ids"):
@@ -362,14 +362,14 @@ def test_refused_gradient_leaves_weight_and_state(steps_before: int, bad: str) -
 
 
 def test_any_rule_as_a_torch_optimizer() -> None:
-    """RuleOptimizer runs a user rule with hyper-parameters from the param group."""
+    """TorchRuleOptimizer runs a user rule with hyper-parameters from the param group."""
     import sparsegen.updates as U
 
     rule = U.register(U.define_update(
         "torch_test_decay", lambda x, h, g, f: x.weight * (f.one - h.decay) - h.lr * g,
         hyper=("lr", "decay")))
     w = torch.nn.Parameter(torch.ones(3, 2))
-    opt = sgt.RuleOptimizer([w], rule, lr=0.5, decay=0.25)
+    opt = sgt.TorchRuleOptimizer([w], rule, lr=0.5, decay=0.25)
     w.grad = torch.full((3, 2), 2.0)
     opt.step()
     torch.testing.assert_close(w.detach(), torch.full((3, 2), 0.75 - 1.0))
@@ -432,7 +432,7 @@ def test_group_entries_are_checked_wherever_groups_come_from() -> None:
     rule = U.define_update("torch_test_plain", lambda x, h, g, f: x.weight - h.lr * g,
                            hyper=("lr",))
     with pytest.raises(SparsegenError, match="maximize needs a rule that takes rescale_grad"):
-        sgt.RuleOptimizer(a.parameters(), rule, lr=0.5, maximize=True)
+        sgt.TorchRuleOptimizer(a.parameters(), rule, lr=0.5, maximize=True)
 
 
 def test_tensor_lr_steps_as_the_float_lr() -> None:

@@ -1,6 +1,7 @@
 """One optimizer update of a weight and its states through an update rule's kernel
-``optim_<rule>``: the storage fallbacks MXNet applies, the checks, the launch. The operator-level updates
-(optim_ops.py) and every optimizer class (sparsegen/optimizer) run their updates here."""
+``optim_<rule>``: the storage fallbacks MXNet applies, the checks, the launch. The
+operator-level updates (optim_ops.py) and every optimizer class (sparsegen/optimizer) run their
+updates here."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``RuleOptimizer``: a ``torch.optim.Optimizer`` whose step runs an update rule's generated
+"""``TorchRuleOptimizer``: a ``torch.optim.Optimizer`` whose step runs an update rule's generated
 kernel on each parameter in place (DLPack, no copy): ``lazy`` (only a sparse gradient's rows),
 ``std`` (every row, a sparse gradient's missing rows as zeros) or ``dense``."""
 
@@ -27,7 +27,7 @@ def number(value: Any, name: str) -> float:
     raise SparsegenError(f"{name} must be a number, got {value!r}")
 
 
-class RuleOptimizer(torch.optim.Optimizer):
+class TorchRuleOptimizer(torch.optim.Optimizer):
     """Any update rule as a torch optimizer: its hyper-parameters are the param group's entries
     of the same names (``rescale_grad`` 1 and ``clip_gradient`` inf unless given); its states
     are zero tensors in ``state[p]`` under their names, with ``state[p]["step"]`` counting the

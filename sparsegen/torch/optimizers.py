@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import SparsegenError
 from ..updates import UpdateRule, get_rule
-from .optimizer import RuleOptimizer, number
+from .optimizer import TorchRuleOptimizer, number
 
 
 def _nonnegative(group: dict[str, Any], *names: str) -> None:
@@ -32,7 +32,7 @@ def _betas(group: dict[str, Any]) -> tuple[float, float]:
     return beta1, beta2
 
 
-class SGD(RuleOptimizer):
+class SGD(TorchRuleOptimizer):
     """torch.optim.SGD (momentum, dampening, Nesterov, weight decay, maximize); a sparse
     gradient updates only its rows when ``lazy`` (torch keeps no momentum for sparse
     gradients), else every row."""
@@ -72,7 +72,7 @@ class SGD(RuleOptimizer):
                 "rescale_grad": group["rescale_grad"], "clip_gradient": group["clip_gradient"]}
 
 
-class _AdamBase(RuleOptimizer):
+class _AdamBase(TorchRuleOptimizer):
     """What Adam and AdamW share: torch's state names, betas, and the ranges of lr, eps and
     weight_decay."""
 
@@ -91,7 +91,7 @@ class Adam(_AdamBase):
     as SparseAdam); otherwise every row (a sparse gradient's missing rows as zeros), as Adam on
     the dense gradient. ``step`` counts per parameter."""
 
-    settings = {**RuleOptimizer.settings, "amsgrad": False, "decoupled_weight_decay": False}
+    settings = {**TorchRuleOptimizer.settings, "amsgrad": False, "decoupled_weight_decay": False}
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: Any = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 0.0, maximize: bool = False,
@@ -122,7 +122,7 @@ class AdamW(_AdamBase):
     """torch.optim.AdamW: decoupled weight decay ``weight *= 1 - lr*weight_decay`` with the Adam
     step (rule ``adamw``, MXNet's contrib adamw_update, with ``eta = 1``)."""
 
-    settings = {**RuleOptimizer.settings, "amsgrad": False, "decoupled_weight_decay": True}
+    settings = {**TorchRuleOptimizer.settings, "amsgrad": False, "decoupled_weight_decay": True}
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: Any = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 1e-2, maximize: bool = False,
@@ -143,7 +143,7 @@ class AdamW(_AdamBase):
                 "clip_gradient": group["clip_gradient"]}
 
 
-class Adagrad(RuleOptimizer):
+class Adagrad(TorchRuleOptimizer):
     """torch.optim.Adagrad (``lr_decay``, ``weight_decay``, ``initial_accumulator_value``,
     ``eps``, ``maximize``); a sparse gradient updates only its rows (as torch does)."""
 
@@ -177,7 +177,7 @@ class Adagrad(RuleOptimizer):
                 "rescale_grad": group["rescale_grad"], "clip_gradient": group["clip_gradient"]}
 
 
-class RowWiseAdagrad(RuleOptimizer):
+class RowWiseAdagrad(TorchRuleOptimizer):
     """RowWiseAdagrad (rule ``rowwise_adagrad``): one accumulator per row, the mean of the
     row's squared gradient; a sparse gradient updates only its rows."""
 
@@ -191,7 +191,7 @@ class RowWiseAdagrad(RuleOptimizer):
         _nonnegative(group, "lr", "epsilon")
 
 
-class Ftrl(RuleOptimizer):
+class Ftrl(TorchRuleOptimizer):
     """FTRL-Proximal (MXNet's ftrl_update: ``lamda1``, ``beta``, ``wd``); a sparse gradient
     updates only its rows when ``lazy``."""
 
@@ -205,7 +205,7 @@ class Ftrl(RuleOptimizer):
         _nonnegative(group, "lr", "lamda1", "beta", "wd")
 
 
-class Lion(RuleOptimizer):
+class Lion(TorchRuleOptimizer):
     """Lion (rule ``lion``): ``weight -= lr * (sign(beta1*m + (1-beta1)*g) + wd*weight);
     m = beta2*m + (1-beta2)*g``."""
 
