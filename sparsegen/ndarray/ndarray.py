@@ -385,9 +385,8 @@ class NDArray:
                  train_mode: bool = True) -> None:
         """The gradients of this array (weighted by ``out_grad``) into its variables' ``grad``,
         as ``mxnet.autograd.backward([self], [out_grad])``."""
-        # mx.autograd builds on the front end: imported at call time, as MXNet's C API call
-        importlib.import_module("sparsegen.autograd").backward(
-            [self], None if out_grad is None else [out_grad], retain_graph, train_mode)
+        # mx.autograd builds on the front end: its pass is reached through the tape below both
+        tape.backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
 
     def detach(self) -> "NDArray":
         """The same values outside the recorded graph (no gradient flows through it)."""
