@@ -66,8 +66,8 @@ def _is_import_module(node: ast.AST) -> bool:
     if not isinstance(node, ast.Call):
         return False
     func = node.func
-    return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) \
-        == "import_module"
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    return name == "import_module"
 
 
 def _statements(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom | ast.Call]:
@@ -279,11 +279,11 @@ def _cycle_in(group: list[str], graph: dict[str, list[Import]]) -> list[Import]:
 UNREAD_FOUND: dict[str, str] = {}
 IMPORTS = package_imports(SOURCE, PACKAGE, UNREAD_FOUND)
 UNREAD = {
-    ("sparsegen.registry", "module"):
+    (f"{PACKAGE}.registry", "module"):
         "registry.resolve imports the 'module:attribute' references of the registry's and the op "
         "rules' tables (templates, schedules, storage-level implementations), a plug-in table by "
         "design; tests/test_registry_rules.py resolves every one",
-    ("sparsegen.bench.suite", "module"):
+    (f"{PACKAGE}.bench.suite", "module"):
         "bench.suite.factory imports the 'module:factory' of a benchmark workload id (its "
         "WORKLOADS table), the benchmark harness only",
 }
@@ -318,6 +318,8 @@ def test_the_graph_holds_the_known_imports():
     assert (f"{PACKAGE}", f"{PACKAGE}.ndarray") in known
     assert (f"{PACKAGE}.templates.index", FORMATS) in known
     assert (f"{PACKAGE}.ops.cast", FORMATS) in known
+    # import_module: mx.<name> on first use (the values of __init__'s _ON_FIRST_USE), AttrScope
+    assert {(PACKAGE, f"{PACKAGE}.{name}") for name in ("gluon", "test_utils", "attribute")} <= known
 
 
 def test_every_import_module_call_is_read():
