@@ -28,7 +28,7 @@ from .errors import KernelCacheWarning, SparsegenError
 from .files import disk_full, remove_temporaries
 from .target import Target
 from .target import resolve as resolve_target
-from .tune import records
+from . import tuning_records
 
 
 class CompilerMissingError(SparsegenError):
@@ -278,7 +278,7 @@ def get_kernel(
     """
     if isinstance(target, dict):
         target = resolve_target(target)
-    bucket = records.size_bucket(size) if size is not None else "large"
+    bucket = tuning_records.size_bucket(size) if size is not None else "large"
     memo = (name, dtypes, target, tuple(sorted(config.items())) if config else None, bucket)
     entry = _CHOICES.get(memo)
     if entry is None:
@@ -293,4 +293,4 @@ def get_kernel(
 def forget_choices() -> None:
     """Drop the memoised config choices (after new tuning records were written)."""
     _CHOICES.clear()
-    records.reload()
+    tuning_records.reload()

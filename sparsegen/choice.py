@@ -11,7 +11,7 @@ from .cachekey import KernelKey
 from .schedules.space import Config
 from .target import Target
 from .target import resolve as resolve_target
-from .tune import records
+from . import tuning_records
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,8 @@ def choose(
     space = definition.space(resolved.kind)
     source, measured_on = "given", None
     if config is None:
-        found = records.best(name, dtypes, resolved, bucket, frozenset(k.name for k in space.knobs))
+        knobs = frozenset(k.name for k in space.knobs)
+        found = tuning_records.best(name, dtypes, resolved, bucket, knobs)
         config, source, measured_on = found if found else ({}, "default", None)
     full = space.config(config)
     variants = space.variants(full)

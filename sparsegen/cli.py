@@ -70,11 +70,11 @@ def _tuning_report() -> None:
     """Which tuning records apply on this machine: the config chosen per target (the host CPU,
     each GPU architecture), kernel, dtype and bucket."""
     from .choice import choose
+    from .cpu_families import family
     from .device import cuda_target, emulated, num_gpus
     from .registry import KERNELS
     from .target import host_cpu
-    from .tune.families import family
-    from .tune.records import BUCKETS, sources
+    from .tuning_records import BUCKETS, sources
 
     gpus = [] if emulated() else [cuda_target(i) for i in range(num_gpus())]
     print("tuning logs: " + ", ".join(p for group in sources() for p in group))
@@ -154,7 +154,7 @@ def _tune(args: argparse.Namespace) -> int:
 
     from .target import cuda, resolve
     from .tune import tuner
-    from .tune.records import log_name, user_log
+    from .tuning_records import log_name, user_log
 
     _check_dtypes(args.dtype, "--dtype")
     kernels = tuner.tunable() if args.op == ["all"] else args.op

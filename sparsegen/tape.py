@@ -3,7 +3,8 @@ thread), and one ``Node`` per op run while recording, linked from its outputs.
 
 This module sits below the front end (it imports only ``errors``): ``dispatch.invoke`` and the
 views made without a kernel record their results here; ``sparsegen.autograd`` runs the
-backward pass over the nodes.
+backward pass over the nodes, and installs it here (``install_backward``) for
+``NDArray.backward`` to reach it through ``backward`` without importing upwards.
 
 An array takes part in the graph when it is a *variable* (``attach_grad`` gave it a gradient
 buffer and a ``grad_req`` other than ``'null'``) or the output of a recorded node
@@ -63,6 +64,35 @@ def set_training(train_mode: bool) -> bool:
     _flags.training = bool(train_mode)
     return previous
 
+
+BackwardPass = Callable[[Any, Any, bool, bool], None]
+"""``backward(heads, head_grads, retain_graph, train_mode)``, as ``mx.autograd.backward``."""
+
+_backward_pass: BackwardPass | None = None
+
+
+def install_backward(run: BackwardPass) -> None:
+    """Make ``run`` the backward pass ``backward`` calls (``sparsegen.autograd`` installs its
+    own when it is imported)."""
+    global _backward_pass
+    _backward_pass = run
+
+
+def backward(heads: Any, head_grads: Any = None, retain_graph: bool = False,
+             train_mode: bool = True) -> None:
+    """Run the backward pass over the graph behind ``heads`` (``NDArray.backward`` calls this).
+
+    The pass is ``mx.autograd``'s: it runs the gradient rules, which are front-end ops, so
+    ``sparsegen.autograd`` imports ``ndarray`` and ``ndarray`` cannot import it back (an
+    import cycle). This module lies below both, so it holds the pass in a slot that
+    ``sparsegen.autograd`` fills at its import. The slot is always filled where an array
+    exists: importing any ``sparsegen`` module runs the package first, and
+    ``sparsegen/__init__.py`` imports ``autograd`` (as nothing is recorded without
+    ``autograd.record()`` or ``autograd.Function``, which import it too)."""
+    if _backward_pass is None:
+        raise SparsegenError("autograd: no backward pass is installed (sparsegen.autograd "
+                             "installs it when imported; import sparsegen)")
+    _backward_pass(heads, head_grads, retain_graph, train_mode)
 
 
 @dataclass(eq=False)

@@ -6,7 +6,7 @@ with MXNet's ``uniform`` and ``powerlaw`` csr distributions), random shapes, the
 and ``compare_optimizer``. Random data comes from numpy's global generator (seed it with
 ``np.random.seed``), as MXNet's helpers draw theirs: these build test inputs, they are not ops.
 ``from mxnet.test_utils import *`` also brings ``mx``, ``np``, ``rnd`` (``numpy.random``), ``os``
-and ``array`` (``mx.nd.array``): MXNet's module exports them, and its tests use them.
+and ``array`` (``nd.array``): MXNet's module exports them, and its tests use them.
 """
 
 from __future__ import annotations
@@ -19,10 +19,13 @@ from typing import Any
 import numpy as np
 import numpy.random as rnd
 
-import sparsegen as mx
+import sparsegen as mx  # only re-exported (MXNet's "from test_utils import *" brings mx)
 
-from .context import Context, current_context, set_default
+from . import autograd
+from . import ndarray as nd
+from .context import Context, current_context, num_gpus, set_default
 from .ndarray import array
+from .symbol import Symbol
 from .symbol.executor import grad_reqs
 from .errors import InvalidValue
 from .errors import NotSupported
@@ -50,13 +53,13 @@ def default_dtype() -> type:
 
 def list_gpus() -> range:
     """The ids of the GPUs ``mx.gpu(i)`` can name (empty without a GPU)."""
-    return range(mx.num_gpus())
+    return range(num_gpus())
 
 
 # -- tolerances and comparisons -----------------------------------------------------------------
 def _numpy(value: Any) -> Any:
     """``value`` as numpy: NDArrays of any storage type and scipy sparse matrices made dense."""
-    if isinstance(value, mx.nd.NDArray):
+    if isinstance(value, nd.NDArray):
         return value.asnumpy()
     if hasattr(value, "toarray"):
         return value.toarray()
@@ -354,14 +357,14 @@ def rand_sparse_ndarray(shape: Sequence[int], stype: str, density: float | None 
         else:
             indices = np.flatnonzero(rnd.rand(shape[0]) < density)
         if indices.size == 0:
-            empty = mx.nd.sparse.zeros("row_sparse", shape, ctx=ctx, dtype=dtype)
+            empty = nd.sparse.zeros("row_sparse", shape, ctx=ctx, dtype=dtype)
             return empty, (np.empty((0, *shape[1:]), dtype), np.array([], np.int64))
         values = rnd.rand(indices.size, *shape[1:]).astype(dtype)
         if data_init is not None:
             values.fill(data_init)
         if modifier_func is not None:
             values = assign_each(values, modifier_func)
-        array = mx.nd.sparse.row_sparse_array((values, indices), shape=shape, dtype=dtype, ctx=ctx)
+        array = nd.sparse.row_sparse_array((values, indices), shape=shape, dtype=dtype, ctx=ctx)
         return array, (values, indices)
     if stype == "csr":
         _check_csr_request(shape, density, distribution)
@@ -371,7 +374,7 @@ def rand_sparse_ndarray(shape: Sequence[int], stype: str, density: float | None 
             matrix = _powerlaw_csr(shape, density, dtype)
         else:
             raise InvalidValue(f"csr distributions are 'uniform' and 'powerlaw', got {distribution!r}")
-        csr = mx.nd.sparse.csr_matrix((matrix.data, matrix.indices, matrix.indptr),
+        csr = nd.sparse.csr_matrix((matrix.data, matrix.indices, matrix.indptr),
                                       shape=tuple(shape), dtype=dtype, ctx=ctx)
         return csr, (csr.indptr, csr.indices, csr.data)
     raise InvalidValue(f"stype must be 'row_sparse' or 'csr', got {stype!r}")
@@ -385,7 +388,7 @@ def rand_ndarray(shape: Sequence[int], stype: str = "default", density: float | 
     ``rand_sparse_ndarray``'s array."""
     ctx = ctx or default_context()
     if stype == "default":
-        return mx.nd.array(random_arrays(shape), dtype=dtype, ctx=ctx)
+        return nd.array(random_arrays(shape), dtype=dtype, ctx=ctx)
     array, _ = rand_sparse_ndarray(shape, stype, density=density, dtype=dtype,
                                    modifier_func=modifier_func,
                                    shuffle_csr_indices=shuffle_csr_indices,
@@ -428,7 +431,7 @@ def _pair(shape: Sequence[int], dtype: Any, stype: str, density: float | None) -
     if stype not in ("default", "row_sparse", "csr"):
         raise InvalidValue(f"storage type {stype!r} is not supported")
     if stype == "default":
-        second = mx.nd.array(rnd.uniform(size=shape), ctx=default_context(), dtype=dtype)
+        second = nd.array(rnd.uniform(size=shape), ctx=default_context(), dtype=dtype)
     else:
         second = rand_ndarray(shape, stype, density=density, dtype=dtype)
     return second.copyto(default_context()).tostype("default"), second
@@ -444,8 +447,8 @@ def compare_optimizer(opt1: Any, opt2: Any, shape: Any, dtype: Any, w_stype: str
     ``opt1`` each weight alone.
     """
     if isinstance(shape, list):
-        w1 = [mx.nd.array(rnd.uniform(size=s), dtype=dtype) for s in shape]
-        g1 = [mx.nd.array(rnd.uniform(size=s), dtype=dtype) for s in shape]
+        w1 = [nd.array(rnd.uniform(size=s), dtype=dtype) for s in shape]
+        g1 = [nd.array(rnd.uniform(size=s), dtype=dtype) for s in shape]
         w2, g2 = [w.copy() for w in w1], [g.copy() for g in g1]
         state2 = [opt2.create_state_multi_precision(0, w2[i]) for i in range(ntensors)]
         opt2.update_multi_precision(list(range(ntensors)), w2, g2, state2)
@@ -482,7 +485,7 @@ _NUMERIC_EPS = {np.dtype(np.float16): 2.0 ** -6, np.dtype(np.float32): 2.0 ** -9
 def _host_value(value: Any, name: Any) -> tuple[np.ndarray, str]:
     """``value`` (numpy, scalar, NDArray of any storage, scipy sparse) as float64 numpy and
     the storage type it is passed to the function in."""
-    if isinstance(value, mx.nd.NDArray):
+    if isinstance(value, nd.NDArray):
         return value.asnumpy().astype(np.float64), value.stype
     if hasattr(value, "toarray"):
         return np.asarray(value.toarray(), np.float64), "csr"
@@ -538,7 +541,7 @@ class _Evaluation:
             result = self.fn(*inputs.values(), *self.aux_args, **self.aux_kwargs)
         listed = list(result) if isinstance(result, (list, tuple)) else [result]
         for position, out in enumerate(listed):
-            if not isinstance(out, mx.nd.NDArray):
+            if not isinstance(out, nd.NDArray):
                 raise InvalidValue(f"check_numeric_gradient: output {position} of the function "
                                    f"is a {type(out).__name__}, not an NDArray")
         return listed
@@ -557,7 +560,7 @@ def _numeric(evaluation: _Evaluation, inputs: dict[Any, Any], key: Any, host: np
     ctx, dtype = inputs[key].context, inputs[key].dtype
     grad = np.zeros(host.shape, np.float64)
     moved = dict(inputs)
-    scope = mx.autograd.train_mode if train else mx.autograd.predict_mode
+    scope = autograd.train_mode if train else autograd.predict_mode
     with scope():
         for i in range(host.size):
             values = []
@@ -580,11 +583,11 @@ def _backward(evaluation: _Evaluation, inputs: dict[Any, Any], reqs: dict[Any, s
         inputs[key].attach_grad(req, stype=grad_stype_dict.get(key))
     projections: list[np.ndarray] = []
     for _ in range(2 if "add" in reqs.values() else 1):
-        with mx.autograd.record(train_mode=train):
+        with autograd.record(train_mode=train):
             outputs = evaluation.outputs(inputs)
         if not projections:
             projections = [np.random.rand(*out.shape) + 0.1 for out in outputs]
-        mx.autograd.backward(outputs, [array(proj, ctx=out.context, dtype=out.dtype)
+        autograd.backward(outputs, [array(proj, ctx=out.context, dtype=out.dtype)
                                        for out, proj in zip(outputs, projections)])
     return projections
 
@@ -609,7 +612,7 @@ def check_numeric_gradient(fn: Callable[..., Any], location: Any, aux_states: An
     same sum, read into float64 on the host; ``atol=None`` is the larger of MXNet's default for
     ``dtype`` and ``numeric_eps²``. Raises ``AssertionError`` naming the input on a mismatch.
     """
-    if isinstance(fn, mx.sym.Symbol):
+    if isinstance(fn, Symbol):
         fn, location = _symbol_function(fn, ctx), _symbol_location(fn, location)
     if not callable(fn):
         raise NotSupported(f"check_numeric_gradient takes a Symbol or a Python function of "
@@ -679,7 +682,7 @@ def _symbol_location(sym: Any, location: Any) -> dict[str, Any]:
 def _symbol_arrays(sym: Any, location: Any, ctx: Context, dtype: Any) -> dict[str, Any]:
     """The arguments as NDArrays on ``ctx``: numpy values made arrays of ``dtype``
     (``'asnumpy'``: their own), NDArrays kept."""
-    return {name: value if isinstance(value, mx.nd.NDArray) else
+    return {name: value if isinstance(value, nd.NDArray) else
             array(value, ctx=ctx, dtype=np.asarray(value).dtype if dtype == "asnumpy" else dtype)
             for name, value in _symbol_location(sym, location).items()}
 
@@ -689,7 +692,7 @@ def _symbol_aux(sym: Any, aux_states: Any, ctx: Context, dtype: Any) -> dict[str
     None) as NDArrays on ``ctx`` by name, as ``_symbol_arrays`` makes the arguments."""
     names = sym.list_auxiliary_states()
     given = dict(aux_states) if isinstance(aux_states, dict) else dict(zip(names, aux_states or ()))
-    return {name: value if isinstance(value, mx.nd.NDArray) else
+    return {name: value if isinstance(value, nd.NDArray) else
             array(value, ctx=ctx, dtype=np.asarray(value).dtype if dtype == "asnumpy" else dtype)
             for name, value in given.items()}
 
@@ -713,7 +716,7 @@ def _head_grads(out_grads: Any, sym: Any, ctx: Context, dtype: Any) -> Any:
         return None
     if isinstance(out_grads, dict):
         out_grads = [out_grads[name] for name in sym.list_outputs()]
-    return [g if isinstance(g, mx.nd.NDArray) else
+    return [g if isinstance(g, nd.NDArray) else
             array(g, ctx=ctx, dtype=np.asarray(g).dtype if dtype == "asnumpy" else dtype)
             for g in out_grads]
 
@@ -754,7 +757,7 @@ def check_symbolic_backward(sym: Any, location: Any, out_grads: Any, expected: A
     grads = {}
     for name, values in initial.items():
         stype = (grad_stypes or {}).get(name) or "default"
-        grads[name] = mx.nd.zeros(values.shape, ctx=ctx, dtype=dtype if dtype != "asnumpy" else
+        grads[name] = nd.zeros(values.shape, ctx=ctx, dtype=dtype if dtype != "asnumpy" else
                                   np.asarray(expected[name]).dtype, stype=stype)
         if stype == "default":
             grads[name][:] = values
@@ -780,7 +783,7 @@ def simple_forward(sym: Any, ctx: Context | None = None, is_train: bool = False,
                    **inputs: Any) -> Any:
     """The outputs of ``sym`` on ``inputs`` (by argument or auxiliary-state name) as numpy
     (one array for one output)."""
-    arrays = {k: v if isinstance(v, mx.nd.NDArray) else array(v) for k, v in inputs.items()}
+    arrays = {k: v if isinstance(v, nd.NDArray) else array(v) for k, v in inputs.items()}
     aux = {name: arrays.pop(name) for name in sym.list_auxiliary_states() if name in arrays}
     executor = sym.bind(ctx or default_context(), arrays, aux_states=aux)
     outputs = [out.asnumpy() for out in executor.forward(is_train=is_train)]
@@ -806,7 +809,7 @@ def check_consistency(sym: Any, ctx_list: list[dict[str, Any]], scale: float = 1
     the outputs (predict and train) and the gradients (head gradients: the first executor's
     outputs) with those of the most precise one (or ``ground_truth``), as MXNet's; returns the
     values compared against, as numpy by name."""
-    symbols = [sym] * len(ctx_list) if isinstance(sym, mx.sym.Symbol) else list(sym)
+    symbols = [sym] * len(ctx_list) if isinstance(sym, Symbol) else list(sym)
     if len(ctx_list) < 2 or len(symbols) != len(ctx_list):
         raise InvalidValue(f"check_consistency: ctx_list needs two entries or more (and one "
                            f"symbol each), got {len(ctx_list)} entries, {len(symbols)} symbols")

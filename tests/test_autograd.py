@@ -9,8 +9,9 @@ import scipy.special
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import isolated
 import sparsegen as mx
-from sparsegen import autograd
+from sparsegen import autograd, tape
 from sparsegen.autograd.gradients import GRADIENTS
 from sparsegen.autograd.gradients.elemwise import _UNARY
 
@@ -437,6 +438,32 @@ def test_a_value_used_twice_sums_both_paths_and_head_grads_weight_heads():
     x0 = np.array([1.0, -2.0, 3.0])
     want = (8 * x0 + 2) * np.array([1.0, 2.0, 0.5]) + np.exp(x0)
     np.testing.assert_allclose(x.grad.asnumpy(), want, rtol=1e-5)
+
+
+def test_ndarray_backward_runs_the_pass_autograd_installed_in_the_tape():
+    # NDArray.backward (the front end) reaches mx.autograd's pass through tape.py, below both
+    assert tape._backward_pass is autograd.backward
+    # in a fresh process whose code names neither mx.autograd nor sparsegen.autograd
+    assert isolated.result("""
+        from sparsegen import tape
+        from sparsegen.ndarray import array
+        x = array([1.0, 2.0])
+        x.attach_grad()
+        tape.set_recording(True)
+        y = x * 3
+        tape.set_recording(False)
+        y.backward()
+        result = x.grad
+    """) == [3.0, 3.0]
+    assert isolated.result("""
+        import sparsegen as mx
+        x = mx.nd.array([1.0])
+        x.attach_grad()
+        with mx.autograd.record():
+            y = x * 2
+        y.backward()
+        result = x.grad
+    """) == [2.0]
 
 
 def test_backward_frees_the_graph_unless_retained():

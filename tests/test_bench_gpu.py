@@ -75,13 +75,14 @@ def test_tune_ships_records_under_the_shipped_name(tmp_path, capsys, fresh_cache
 
 
 def test_tuning_target_is_gpu_0s_own_arch(monkeypatch):
-    from sparsegen.tune import records, tuner
+    from sparsegen import tuning_records
+    from sparsegen.tune import tuner
 
     monkeypatch.setattr(cuda_runtime, "device_count", lambda: 1)
     monkeypatch.setattr(cuda_runtime, "arch", lambda device_id: "sm_80")
     target = tuner.tuning_target("cuda")
     assert target.kind == "cuda" and target.as_dict["arch"] == "sm_80"
-    assert records.log_name(target, "retain") == "cuda-sm_80-retain.jsonl"
+    assert tuning_records.log_name(target, "retain") == "cuda-sm_80-retain.jsonl"
 
 
 def test_a_candidate_that_cannot_run_is_left_out(tmp_path, monkeypatch, capsys, fresh_cache):

@@ -4,9 +4,9 @@ import json
 import re
 from pathlib import Path
 
+from sparsegen import tuning_records
 from sparsegen.choice import choose
 from sparsegen.target import host_cpu
-from sparsegen.tune import records
 
 ROOT = Path(__file__).parents[1]
 
@@ -24,17 +24,17 @@ def test_readme_usage_runs():
 
 
 def test_shipped_tuning_logs_are_tuner_records():
-    logs = sorted(records.SHIPPED_LOGS.glob("*.jsonl"))
+    logs = sorted(tuning_records.SHIPPED_LOGS.glob("*.jsonl"))
     assert logs, "tuning_logs/ is empty"
     for log in logs:
         lines = log.read_text().splitlines()
-        parsed = [records.parse(line, str(log)) for line in lines]
+        parsed = [tuning_records.parse(line, str(log)) for line in lines]
         assert all(r is not None for r in parsed)
         for line in lines:
             raw = json.loads(line)
             assert {"versions", "date", "workload"} <= set(raw) and raw["versions"]["tvm"]
     cpu_logs = [log for log in logs if log.name.startswith("llvm-")]
-    shipped = records.read(cpu_logs[0])[0]
+    shipped = tuning_records.read(cpu_logs[0])[0]
     if shipped.target_matches(host_cpu()):  # this machine class: the shipped configs apply
         choice = choose(shipped.kernel, shipped.dtypes, None, None, shipped.bucket)
         assert choice.source == "shipped"  # the test run's cache has no user log

@@ -7,17 +7,17 @@ import numpy as np
 
 import sparsegen as mx
 from sparsegen import cache as kcache
-from sparsegen import cli, device
+from sparsegen import cli, device, tuning_records
 from sparsegen.choice import choose
 from sparsegen.runtime import tvm_ffi
 from sparsegen.schedules.space import Knob, ScheduleSpace
 from sparsegen.target import Target, cuda, host_cpu
-from sparsegen.tune import records, tuner
-from sparsegen.tune.records import TuningLogWarning
+from sparsegen.tune import tuner
+from sparsegen.tuning_records import TuningLogWarning
 
 
 def test_tune_writes_records_and_the_best_is_used(fresh_cache):
-    log = records.user_log()
+    log = tuning_records.user_log()
     outcome = tuner.tune_one("retain", ("float32",), host_cpu(), "medium", trials=3, log=log, rounds=3)
     lines = [json.loads(line) for line in log.read_text().splitlines()]
     assert len(lines) == 3
@@ -26,7 +26,7 @@ def test_tune_writes_records_and_the_best_is_used(fresh_cache):
         assert line["target"]["kind"] == "llvm" and line["workload"]["bucket"] == "medium"
         assert line["median_s"] > 0 and set(line["versions"]) >= {"tvm", "sparsegen"}
         assert set(line["config"]) == {"parallel", "chunk", "lanes", "serial_below"}
-        assert records.parse(json.dumps(line), "test") is not None
+        assert tuning_records.parse(json.dumps(line), "test") is not None
     fastest = min(lines, key=lambda line: line["median_s"])["config"]
     assert dict(outcome.best) == fastest
     kcache.forget_choices()
@@ -42,7 +42,7 @@ def test_tune_writes_records_and_the_best_is_used(fresh_cache):
 
 
 def test_malformed_and_foreign_lines_are_skipped_with_warnings(fresh_cache):
-    log = records.user_log()
+    log = tuning_records.user_log()
     log.parent.mkdir(parents=True)
     good = {"kernel": "retain", "dtypes": ["float64"], "target": host_cpu().as_dict,
             "workload": {"bucket": "large"}, "median_s": 0.001,
@@ -66,7 +66,7 @@ def test_malformed_and_foreign_lines_are_skipped_with_warnings(fresh_cache):
 
 
 def test_records_for_other_cpus_or_knob_sets_do_not_apply(fresh_cache):
-    log = records.user_log()
+    log = tuning_records.user_log()
     log.parent.mkdir(parents=True)
     other = {"kernel": "retain", "dtypes": ["float64"], "target": {"kind": "llvm", "mcpu": "other"},
              "workload": {"bucket": "large"}, "median_s": 0.001,
@@ -77,9 +77,9 @@ def test_records_for_other_cpus_or_knob_sets_do_not_apply(fresh_cache):
 
 
 def test_size_buckets():
-    assert records.size_bucket(0) == "small"
-    assert records.size_bucket(2**15) == "medium"
-    assert records.size_bucket(2**30) == "large"
+    assert tuning_records.size_bucket(0) == "small"
+    assert tuning_records.size_bucket(2**15) == "medium"
+    assert tuning_records.size_bucket(2**30) == "large"
 
 
 def test_small_calls_use_the_serial_build(fresh_cache):
@@ -120,9 +120,10 @@ def test_cuda_records_apply_to_gpus_of_their_architecture(fresh_cache, tmp_path,
     monkeypatch.setattr(tuner, "_device", lambda target: tvm_ffi.device("cpu", 0))
     target = cuda("sm_90")
     outcome = tuner.tune_one("retain", ("float32",), target, "small", trials=6,
-                             log=records.user_log(), rounds=1, ship=tmp_path)
+                             log=tuning_records.user_log(), rounds=1, ship=tmp_path)
     assert outcome.timed == 6 and dict(outcome.best)["threads"] == 512
-    assert (tmp_path / "cuda-sm_90-retain.jsonl").read_text() == records.user_log().read_text()
+    shipped = (tmp_path / "cuda-sm_90-retain.jsonl").read_text()
+    assert shipped == tuning_records.user_log().read_text()
     monkeypatch.setattr(device, "num_gpus", lambda: 1)
     monkeypatch.setattr(device, "cuda_target", lambda device_id: target)
     kcache.forget_choices()
@@ -133,7 +134,7 @@ def test_cuda_records_apply_to_gpus_of_their_architecture(fresh_cache, tmp_path,
 
 
 def test_nearest_cpu_of_the_family():
-    from sparsegen.tune.families import family, nearest
+    from sparsegen.cpu_families import family, nearest
 
     assert family("rocketlake") == "intel-avx512" and family("znver4") == "amd-zen"
     assert family("some-future-cpu") is None and family(None) is None
@@ -158,12 +159,12 @@ def _record(mcpu, chunk, median_s=0.001):
 def test_a_cpu_without_records_takes_its_nearest_siblings(fresh_cache, monkeypatch, tmp_path):
     """Records of the nearest CPU of the family apply (and say where they were measured);
     the CPU's own records win over a sibling's, and another family's never apply."""
-    monkeypatch.setattr(records, "SHIPPED_LOGS", tmp_path)  # no shipped records in the way
-    log = records.user_log()
+    monkeypatch.setattr(tuning_records, "SHIPPED_LOGS", tmp_path)  # no shipped records in the way
+    log = tuning_records.user_log()
     log.parent.mkdir(parents=True)
     log.write_text("\n".join([_record("emeraldrapids", 64), _record("cascadelake", 8, 1e-6),
                               _record("znver5", 1, 1e-9)]) + "\n")
-    records.reload()
+    tuning_records.reload()
     spr = {"kind": "llvm", "mcpu": "sapphirerapids"}
     choice = choose("retain", ("float64",), spr, None, "large")
     assert (choice.source, choice.measured_on) == ("user", "llvm-emeraldrapids")
@@ -174,7 +175,7 @@ def test_a_cpu_without_records_takes_its_nearest_siblings(fresh_cache, monkeypat
     assert (lone.source, lone.measured_on) == ("default", None)
     with log.open("a") as f:
         f.write(_record("sapphirerapids", 8, 1.0) + "\n")  # its own, even though slower
-    records.reload()
+    tuning_records.reload()
     own = choose("retain", ("float64",), spr, None, "large")
     assert (own.measured_on, dict(own.config)["chunk"]) == ("llvm-sapphirerapids", 8)
     # the family member's config is part of the cache key, so the stand-in build is its own
@@ -187,11 +188,11 @@ def test_the_tuner_tries_the_config_that_applies_second(fresh_cache, monkeypatch
     from sparsegen.registry import kernel_def
     from sparsegen.tune import tuner
 
-    monkeypatch.setattr(records, "SHIPPED_LOGS", tmp_path)
-    log = records.user_log()
+    monkeypatch.setattr(tuning_records, "SHIPPED_LOGS", tmp_path)
+    log = tuning_records.user_log()
     log.parent.mkdir(parents=True)
     log.write_text(_record("emeraldrapids", 1) + "\n")
-    records.reload()
+    tuning_records.reload()
     spr = Target.from_dict({"kind": "llvm", "mcpu": "sapphirerapids"})
     applying = tuner._applying("retain", ("float64",), spr, "large")
     assert dict(applying)["chunk"] == 1

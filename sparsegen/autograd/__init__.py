@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import tape
 from ..errors import InvalidValue
 from ..tape import GRAD_REQS, is_recording, is_training, set_recording, set_training
 from . import engine
@@ -82,6 +83,9 @@ def backward(heads: Any, head_grads: Any = None, retain_graph: bool = False,
         # held by the two local names alone (no user, no second variable): it may move
         movable = grad is not None and grad.stype == "row_sparse" and _sole(grad, 2)
         _store(variable, grad, movable)
+
+
+tape.install_backward(backward)  # NDArray.backward runs it through the tape (no upward import)
 
 
 def grad(heads: Any, variables: Any, head_grads: Any = None, retain_graph: bool | None = None,

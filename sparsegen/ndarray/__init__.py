@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -11,18 +12,19 @@ from ..context import resolve as resolve_context
 from ..device import allocated, check_allocation
 from ..errors import InvalidType, InvalidValue, SparsegenError
 from ..formats import check_dtype, check_shape
-from . import (_internal, arith, compare, contrib, creation, elemwise, indexing, nn, optim_ops,
-               random, reduce, shape, slicing, sparse)
+from . import (_internal, arith, compare, contrib, creation, dispatch, elemwise, indexing, nn,
+               optim_ops, persist, random, reduce, shape, slicing, sparse, storage)
 from . import sort as sorting
 from .arith import *  # noqa: F403 - power, maximum, ..., broadcast_<op>, add_n, where
 from .compare import *  # noqa: F403 - equal, not_equal, greater, greater_equal, lesser, ...
 from .creation import *  # noqa: F403 - arange, linspace, eye
-from .dispatch import deliver
+from .dispatch import cast_storage, deliver
 from .dlpack import dlpack_numpy
 from .dot import dot
 from .elemwise import *  # noqa: F403 - elemwise.__all__, which includes abs and round
 from .indexing import *  # noqa: F403 - take, pick, gather_nd, scatter_nd, one_hot
 from .ndarray import NDArray
+from .ndarray import install as _install
 from .nn import *  # noqa: F403 - Embedding, FullyConnected, Activation, softmax, cast, ...
 from .optim_ops import *  # noqa: F403 - sgd_update, adam_update, rmsprop_update, ...
 from .persist import load, load_frombuffer, save
@@ -33,8 +35,12 @@ from .shape import *  # noqa: F403 - transpose, reshape, concat, pad, ...
 from .slicing import *  # noqa: F403 - slice, slice_axis, slice_like, split, ...
 from .sort import *  # noqa: F403 - sort, argsort, topk
 from .sparse import BaseSparseNDArray, CSRNDArray, RowSparseNDArray
-from .storage import cast_storage
 from .values import user_values
+
+_install(  # the modules NDArray's methods run: they import NDArray, it cannot import them
+    arith=arith, compare=compare, dispatch=dispatch, elemwise=elemwise, indexing=indexing,
+    nd=sys.modules[__name__], nn=nn, persist=persist, reduce=reduce, shape=shape,
+    slicing=slicing, sort=sorting, storage=storage)
 
 _DEFAULT = np.dtype("float32")
 

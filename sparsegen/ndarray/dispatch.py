@@ -6,7 +6,8 @@ op's dense rule runs, and the result is converted to the storage type of ``out``
 dense), with one ``StorageFallbackWarning`` per (op, storage types), as MXNet logs it.
 
 ``check_out`` is the one check of every op's ``out=`` argument, and ``deliver`` the one path
-that hands an op's result to the caller or writes it into ``out``.
+that hands an op's result to the caller or writes it into ``out``. ``cast_storage`` (and
+``densified``) is the storage-type conversion as an op.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from ..context import shared_memory
 from ..errors import SparsegenError, StorageFallbackWarning
 from ..rules import op_rule
 from .ndarray import NDArray
-from .storage import assign, convert, hold, wrap
+from .storage import assign, check_cast, convert, hold, wrap
 
 _WARNED: set[tuple[str, tuple[str, ...]]] = set()
 
@@ -166,3 +167,18 @@ def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None,
     if tape.is_recording():
         tape.record(op, inputs, array, {**params, **(attrs or {})})
     return array
+
+
+def cast_storage(data: NDArray, stype: str, out: NDArray | None = None) -> NDArray:
+    """``data`` in storage type ``stype`` (MXNet's ``cast_storage``): a new array, or written
+    into ``out``, which must have ``stype``, ``data``'s shape, dtype and context."""
+    if not isinstance(data, NDArray):
+        raise SparsegenError(f"cast_storage needs an NDArray, got {type(data).__name__}")
+    check_out("cast_storage", out, data.shape, data.dtype, data.context, (stype,))
+    check_cast(data.stype, stype)
+    return invoke(f"cast_storage->{stype}", (data,), out=out)
+
+
+def densified(data: NDArray) -> NDArray:
+    """``data`` in dense storage: itself when it is dense (``tostype`` would copy it)."""
+    return data if data.stype == "default" else cast_storage(data, "default")

@@ -17,7 +17,7 @@ from .arith import broadcast_mul
 from .compare import greater_equal
 from .indexing import array_arg
 from .ndarray import NDArray
-from .storage import densified
+from .dispatch import densified
 from .random import uniform
 
 MODES = ("training", "always")

@@ -25,9 +25,9 @@ from ..params import real
 from ..registry import ELEMWISE_UNARY_DENSE, ELEMWISE_UNARY_INTERNAL, ELEMWISE_UNARY_SPARSE
 from ..rules import op_rule
 from . import broadcast as _broadcast
-from .dispatch import check_out, invoke
+from .dispatch import check_out, densified, invoke
 from .ndarray import NDArray
-from .storage import assign, densified
+from .storage import assign
 
 _SCALAR_TYPES = (int, float, np.number, np.bool_)
 _BINARY_OPS = {"add": "elemwise_add", "sub": "elemwise_sub", "mul": "elemwise_mul",

@@ -17,7 +17,7 @@ from .indexing import array_arg, choice_arg
 from .ndarray import NDArray
 from .random import uniform
 from .shape import expand_dims
-from .storage import densified
+from .dispatch import densified
 
 ACT_TYPES = ("elu", "gelu", "leaky", "prelu", "rrelu", "selu")
 """MXNet's LeakyReLU act_type values."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import math
 import numbers
 from typing import Any
@@ -14,20 +13,34 @@ from ..context import Context
 from ..device import DeviceArray, device_of, host_copy, place, to_host
 from ..errors import InvalidIndex, InvalidType, InvalidValue, SparsegenError
 from ..formats import check_dtype
+from .values import user_values
 
 STYPES = ("default", "row_sparse", "csr")
 
 
-_MODULES: dict[str, Any] = {}
+class _Above:
+    """The modules above this one that NDArray's methods run, installed by the package.
+
+    Conversions and operators (``x.tostype``, ``x + y``, ``x.sum()``, ``x[1:3]``) are
+    implemented by sibling modules (``storage``, ``dispatch``, ``elemwise``, ``reduce``, ...)
+    that build on NDArray: they import this module, so this module cannot import them (an
+    import cycle, hidden or not). The package ``sparsegen.ndarray``, which imports them all,
+    hands them over with ``install`` right after its imports; Python runs the package before
+    any of its modules, so the methods find them wherever an array can be made. A method reads
+    one attribute (``_above.elemwise.add``); a call before ``install`` raises."""
+
+    def __getattr__(self, name: str) -> Any:  # only reached for a module not installed
+        raise SparsegenError(f"NDArray's methods run sparsegen.ndarray.{name}, which the package "
+                             "sparsegen.ndarray installs when it is imported (import sparsegen)")
 
 
-def _late(name: str) -> Any:
-    """A sibling module that builds on NDArray (conversions, operators), imported on first use:
-    importing it at the top would be circular, and a per-call ``import`` costs microseconds."""
-    module = _MODULES.get(name)
-    if module is None:
-        module = _MODULES[name] = importlib.import_module(f"{__package__}.{name}")
-    return module
+_above = _Above()
+
+
+def install(**modules: Any) -> None:
+    """Hand NDArray's methods the modules they run, by name (``nd``: the package's own
+    functions, ``zeros``, ``zeros_like``, ``ones_like``); ``sparsegen.ndarray`` calls it."""
+    vars(_above).update(modules)
 
 
 def _shape_text(shape: tuple[int, ...]) -> str:
@@ -263,7 +276,7 @@ class NDArray:
 
     def tostype(self, stype: str) -> "NDArray":
         """This array in storage ``stype`` (``default``, ``row_sparse`` or ``csr``)."""
-        return _late("storage").cast_storage(self, stype)
+        return _above.dispatch.cast_storage(self, stype)
 
     def astype(self, dtype: Any, copy: bool = True) -> "NDArray":
         """This array with elements cast to ``dtype`` (same storage type)."""
@@ -272,7 +285,7 @@ class NDArray:
         target = check_dtype(dtype, "dtype")
         if not copy and target == self._storage.dtype:
             return self
-        return _late("storage").with_dtype(self, target)
+        return _above.storage.with_dtype(self, target)
 
     # -- copies -----------------------------------------------------------------------------
     def copy(self) -> "NDArray":
@@ -285,7 +298,7 @@ class NDArray:
             from ..context import resolve
 
             ctx = resolve(other)
-            return _late("storage").wrap(place(self._storage, device_of(ctx), fresh=True), ctx)
+            return _above.storage.wrap(place(self._storage, device_of(ctx), fresh=True), ctx)
         if not isinstance(other, NDArray):
             raise TypeError(f"copyto: other must be an NDArray or a Context, got "
                             f"{type(other).__name__}")
@@ -295,7 +308,7 @@ class NDArray:
                 f"{other.shape} (other must have this array's shape; its dtype may differ)"
             )
         if other is not self:
-            _late("storage").assign(other, self)
+            _above.storage.assign(other, self)
         return other
 
     def as_in_context(self, context: Context) -> "NDArray":
@@ -311,12 +324,12 @@ class NDArray:
         tape.check_inplace("__setitem__", (self, value))
         if not isinstance(value, NDArray):
             try:
-                value = _late("values").user_values(value, self._storage.dtype, "value")
+                value = user_values(value, self._storage.dtype, "value")
             except InvalidType as err:
                 raise InvalidType(f"cannot assign {type(value).__name__} to x[{_short(key)}]: "
                                   f"{err}") from None
         if is_full_slice(key) or not self._storage.flags.writeable:
-            _late("storage").assign(self, value)  # or raises the read-only error
+            _above.storage.assign(self, value)  # or raises the read-only error
             return
         index = numpy_key(key)
         source = value.asnumpy() if isinstance(value, NDArray) else value
@@ -336,8 +349,8 @@ class NDArray:
         """``x[key]``: a view when the selection is one contiguous block (ints and slices on the
         leading axes, as MXNet's views), else a copy (steps, inner axes, integer arrays)."""
         index = numpy_key(key)
-        if _late("slicing").is_basic(index):  # ints, slices, None, ...: a strided view
-            return _late("slicing").getitem(self, index)
+        if _above.slicing.is_basic(index):  # ints, slices, None, ...: a strided view
+            return _above.slicing.getitem(self, index)
         values = to_host(self._storage)
         result = values[index]
         if not (result.flags.c_contiguous and np.may_share_memory(result, values)):
@@ -371,7 +384,7 @@ class NDArray:
         if grad_req not in tape.GRAD_REQS:
             raise InvalidValue(f"attach_grad: grad_req must be one of {tape.GRAD_REQS}, got "
                                f"{grad_req!r}")
-        zeros = importlib.import_module(__package__).zeros
+        zeros = _above.nd.zeros
         self._grad = zeros(self.shape, ctx=self._ctx, dtype=self.dtype, stype=stype or self.stype)
         self._grad_req = grad_req
         self._entry = None  # a recorded result becomes a variable: its history is cut
@@ -385,13 +398,12 @@ class NDArray:
                  train_mode: bool = True) -> None:
         """The gradients of this array (weighted by ``out_grad``) into its variables' ``grad``,
         as ``mxnet.autograd.backward([self], [out_grad])``."""
-        # mx.autograd builds on the front end: imported at call time, as MXNet's C API call
-        importlib.import_module("sparsegen.autograd").backward(
-            [self], None if out_grad is None else [out_grad], retain_graph, train_mode)
+        # mx.autograd builds on the front end: its pass is reached through the tape below both
+        tape.backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
 
     def detach(self) -> "NDArray":
         """The same values outside the recorded graph (no gradient flows through it)."""
-        return _late("storage").wrap(self._storage, self._ctx)
+        return _above.storage.wrap(self._storage, self._ctx)
 
     # -- synchronisation (CPU kernels are synchronous, GPU kernels run in stream order) --------
     def wait_to_read(self) -> None:
@@ -406,247 +418,247 @@ class NDArray:
 
     # -- arithmetic (sparsegen/ndarray/elemwise.py; storage rules as MXNet's) -------------------
     def __add__(self, other: Any) -> "NDArray":
-        return _late("elemwise").add(self, other)
+        return _above.elemwise.add(self, other)
 
     def __radd__(self, other: Any) -> "NDArray":
-        return _late("elemwise").add(other, self)
+        return _above.elemwise.add(other, self)
 
     def __sub__(self, other: Any) -> "NDArray":
-        return _late("elemwise").subtract(self, other)
+        return _above.elemwise.subtract(self, other)
 
     def __rsub__(self, other: Any) -> "NDArray":
-        return _late("elemwise").subtract(other, self)
+        return _above.elemwise.subtract(other, self)
 
     def __mul__(self, other: Any) -> "NDArray":
-        return _late("elemwise").multiply(self, other)
+        return _above.elemwise.multiply(self, other)
 
     def __rmul__(self, other: Any) -> "NDArray":
-        return _late("elemwise").multiply(other, self)
+        return _above.elemwise.multiply(other, self)
 
     def __truediv__(self, other: Any) -> "NDArray":
-        return _late("elemwise").divide(self, other)
+        return _above.elemwise.divide(self, other)
 
     def __rtruediv__(self, other: Any) -> "NDArray":
-        return _late("elemwise").divide(other, self)
+        return _above.elemwise.divide(other, self)
 
     def __neg__(self) -> "NDArray":
-        return _late("elemwise").UNARY_OPS["negative"](self)
+        return _above.elemwise.UNARY_OPS["negative"](self)
 
     def __iadd__(self, other: Any) -> "NDArray":
-        return _late("elemwise").inplace("add", self, other)
+        return _above.elemwise.inplace("add", self, other)
 
     def __isub__(self, other: Any) -> "NDArray":
-        return _late("elemwise").inplace("sub", self, other)
+        return _above.elemwise.inplace("sub", self, other)
 
     def __imul__(self, other: Any) -> "NDArray":
-        return _late("elemwise").inplace("mul", self, other)
+        return _above.elemwise.inplace("mul", self, other)
 
     def __itruediv__(self, other: Any) -> "NDArray":
-        return _late("elemwise").inplace("div", self, other)
+        return _above.elemwise.inplace("div", self, other)
 
     # -- comparisons (sparsegen/ndarray/compare.py): 1 / 0 in the dtype, elementwise ----------
     def __eq__(self, other: Any) -> "NDArray":  # type: ignore[override]
-        return _late("compare").equal(self, other)
+        return _above.compare.equal(self, other)
 
     def __ne__(self, other: Any) -> "NDArray":  # type: ignore[override]
-        return _late("compare").not_equal(self, other)
+        return _above.compare.not_equal(self, other)
 
     def __gt__(self, other: Any) -> "NDArray":
-        return _late("compare").greater(self, other)
+        return _above.compare.greater(self, other)
 
     def __ge__(self, other: Any) -> "NDArray":
-        return _late("compare").greater_equal(self, other)
+        return _above.compare.greater_equal(self, other)
 
     def __lt__(self, other: Any) -> "NDArray":
-        return _late("compare").lesser(self, other)
+        return _above.compare.lesser(self, other)
 
     def __le__(self, other: Any) -> "NDArray":
-        return _late("compare").lesser_equal(self, other)
+        return _above.compare.lesser_equal(self, other)
 
     # -- persistence (sparsegen/ndarray/persist.py) ------------------------------------------
     def __reduce__(self) -> tuple[Any, tuple[bytes]]:
         """Pickle as MXNet does: the array in the NDArray file format (from any context; it
         comes back on that GPU when there is one, else on the CPU)."""
-        persist = _late("persist")
+        persist = _above.persist
         return persist.unpickle, (persist.dumps(self),)
     # -- nn: indexing, neural-network and sorting ops (sparsegen/ndarray/{indexing,nn,sort}.py) --
     def take(self, indices: "NDArray", axis: int = 0, mode: str = "clip",
              **kwargs: Any) -> "NDArray":
         """``mx.nd.take(self, indices, axis, mode)``."""
-        return _late("indexing").take(self, indices, axis, mode, **kwargs)
+        return _above.indexing.take(self, indices, axis, mode, **kwargs)
 
     def pick(self, index: "NDArray", axis: Any = -1, keepdims: bool = False, mode: str = "clip",
              **kwargs: Any) -> "NDArray":
         """``mx.nd.pick(self, index, axis, keepdims, mode)``."""
-        return _late("indexing").pick(self, index, axis, keepdims, mode, **kwargs)
+        return _above.indexing.pick(self, index, axis, keepdims, mode, **kwargs)
 
     def one_hot(self, depth: int, on_value: float = 1.0, off_value: float = 0.0,
                 dtype: Any = "float32", **kwargs: Any) -> "NDArray":
         """``mx.nd.one_hot(self, depth, on_value, off_value, dtype)``."""
-        return _late("indexing").one_hot(self, depth, on_value, off_value, dtype, **kwargs)
+        return _above.indexing.one_hot(self, depth, on_value, off_value, dtype, **kwargs)
 
     def softmax(self, axis: int = -1, temperature: float | None = None, **kwargs: Any) -> "NDArray":
         """``mx.nd.softmax(self, axis, temperature)``."""
-        return _late("nn").softmax(self, axis, temperature, **kwargs)
+        return _above.nn.softmax(self, axis, temperature, **kwargs)
 
     def log_softmax(self, axis: int = -1, temperature: float | None = None,
                     **kwargs: Any) -> "NDArray":
         """``mx.nd.log_softmax(self, axis, temperature)``."""
-        return _late("nn").log_softmax(self, axis, temperature, **kwargs)
+        return _above.nn.log_softmax(self, axis, temperature, **kwargs)
 
     def softmin(self, axis: int = -1, temperature: float | None = None, **kwargs: Any) -> "NDArray":
         """``mx.nd.softmin(self, axis, temperature)``."""
-        return _late("nn").softmin(self, axis, temperature, **kwargs)
+        return _above.nn.softmin(self, axis, temperature, **kwargs)
 
     def sort(self, axis: Any = -1, is_ascend: bool = True, **kwargs: Any) -> "NDArray":
         """``mx.nd.sort(self, axis, is_ascend)``."""
-        return _late("sort").sort(self, axis, is_ascend, **kwargs)
+        return _above.sort.sort(self, axis, is_ascend, **kwargs)
 
     def argsort(self, axis: Any = -1, is_ascend: bool = True, dtype: Any = "float32",
                 **kwargs: Any) -> "NDArray":
         """``mx.nd.argsort(self, axis, is_ascend, dtype)``."""
-        return _late("sort").argsort(self, axis, is_ascend, dtype, **kwargs)
+        return _above.sort.argsort(self, axis, is_ascend, dtype, **kwargs)
 
     def topk(self, axis: Any = -1, k: int = 1, ret_typ: str = "indices", is_ascend: bool = False,
              dtype: Any = "float32", **kwargs: Any) -> Any:
         """``mx.nd.topk(self, axis, k, ret_typ, is_ascend, dtype)``."""
-        return _late("sort").topk(self, axis, k, ret_typ, is_ascend, dtype, **kwargs)
+        return _above.sort.topk(self, axis, k, ret_typ, is_ascend, dtype, **kwargs)
 
     def clip(self, a_min: Any, a_max: Any, **kwargs: Any) -> "NDArray":
         """``mx.nd.clip(self, a_min, a_max)``."""
-        return _late("elemwise").clip(self, a_min, a_max, **kwargs)
+        return _above.elemwise.clip(self, a_min, a_max, **kwargs)
 
     def relu(self, **kwargs: Any) -> "NDArray":
         """``mx.nd.relu(self)``."""
-        return _late("elemwise").UNARY_OPS["relu"](self, **kwargs)
+        return _above.elemwise.UNARY_OPS["relu"](self, **kwargs)
 
     def sigmoid(self, **kwargs: Any) -> "NDArray":
         """``mx.nd.sigmoid(self)``."""
-        return _late("elemwise").UNARY_OPS["sigmoid"](self, **kwargs)
+        return _above.elemwise.UNARY_OPS["sigmoid"](self, **kwargs)
 
     def tanh(self, **kwargs: Any) -> "NDArray":
         """``mx.nd.tanh(self)``."""
-        return _late("elemwise").UNARY_OPS["tanh"](self, **kwargs)
+        return _above.elemwise.UNARY_OPS["tanh"](self, **kwargs)
     # -- shape, slicing and creation (sparsegen/ndarray/shape.py, slicing.py) --
     @property
     def T(self) -> "NDArray":  # noqa: N802 - MXNet's name
         """The array with its dimensions reversed (a copy)."""
-        return _late("shape").transpose(self)
+        return _above.shape.transpose(self)
 
     def transpose(self, *axes: Any, **kwargs: Any) -> "NDArray":
         """The array with its dimensions permuted (``x.transpose((1, 0))``, ``x.transpose(1, 0)``
         or ``axes=``), as ``mx.nd.transpose``."""
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)) or axes == ():
-            return _late("shape").transpose(self, *axes, **kwargs)
-        return _late("shape").transpose(self, axes, **kwargs)
+            return _above.shape.transpose(self, *axes, **kwargs)
+        return _above.shape.transpose(self, axes, **kwargs)
 
     def expand_dims(self, *args: Any, **kwargs: Any) -> "NDArray":
         """See ``mx.nd.expand_dims``."""
-        return _late("shape").expand_dims(self, *args, **kwargs)
+        return _above.shape.expand_dims(self, *args, **kwargs)
 
     def squeeze(self, *args: Any, **kwargs: Any) -> "NDArray":
         """See ``mx.nd.squeeze``."""
-        return _late("shape").squeeze(self, *args, **kwargs)
+        return _above.shape.squeeze(self, *args, **kwargs)
 
     def flatten(self, *args: Any, **kwargs: Any) -> "NDArray":
         """See ``mx.nd.flatten``."""
-        return _late("shape").flatten(self, *args, **kwargs)
+        return _above.shape.flatten(self, *args, **kwargs)
 
     def swapaxes(self, *args: Any, **kwargs: Any) -> "NDArray":
         """See ``mx.nd.swapaxes``."""
-        return _late("shape").swapaxes(self, *args, **kwargs)
+        return _above.shape.swapaxes(self, *args, **kwargs)
 
     def flip(self, *args: Any, **kwargs: Any) -> "NDArray":
         """See ``mx.nd.flip``."""
-        return _late("shape").flip(self, *args, **kwargs)
+        return _above.shape.flip(self, *args, **kwargs)
 
     def tile(self, *args: Any, **kwargs: Any) -> "NDArray":
         """See ``mx.nd.tile``."""
-        return _late("shape").tile(self, *args, **kwargs)
+        return _above.shape.tile(self, *args, **kwargs)
 
     def repeat(self, *args: Any, **kwargs: Any) -> "NDArray":
         """See ``mx.nd.repeat``."""
-        return _late("shape").repeat(self, *args, **kwargs)
+        return _above.shape.repeat(self, *args, **kwargs)
 
     def pad(self, *args: Any, **kwargs: Any) -> "NDArray":
         """See ``mx.nd.pad``."""
-        return _late("shape").pad(self, *args, **kwargs)
+        return _above.shape.pad(self, *args, **kwargs)
 
     def depth_to_space(self, *args: Any, **kwargs: Any) -> "NDArray":
         """See ``mx.nd.depth_to_space``."""
-        return _late("shape").depth_to_space(self, *args, **kwargs)
+        return _above.shape.depth_to_space(self, *args, **kwargs)
 
     def space_to_depth(self, *args: Any, **kwargs: Any) -> "NDArray":
         """See ``mx.nd.space_to_depth``."""
-        return _late("shape").space_to_depth(self, *args, **kwargs)
+        return _above.shape.space_to_depth(self, *args, **kwargs)
 
     def broadcast_to(self, *args: Any, **kwargs: Any) -> "NDArray":
         """See ``mx.nd.broadcast_to``."""
-        return _late("shape").broadcast_to(self, *args, **kwargs)
+        return _above.shape.broadcast_to(self, *args, **kwargs)
 
     def broadcast_like(self, *args: Any, **kwargs: Any) -> "NDArray":
         """See ``mx.nd.broadcast_like``."""
-        return _late("shape").broadcast_like(self, *args, **kwargs)
+        return _above.shape.broadcast_like(self, *args, **kwargs)
 
     def broadcast_axes(self, *args: Any, **kwargs: Any) -> "NDArray":
         """See ``mx.nd.broadcast_axes``."""
-        return _late("shape").broadcast_axes(self, *args, **kwargs)
+        return _above.shape.broadcast_axes(self, *args, **kwargs)
 
     def split(self, *args: Any, **kwargs: Any) -> Any:
         """See ``mx.nd.split``."""
-        return _late("slicing").split(self, *args, **kwargs)
+        return _above.slicing.split(self, *args, **kwargs)
 
     def slice(self, *args: Any, **kwargs: Any) -> "NDArray":
         """See ``mx.nd.slice``."""
-        return _late("slicing").slice(self, *args, **kwargs)
+        return _above.slicing.slice(self, *args, **kwargs)
 
     def slice_axis(self, *args: Any, **kwargs: Any) -> "NDArray":
         """See ``mx.nd.slice_axis``."""
-        return _late("slicing").slice_axis(self, *args, **kwargs)
+        return _above.slicing.slice_axis(self, *args, **kwargs)
 
     def slice_like(self, *args: Any, **kwargs: Any) -> "NDArray":
         """See ``mx.nd.slice_like``."""
-        return _late("slicing").slice_like(self, *args, **kwargs)
+        return _above.slicing.slice_like(self, *args, **kwargs)
     # -- reduce (sparsegen/ndarray/reduce.py; arguments as mx.nd.<name>) ----------------------
     def sum(self, *args: Any, **kwargs: Any) -> "NDArray":
         """``mx.nd.sum(self, ...)``."""
-        return _late("reduce").sum(self, *args, **kwargs)
+        return _above.reduce.sum(self, *args, **kwargs)
 
     def mean(self, *args: Any, **kwargs: Any) -> "NDArray":
         """``mx.nd.mean(self, ...)``."""
-        return _late("reduce").mean(self, *args, **kwargs)
+        return _above.reduce.mean(self, *args, **kwargs)
 
     def prod(self, *args: Any, **kwargs: Any) -> "NDArray":
         """``mx.nd.prod(self, ...)``."""
-        return _late("reduce").prod(self, *args, **kwargs)
+        return _above.reduce.prod(self, *args, **kwargs)
 
     def nansum(self, *args: Any, **kwargs: Any) -> "NDArray":
         """``mx.nd.nansum(self, ...)``."""
-        return _late("reduce").nansum(self, *args, **kwargs)
+        return _above.reduce.nansum(self, *args, **kwargs)
 
     def nanprod(self, *args: Any, **kwargs: Any) -> "NDArray":
         """``mx.nd.nanprod(self, ...)``."""
-        return _late("reduce").nanprod(self, *args, **kwargs)
+        return _above.reduce.nanprod(self, *args, **kwargs)
 
     def max(self, *args: Any, **kwargs: Any) -> "NDArray":
         """``mx.nd.max(self, ...)``."""
-        return _late("reduce").max(self, *args, **kwargs)
+        return _above.reduce.max(self, *args, **kwargs)
 
     def min(self, *args: Any, **kwargs: Any) -> "NDArray":
         """``mx.nd.min(self, ...)``."""
-        return _late("reduce").min(self, *args, **kwargs)
+        return _above.reduce.min(self, *args, **kwargs)
 
     def norm(self, *args: Any, **kwargs: Any) -> "NDArray":
         """``mx.nd.norm(self, ...)``."""
-        return _late("reduce").norm(self, *args, **kwargs)
+        return _above.reduce.norm(self, *args, **kwargs)
 
     def argmax(self, *args: Any, **kwargs: Any) -> "NDArray":
         """``mx.nd.argmax(self, ...)``."""
-        return _late("reduce").argmax(self, *args, **kwargs)
+        return _above.reduce.argmax(self, *args, **kwargs)
 
     def argmin(self, *args: Any, **kwargs: Any) -> "NDArray":
         """``mx.nd.argmin(self, ...)``."""
-        return _late("reduce").argmin(self, *args, **kwargs)
+        return _above.reduce.argmin(self, *args, **kwargs)
 
     # -- utils: MXNet's NDArray odds and ends (issue 13) --------------------------------------
     @property
@@ -664,24 +676,24 @@ class NDArray:
 
     def zeros_like(self) -> "NDArray":
         """``mx.nd.zeros_like(self)``: zeros of this shape, dtype, context and storage type."""
-        return importlib.import_module(__package__).zeros_like(self)
+        return _above.nd.zeros_like(self)
 
     def ones_like(self) -> "NDArray":
         """``mx.nd.ones_like(self)``: a dense array of ones of this shape, dtype and context."""
-        return importlib.import_module(__package__).ones_like(self)
+        return _above.nd.ones_like(self)
 
     # -- arith --
     def __pow__(self, other: Any) -> "NDArray":
-        return _late("arith").power(self, other)
+        return _above.arith.power(self, other)
 
     def __rpow__(self, other: Any) -> "NDArray":
-        return _late("arith").power(other, self)
+        return _above.arith.power(other, self)
 
     def __mod__(self, other: Any) -> "NDArray":
-        return _late("arith").modulo(self, other)
+        return _above.arith.modulo(self, other)
 
     def __rmod__(self, other: Any) -> "NDArray":
-        return _late("arith").modulo(other, self)
+        return _above.arith.modulo(other, self)
 
 
 def _reshaped_back(node: Any, out_grads: list[Any]) -> tuple[Any]:
@@ -693,7 +705,7 @@ def _fluent(name: str) -> Any:
     """The NDArray method ``x.<name>(...)``: ``mx.nd.<name>(x, ...)`` of ``ndarray/elemwise``."""
 
     def method(self: NDArray, *args: Any, **kwargs: Any) -> NDArray:
-        return getattr(_late("elemwise"), name)(self, *args, **kwargs)
+        return getattr(_above.elemwise, name)(self, *args, **kwargs)
 
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"``mx.nd.{name}(self, ...)``."

@@ -16,12 +16,11 @@ from typing import Any
 from .. import tape
 from ..errors import InvalidValue
 from ..params import flag, real
-from .dispatch import warn_fallback
+from .dispatch import densified, warn_fallback
 from .elemwise import sigmoid
 from .indexing import array_arg, choice_arg
 from .ndarray import NDArray
 from .nn import softmax
-from .storage import densified
 
 NORMALIZATIONS = ("null", "batch", "valid")
 """MXNet's ``normalization`` values of SoftmaxOutput and MakeLoss."""

@@ -20,9 +20,8 @@ from ..errors import InvalidType, InvalidValue, SparsegenError
 from ..formats import check_dtype, check_shape
 from ..ops import random as ops
 from ..params import integer, real
-from .dispatch import check_out, deliver, invoke
+from .dispatch import check_out, deliver, densified, invoke
 from .ndarray import NDArray
-from .storage import densified
 
 FLOAT_DTYPES = ("float16", "float32", "float64")
 """Output dtypes of the continuous samplers and poisson (MXNet's)."""

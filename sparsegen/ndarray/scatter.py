@@ -9,10 +9,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidType, InvalidValue
-from .dispatch import check_out, invoke
+from .dispatch import check_out, densified, invoke
 from .elemwise import _cast_scalar, _check_int_divisor, elemwise_div
 from .ndarray import NDArray
-from .storage import densified
 
 
 def _array(op: str, name: str, value: Any) -> NDArray:

@@ -14,10 +14,10 @@ from .. import tape
 from ..errors import InvalidValue
 from ..formats import check_dtype
 from ..params import flag, integer
-from .dispatch import check_out, invoke
+from .dispatch import check_out, densified, invoke
 from .indexing import array_arg, axis_arg, choice_arg
 from .ndarray import NDArray
-from .storage import densified, wrap
+from .storage import wrap
 
 _RET_TYPES = ("both", "indices", "mask", "value")
 

@@ -14,14 +14,14 @@ from ..device import DeviceArray, copy as copy_buffer, host_copy, item, rows as 
 from .. import formats
 from ..errors import InvalidType, InvalidValue, SparsegenError
 from ..formats import CSR, INDEX_DTYPE, RowSparse
-from .dispatch import check_out, deliver, invoke
+from .dispatch import cast_storage, check_out, deliver, invoke
 from .dlpack import dlpack_numpy, torch_tensor
 from ..ops.dot import distinct_columns
 from .dot import dot
 from . import elemwise
 from .elemwise import *  # noqa: F403 - elemwise.__all__, which includes abs and round
 from .ndarray import NDArray, _shape_text, is_full_slice
-from .storage import cast_storage, convert, register, with_dtype
+from .storage import convert, register, with_dtype
 
 DEFAULT_DTYPE = np.dtype("float32")
 

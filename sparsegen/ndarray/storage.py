@@ -1,4 +1,6 @@
-"""Storage conversions shared by every array class: cast_storage, assignment, dtype casts.
+"""Storage conversions shared by every array class: between storage types (``convert``),
+assignment, dtype casts. The op ``cast_storage`` (an array in, ``out=``) runs them through
+``dispatch``, above this module.
 
 Which conversion runs is read from the registry's op rules (``cast_storage-><stype>``).
 """
@@ -15,7 +17,7 @@ from ..device import astype, copy_into, deep_copy, device_of, place, to_host
 from .. import formats
 from ..errors import InvalidValue, SparsegenError
 from ..rules import op_rule
-from .ndarray import STYPES, NDArray, _late
+from .ndarray import STYPES, NDArray
 
 
 _CLASSES: dict[type, type[NDArray]] = {}
@@ -43,7 +45,7 @@ def hold(result: Any, ctx: Context) -> NDArray:
     return array
 
 
-def _check_cast(src_stype: str, stype: str) -> None:
+def check_cast(src_stype: str, stype: str) -> None:
     """Raise unless ``src_stype`` -> ``stype`` is a cast_storage (csr <-> row_sparse is not)."""
     if stype not in STYPES:
         raise InvalidValue(f"stype must be one of {STYPES}, got {stype!r}")
@@ -60,26 +62,10 @@ def convert(storage: Any, src_stype: str, stype: str) -> Any:
     As in MXNet, csr <-> row_sparse has no kernel and raises; a cast to the same storage type
     copies.
     """
-    _check_cast(src_stype, stype)
+    check_cast(src_stype, stype)
     rule = op_rule(f"cast_storage->{stype}", (src_stype,))
-    assert rule is not None, (src_stype, stype)  # every cast _check_cast passes is registered
+    assert rule is not None, (src_stype, stype)  # every cast check_cast passes is registered
     return rule.run(storage)
-
-
-def cast_storage(data: NDArray, stype: str, out: NDArray | None = None) -> NDArray:
-    """``data`` in storage type ``stype`` (MXNet's ``cast_storage``): a new array, or written
-    into ``out``, which must have ``stype``, ``data``'s shape, dtype and context."""
-    if not isinstance(data, NDArray):
-        raise SparsegenError(f"cast_storage needs an NDArray, got {type(data).__name__}")
-    dispatch = _late("dispatch")
-    dispatch.check_out("cast_storage", out, data.shape, data.dtype, data.context, (stype,))
-    _check_cast(data.stype, stype)
-    return dispatch.invoke(f"cast_storage->{stype}", (data,), out=out)
-
-
-def densified(data: NDArray) -> NDArray:
-    """``data`` in dense storage: itself when it is dense (``tostype`` would copy it)."""
-    return data if data.stype == "default" else cast_storage(data, "default")
 
 
 def with_dtype(data: NDArray, dtype: Any) -> NDArray:

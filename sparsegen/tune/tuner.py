@@ -37,7 +37,7 @@ from ..errors import SparsegenError
 from ..runtime import tvm_ffi
 from ..schedules.space import Config, ScheduleSpace
 from ..target import Target, resolve
-from . import records
+from .. import tuning_records
 from .workloads import elements, has_workload, workload
 
 Calls = list[tuple[str, list[Any]]]
@@ -202,7 +202,7 @@ def tune_one(kernel: str, dtypes: tuple[str, ...], target: Target, bucket: str, 
         "workload": work.describe(), "config": dict(config), "median_s": median,
         "versions": versions(), "date": stamp,
     }, sort_keys=True) + "\n" for config, median in medians.items())
-    for path in (log, *([ship / records.log_name(target, kernel)] if ship else [])):
+    for path in (log, *([ship / tuning_records.log_name(target, kernel)] if ship else [])):
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "a", encoding="utf-8") as out:
             out.write(lines)
@@ -212,7 +212,7 @@ def tune_one(kernel: str, dtypes: tuple[str, ...], target: Target, bucket: str, 
 
 
 def prebuild(kernels: Iterable[str], dtypes: Iterable[str], target: Target, trials: int,
-             buckets: Iterable[str] = records.BUCKETS, seed: int = 0,
+             buckets: Iterable[str] = tuning_records.BUCKETS, seed: int = 0,
              progress: bool | None = None) -> BuildSummary:
     """Build into the kernel cache the binaries ``tune`` with ``trials`` would time, timing
     nothing (no GPU needed): a runtime-only install can then tune among them."""
@@ -230,7 +230,7 @@ def prebuild(kernels: Iterable[str], dtypes: Iterable[str], target: Target, tria
 
 
 def tune(kernels: Iterable[str], dtypes: Iterable[str], target: Target, trials: int, log: Path,
-         buckets: Iterable[str] = records.BUCKETS, progress: bool | None = None,
+         buckets: Iterable[str] = tuning_records.BUCKETS, progress: bool | None = None,
          ship: Path | None = None, rounds: int = 7) -> list[Outcome]:
     """Tune every kernel x dtype x bucket, with a progress bar over candidates.
 

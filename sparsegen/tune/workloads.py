@@ -1,7 +1,8 @@
 """Representative inputs for tuning each kernel, one workload per size bucket.
 
 A workload is a list of ``(function, args)`` calls of one kernel's functions on numpy arrays:
-the tuner times each call and sums them. Sizes follow the buckets of ``records.size_bucket``.
+the tuner times each call and sums them. Sizes follow the buckets of
+``tuning_records.size_bucket``.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from typing import Any
 
 from ... import ndarray as nd
 from ...ndarray.batchnorm import channels
-from ...ndarray.storage import densified
+from ...ndarray.dispatch import densified
 from ...tape import Node
 from .registry import gradient
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import ndarray as nd
-from ...ndarray.storage import densified
+from ...ndarray.dispatch import densified
 from ...tape import Node
 from .nn import take_gradient
 from .registry import gradient

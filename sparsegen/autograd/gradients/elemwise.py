@@ -10,7 +10,7 @@ from typing import Any
 from ... import ndarray as nd
 from ...registry import ELEMWISE_UNARY_DENSE, ELEMWISE_UNARY_SPARSE
 from ...tape import Node
-from ...ndarray.storage import densified
+from ...ndarray.dispatch import densified
 from .registry import gradient
 
 

@@ -12,7 +12,8 @@ import math
 from typing import Any
 
 from ... import ndarray as nd
-from ...ndarray.storage import densified, wrap
+from ...ndarray.dispatch import densified
+from ...ndarray.storage import wrap
 from ...tape import Node
 from .nn import add_rows
 from .registry import gradient

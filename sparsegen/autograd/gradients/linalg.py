@@ -11,7 +11,7 @@ from typing import Any
 
 from ... import ndarray as nd
 from ...tape import Node
-from ...ndarray.storage import densified
+from ...ndarray.dispatch import densified
 from .registry import gradient
 
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from ... import ndarray as nd
 from ...tape import Node
-from ...ndarray.storage import densified
+from ...ndarray.dispatch import densified
 from .registry import gradient
 from .linalg import wants_row_sparse
 

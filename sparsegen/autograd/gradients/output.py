@@ -8,7 +8,7 @@ import math
 from typing import Any
 
 from ... import ndarray as nd
-from ...ndarray.storage import densified
+from ...ndarray.dispatch import densified
 from ...tape import Node
 from .registry import gradient
 

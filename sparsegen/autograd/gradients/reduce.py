@@ -12,7 +12,8 @@ from ... import ndarray as nd
 from ...tape import Node
 from ...device import to_host
 from ...formats import RowSparse
-from ...ndarray.storage import densified, wrap
+from ...ndarray.dispatch import densified
+from ...ndarray.storage import wrap
 from .registry import gradient
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from ... import ndarray as nd
 from ...ops.strided import contiguous_strides
 from ...tape import Node
-from ...ndarray.storage import densified
+from ...ndarray.dispatch import densified
 from .nn import take_gradient
 from .registry import gradient
 

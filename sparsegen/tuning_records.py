@@ -18,16 +18,16 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..config import cache_dir
-from ..target import Target
-from . import families
+from . import cpu_families
+from .config import cache_dir
+from .target import Target
 
 BUCKETS = ("small", "medium", "large")
 """Workload size buckets, by the number of elements a call touches."""
 
 _BUCKET_LIMITS = (2**15, 2**22)
 
-SHIPPED_LOGS = Path(__file__).resolve().parents[2] / "tuning_logs"
+SHIPPED_LOGS = Path(__file__).resolve().parents[1] / "tuning_logs"
 """Records shipped with sparsegen, one JSON-lines file per target and kernel."""
 
 
@@ -137,7 +137,7 @@ def best(kernel: str, dtypes: tuple[str, ...], target: Target, bucket: str,
 
     Only records of this kernel, dtypes and bucket whose config names exactly the schedule's
     current knobs are considered: those of ``target``'s own model first; for a CPU with none,
-    those of the nearest CPU of its family (``families.nearest``).
+    those of the nearest CPU of its family (``cpu_families.nearest``).
     """
     groups = [[r for r in group if r.kernel == kernel and r.dtypes == dtypes
                and r.bucket == bucket and {k for k, _ in r.config} == knobs]
@@ -146,7 +146,7 @@ def best(kernel: str, dtypes: tuple[str, ...], target: Target, bucket: str,
     mcpu = target.as_dict.get("mcpu") if target.kind == "llvm" else None
     others = {r.measured_on.get("mcpu") for group in groups for r in group
               if r.measured_on.get("kind") == "llvm"}
-    stand_in = families.nearest(mcpu, {c for c in others if c})
+    stand_in = cpu_families.nearest(mcpu, {c for c in others if c})
     if stand_in is not None:
         measured_on.append(Target.from_dict({"kind": "llvm", "mcpu": stand_in}))
     for candidate in measured_on:
