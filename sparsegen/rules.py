@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from .registry import (COMPARE_OPS, ELEMWISE_SCALAR_OPS, ELEMWISE_UNARY_DENSE,
-                       ELEMWISE_UNARY_INTERNAL, ELEMWISE_UNARY_SPARSE, resolve)
-from .registry import ARITH_SCALAR_OPS, STRIDED_BINARY_OPS  # -- arith --
+from .opnames import (COMPARE_OPS, ELEMWISE_SCALAR_OPS, ELEMWISE_UNARY_DENSE,
+                      ELEMWISE_UNARY_INTERNAL, ELEMWISE_UNARY_SPARSE)
+from .opnames import ARITH_SCALAR_OPS, STRIDED_BINARY_OPS  # -- arith --
+from .registry import resolve
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """The package's layers, read from source with ``ast`` (nothing is imported): no import cycles,
-templates and schedules import only the formats layer, errors and their own package, ops do not
-import the front end, and the formats layer imports only errors.
+templates and schedules import only the formats layer, errors, hints, the op vocabularies and their
+own package, ops do not import the front end, the formats layer imports only errors, and the op
+vocabularies import nothing.
 
 Every import counts, at module level or inside a function, except those under
 ``if TYPE_CHECKING:``. ``from X import name`` where ``X.name`` is a module imports ``X.name``;
@@ -172,6 +173,7 @@ IMPORTS = package_imports(SOURCE, PACKAGE)
 FORMATS = f"{PACKAGE}.formats"
 ERRORS = f"{PACKAGE}.errors"
 HINTS = f"{PACKAGE}.hints"  # the marks templates leave and schedules realise: their contract
+OPNAMES = f"{PACKAGE}.opnames"  # the op vocabularies: which functions the op templates generate
 FRONT_END = (f"{PACKAGE}.ndarray", f"{PACKAGE}.optimizer", f"{PACKAGE}.interop")
 
 
@@ -199,17 +201,23 @@ def test_no_import_cycles():
 
 
 @pytest.mark.parametrize("layer, other", [("templates", "schedules"), ("schedules", "templates")])
-def test_templates_and_schedules_import_only_formats_errors_hints_and_themselves(layer, other):
+def test_templates_and_schedules_import_only_formats_errors_hints_opnames_and_themselves(
+        layer, other):
     own = f"{PACKAGE}.{layer}"
     refused = _offending(lambda i: _in(i.source, own)
-                         and not _in(i.target, own, FORMATS, ERRORS, HINTS))
-    assert not refused, (f"{layer}/ imports more than formats, errors, hints and {layer}/ "
-                         f"({other}/ is out):\n{refused}")
+                         and not _in(i.target, own, FORMATS, ERRORS, HINTS, OPNAMES))
+    assert not refused, (f"{layer}/ imports more than formats, errors, hints, opnames and "
+                         f"{layer}/ ({other}/ is out):\n{refused}")
 
 
 def test_hints_import_nothing():
     refused = _offending(lambda i: _in(i.source, HINTS))
     assert not refused, f"hints.py, the templates' contract with the schedules, imports:\n{refused}"
+
+
+def test_opnames_import_nothing():
+    refused = _offending(lambda i: _in(i.source, OPNAMES))
+    assert not refused, f"opnames.py, the op vocabularies every layer reads, imports:\n{refused}"
 
 
 def test_ops_do_not_import_the_front_end():
