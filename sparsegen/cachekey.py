@@ -100,7 +100,7 @@ def _import_lines(source: bytes) -> list[bytes]:
             end = _line_end(source, at)
             if b"(" in source[at:end] and b")" not in source[at:end]:
                 end = _line_end(source, source.find(b")", at))
-            while source[start:end].rstrip().endswith(b"\\"):
+            while end < len(source) and source[start:end].rstrip().endswith(b"\\"):
                 end = _line_end(source, end + 1)
             found.append(source[start:end].strip())
             at = source.find(b"import", end)
@@ -155,11 +155,6 @@ def _read(root: Path, module: str) -> tuple[str, str, tuple[str, ...]]:
     inside = [name for name in found if name == _NAME or name.startswith(_NAME + ".")]
     imported = tuple(dict.fromkeys(owner for name in inside if (owner := _owner(root, name))))
     return path, hashlib.sha256(source).hexdigest()[:16], imported
-
-
-def imports(module: str) -> tuple[str, ...]:
-    """The package modules ``module`` imports, read from its source."""
-    return _read(_PACKAGE, module)[2]
 
 
 def _packages(module: str) -> list[str]:
