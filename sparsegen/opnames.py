@@ -39,6 +39,10 @@ SPARSE_UNION_OPS = ("add", "sub", "maximum", "minimum", "hypot")
 (``0 <op> 0`` is 0; a position stored in one operand only is ``x <op> 0`` or ``0 <op> x``):
 functions ``fill_<op>`` of ``ew_rsp`` / ``ew_csr``."""
 
+SPARSE_UPDATE_OPS = ("add", "sub")
+"""Union ops that also update a dense array in place at a sparse operand's positions
+(``_inplace_<op>``): functions ``update_<op>`` of ``ew_rsp`` / ``ew_csr``."""
+
 COMPARE_OPS = ("equal", "not_equal", "greater", "greater_equal", "lesser", "lesser_equal")
 """MXNet's comparison ops (``== != > >= < <=``): 1 / 0 in the input dtype, kernel ``cmp_dense``."""
 

@@ -14,7 +14,7 @@ from typing import Any
 from .errors import SparsegenError
 from .formats import DATA_DTYPES
 from .opnames import (ARITH_BINARY_OPS, ARITH_SCALAR_OPS, COMPARE_OPS, ELEMWISE_SCALAR_OPS,
-                      ELEMWISE_UNARY, SPARSE_UNION_OPS, STRIDED_BINARY_OPS)
+                      ELEMWISE_UNARY, SPARSE_UNION_OPS, SPARSE_UPDATE_OPS, STRIDED_BINARY_OPS)
 from .templates.optim_families import OPTIMIZERS
 from .templates.update_rules import RULES, UpdateRule
 
@@ -289,7 +289,7 @@ _ELEMWISE_KERNELS = (
             *((f"fill_{fn}", f"({_RSP_ARGS})") for fn in (*SPARSE_UNION_OPS, "mul")),
             *((f"update_{fn}", "(dense[n,d] dtype WRITTEN, data[k,d] dtype, "
                                "indices[k] int64 <n sorted)")
-              for fn in ("add", "sub")),
+              for fn in SPARSE_UPDATE_OPS),
             *((f"gather_{fn}", "(dense[n,d] dtype, data[k,d] dtype, indices[k] int64 <n sorted, "
                                "out[k,d] dtype WRITTEN)") for fn in ("mul", "div")),
             ("keep_mul", "(a[ka,d] dtype, b[kb,d] dtype, src_a[k] int64 internal, src_b[k] int64, "
@@ -311,7 +311,7 @@ _ELEMWISE_KERNELS = (
             *((f"fill_{fn}", f"({_CSR_PAIR})") for fn in (*SPARSE_UNION_OPS, "mul")),
             *((f"update_{fn}", "(dense[n,m] dtype WRITTEN, data[nnz] dtype, "
                                "indices[nnz] int64 <m sorted(indptr), indptr[n+1] int64 ptr(nnz))")
-              for fn in ("add", "sub")),
+              for fn in SPARSE_UPDATE_OPS),
             ("gather_mul", "(dense[n,m] dtype, data[nnz] dtype, "
                            "indices[nnz] int64 <m sorted(indptr), indptr[n+1] int64 ptr(nnz), "
                            "out[nnz] dtype WRITTEN)"),

@@ -50,7 +50,9 @@ def package(tmp_path, monkeypatch):
 
 @pytest.fixture(scope="module")
 def original() -> dict[str, dict[str, str]]:
-    """The keys of the package itself, per target kind."""
+    """The keys of the package itself, per target kind (module scope: set up before a test's
+    ``package`` copy)."""
+    assert cachekey._PACKAGE == SOURCE
     return {kind: keys(target) for kind, target in TARGETS.items()}
 
 

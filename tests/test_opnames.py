@@ -10,8 +10,8 @@ VOCABULARIES = {name: value for name, value in vars(opnames).items() if name.isu
 def test_each_vocabulary_is_a_tuple_of_distinct_names():
     assert set(VOCABULARIES) >= {"ELEMWISE_UNARY_SPARSE", "ELEMWISE_UNARY_DENSE",
                                  "ELEMWISE_UNARY_INTERNAL", "ELEMWISE_SCALAR_OPS",
-                                 "SPARSE_UNION_OPS", "COMPARE_OPS", "ARITH_BINARY_OPS",
-                                 "ARITH_SCALAR_OPS", "STRIDED_BINARY_OPS"}
+                                 "SPARSE_UNION_OPS", "SPARSE_UPDATE_OPS", "COMPARE_OPS",
+                                 "ARITH_BINARY_OPS", "ARITH_SCALAR_OPS", "STRIDED_BINARY_OPS"}
     for name, names in VOCABULARIES.items():
         assert isinstance(names, tuple) and all(isinstance(n, str) for n in names), name
         assert len(set(names)) == len(names), name
@@ -34,6 +34,9 @@ def test_the_registry_derives_its_functions_from_the_vocabularies():
     for kernel in ("ew_rsp", "ew_csr"):
         fills = [f[5:] for f in _functions(kernel) if f.startswith("fill_")]
         assert fills[:len(opnames.SPARSE_UNION_OPS)] == list(opnames.SPARSE_UNION_OPS)
+        updates = [f[7:] for f in _functions(kernel) if f.startswith("update_")]
+        assert updates == list(opnames.SPARSE_UPDATE_OPS)
+    assert set(opnames.SPARSE_UPDATE_OPS) <= set(opnames.SPARSE_UNION_OPS)
 
 
 def test_the_templates_element_tables_implement_exactly_the_vocabularies():

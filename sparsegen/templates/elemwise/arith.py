@@ -15,10 +15,6 @@ from tvm.script import tirx as T
 
 Expr = tvm.ir.Expr
 
-UPDATE_OPS = ("add", "sub")
-"""Union ops that also update a dense array in place at a sparse operand's positions."""
-
-
 def _is_float(dtype: str) -> bool:
     return dtype.startswith("float")
 

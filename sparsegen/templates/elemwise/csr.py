@@ -9,10 +9,10 @@ import tvm
 from tvm import tirx
 from tvm.script import tirx as T
 
-from ...opnames import SPARSE_UNION_OPS
+from ...opnames import SPARSE_UNION_OPS, SPARSE_UPDATE_OPS
 from .. import element_bytes
 from ..scan import offsets
-from .arith import UPDATE_OPS, Expr, binary, nonfinite, with_zero
+from .arith import Expr, binary, nonfinite, with_zero
 
 def _one_sided(fn: str, dtype: str, keep: str) -> tuple[Callable[..., None], ...]:
     """The merge steps over an entry stored in ``a`` only and in ``b`` only: write it (as
@@ -215,6 +215,6 @@ def csr(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     funcs["fill_mul"] = _csr_fill("mul", dtype, "both")
     funcs["count_mul_nonfinite"] = _csr_count_nonfinite(dtype)
     funcs["fill_mul_nonfinite"] = _csr_fill("mul", dtype, "nonfinite")
-    funcs.update({f"update_{fn}": _csr_update(fn, dtype) for fn in UPDATE_OPS})
+    funcs.update({f"update_{fn}": _csr_update(fn, dtype) for fn in SPARSE_UPDATE_OPS})
     funcs["gather_mul"] = _csr_gather_mul(dtype)
     return funcs
