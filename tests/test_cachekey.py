@@ -173,14 +173,28 @@ def test_the_modules_outside_the_closure_exist_and_shape_no_template_or_schedule
     assert set(COMMON_CODE + CUDA_CODE) <= set(modules)
 
 
-def _shape(node: ast.Import | ast.ImportFrom) -> tuple:
-    return (type(node).__name__, getattr(node, "module", None) or "", getattr(node, "level", 0),
-            tuple((a.name, a.asname or "") for a in node.names))
-
-
 SHAPING = {path for kernel in registry.KERNELS.values() for kind, _ in kernel.schedules
            for path in cachekey.kernel_code(kernel, kind)["modules"]}
 """The package paths of every module that shapes some binary."""
+
+
+def test_code_that_shapes_binaries_imports_nothing_the_reader_cannot_see():
+    """Imports by name (``importlib``, ``__import__``) would reach modules no closure holds: only
+    the registry resolves its template and schedule references so, and those are each key's
+    roots."""
+    for path in sorted(SHAPING):
+        tree = ast.parse((SOURCE / path).read_text())
+        names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        names |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+        modules = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        modules |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        dynamic = names & {"import_module", "__import__", "exec", "eval"}
+        assert not dynamic and "importlib" not in modules, (path, dynamic)
+
+
+def _shape(node: ast.Import | ast.ImportFrom) -> tuple:
+    return (type(node).__name__, getattr(node, "module", None) or "", getattr(node, "level", 0),
+            tuple((a.name, a.asname or "") for a in node.names))
 
 
 @pytest.mark.parametrize("path", sorted(SOURCE.rglob("*.py")),
