@@ -246,8 +246,10 @@ def _kernel_code(root: Path, kernel: KernelDef, target_kind: str) -> dict[str, A
 
 @lru_cache(maxsize=None)
 def _kernel_digest(root: Path, kernel: KernelDef, target_kind: str) -> str:
-    blob = json.dumps(_kernel_code(root, kernel, target_kind), sort_keys=True).encode()
-    return hashlib.sha256(blob).hexdigest()[:16]
+    code = _kernel_code(root, kernel, target_kind)
+    lines = sorted(f"{path} {digest}" for path, digest in code["modules"].items())
+    lines += [f"registry {code['registry']}", code["definition"]]
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16]
 
 
 def kernel_digest(kernel: KernelDef | str, target_kind: str) -> str:
