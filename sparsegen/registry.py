@@ -13,6 +13,8 @@ from typing import Any
 
 from .errors import SparsegenError
 from .formats import DATA_DTYPES
+from .opnames import (ARITH_BINARY_OPS, ARITH_SCALAR_OPS, COMPARE_OPS, ELEMWISE_SCALAR_OPS,
+                      ELEMWISE_UNARY, SPARSE_UNION_OPS, SPARSE_UPDATE_OPS, STRIDED_BINARY_OPS)
 from .update_rules.builtin import BUILT_IN
 from .update_rules.language import UpdateRule
 
@@ -239,31 +241,6 @@ _DOT_KERNELS = (
 )
 """dot (sparsegen/ops/dot.py runs them)."""
 
-ELEMWISE_UNARY_SPARSE = (
-    "abs", "sign", "sqrt", "square", "negative", "relu", "sin", "sinh", "tan", "tanh", "arcsin",
-    "arcsinh", "arctan", "arctanh", "floor", "ceil", "round", "rint", "fix", "trunc", "expm1",
-    "log1p", "cbrt", "degrees", "radians", "erf", "erfinv", "softsign",
-)
-"""Unary ops that map zero to zero: row_sparse and csr keep their storage (stored values only)."""
-
-ELEMWISE_UNARY_DENSE = (
-    "exp", "log", "log10", "log2", "rsqrt", "cos", "cosh", "arccos", "arccosh", "sigmoid",
-    "gamma", "gammaln", "reciprocal", "rcbrt",
-)
-"""Unary ops that map zero elsewhere: a dense kernel only (sparse inputs fall back to it)."""
-
-ELEMWISE_UNARY_INTERNAL = ("digamma",)
-"""Unary ops that gradients use and ``mx.nd`` does not name (``nd._internal._digamma``): a dense
-kernel only."""
-
-ELEMWISE_SCALAR_OPS = ("add_scalar", "sub_scalar", "rsub_scalar", "mul_scalar", "div_scalar",
-                       "rdiv_scalar")
-"""``x <op> s`` and the reflected ``s - x``, ``s / x``: functions of kernel ``ew_dense``."""
-
-SPARSE_UNION_OPS = ("add", "sub", "maximum", "minimum", "hypot")
-"""Binary ops of two row_sparse (two csr) arrays that store the union of their positions
-(``templates/elemwise/arith.py:UNION_OPS``): functions ``fill_<op>`` of ``ew_rsp`` / ``ew_csr``."""
-
 _FLAT_MAP = "(x[n] dtype, out[n] dtype WRITTEN)"
 _RSP_ARGS = ("a[ka,d] dtype, b[kb,d] dtype, src_a[k] int64 internal, src_b[k] int64, "
              "out[k,d] dtype WRITTEN")
@@ -297,8 +274,7 @@ _ELEMWISE_KERNELS = (
         "sparsegen.templates.elemwise.unary:unary_maps",
         _ROWS,
         ("dtype",),
-        tuple((fn, _FLAT_MAP)
-              for fn in ELEMWISE_UNARY_SPARSE + ELEMWISE_UNARY_DENSE + ELEMWISE_UNARY_INTERNAL),
+        tuple((fn, _FLAT_MAP) for fn in ELEMWISE_UNARY),
         "unary math over flat buffers, one function per op",
     ),
     KernelDef(
@@ -323,7 +299,7 @@ _ELEMWISE_KERNELS = (
             *((f"fill_{fn}", f"({_RSP_ARGS})") for fn in (*SPARSE_UNION_OPS, "mul")),
             *((f"update_{fn}", "(dense[n,d] dtype WRITTEN, data[k,d] dtype, "
                                "indices[k] int64 <n sorted)")
-              for fn in ("add", "sub")),
+              for fn in SPARSE_UPDATE_OPS),
             *((f"gather_{fn}", "(dense[n,d] dtype, data[k,d] dtype, indices[k] int64 <n sorted, "
                                "out[k,d] dtype WRITTEN)") for fn in ("mul", "div")),
             ("keep_mul", "(a[ka,d] dtype, b[kb,d] dtype, src_a[k] int64 internal, src_b[k] int64, "
@@ -345,7 +321,7 @@ _ELEMWISE_KERNELS = (
             *((f"fill_{fn}", f"({_CSR_PAIR})") for fn in (*SPARSE_UNION_OPS, "mul")),
             *((f"update_{fn}", "(dense[n,m] dtype WRITTEN, data[nnz] dtype, "
                                "indices[nnz] int64 <m sorted(indptr), indptr[n+1] int64 ptr(nnz))")
-              for fn in ("add", "sub")),
+              for fn in SPARSE_UPDATE_OPS),
             ("gather_mul", "(dense[n,m] dtype, data[nnz] dtype, "
                            "indices[nnz] int64 <m sorted(indptr), indptr[n+1] int64 ptr(nnz), "
                            "out[nnz] dtype WRITTEN)"),
@@ -359,9 +335,6 @@ _ELEMWISE_KERNELS = (
     ),
 )
 """Elementwise ops (sparsegen/ops/elemwise.py runs them)."""
-
-COMPARE_OPS = ("equal", "not_equal", "greater", "greater_equal", "lesser", "lesser_equal")
-"""MXNet's comparison ops (``== != > >= < <=``): 1 / 0 in the input dtype, kernel ``cmp_dense``."""
 
 _COMPARE_KERNELS = (
     KernelDef(
@@ -510,16 +483,6 @@ _CONV_KERNELS = (
 )
 """Convolution (sparsegen/ops/conv.py runs it)."""
 # -- arith (power, maximum, minimum, hypot, mod, logical ops, broadcasting, where, quadratic) --
-ARITH_BINARY_OPS = ("power", "maximum", "minimum", "hypot", "mod", "logical_and", "logical_or",
-                    "logical_xor")
-"""Binary ops beyond add / sub / mul / div (``templates/elemwise/arith.py:MORE_BINARY``):
-functions ``(a, b, out)`` of kernel ``ew_arith`` and of kernel ``strided`` (broadcasting)."""
-
-ARITH_SCALAR_OPS = ("power_scalar", "rpower_scalar", "maximum_scalar", "minimum_scalar",
-                    "mod_scalar", "rmod_scalar")
-"""``x <op> s`` and the reflected ``s ** x``, ``s % x`` (kernel ``ew_arith``): dense rules only,
-as MXNet 1.9.1 (sparse inputs fall back to dense)."""
-
 _ARITH_KERNELS = (
     KernelDef(
         "ew_arith",
@@ -564,10 +527,6 @@ _ARITH_KERNELS = (
 )
 """Arithmetic beyond the elementwise kernels (sparsegen/ops/arith.py, ops/broadcast.py)."""
 # -- strided (shape ops, broadcasting) --
-STRIDED_BINARY_OPS = ("add", "sub", "mul", "div", *COMPARE_OPS, *ARITH_BINARY_OPS)
-"""Binary functions of kernel ``strided`` (``templates/strided.py:BINARY``, in this order):
-``out = a <op> b`` over two strided views (broadcasting)."""
-
 _STRIDED_VIEW = "meta[t] int64 internal, out[r,c] dtype WRITTEN"
 _STRIDED_KERNELS = (
     KernelDef(

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from .registry import UPDATE_RULES
-from .registry import (COMPARE_OPS, ELEMWISE_SCALAR_OPS, ELEMWISE_UNARY_DENSE,
-                       ELEMWISE_UNARY_INTERNAL, ELEMWISE_UNARY_SPARSE, resolve)
-from .registry import ARITH_SCALAR_OPS, STRIDED_BINARY_OPS  # -- arith --
+from .opnames import (COMPARE_OPS, ELEMWISE_SCALAR_OPS, ELEMWISE_UNARY_DENSE,
+                      ELEMWISE_UNARY_INTERNAL, ELEMWISE_UNARY_SPARSE, SPARSE_UPDATE_OPS)
+from .opnames import ARITH_SCALAR_OPS, STRIDED_BINARY_OPS  # -- arith --
+from .registry import UPDATE_RULES, resolve
 from .update_rules.language import UpdateRule
 
 
@@ -56,7 +56,7 @@ _ELEMWISE_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
        for stypes, _, (out, impl) in _ELEMWISE_BINARY},
     ("elemwise_div", ("default", "default")): OpRule("default", _EW + "dense_binary"),
     **{(f"_inplace_{fn}", ("default", stype)): OpRule(None, _EW + "update_dense")
-       for fn in ("add", "sub") for stype in ("row_sparse", "csr")},
+       for fn in SPARSE_UPDATE_OPS for stype in ("row_sparse", "csr")},
     **{(f"_{fn}", (stype,)): OpRule(stype, _EW + "scalar")
        for fn in ELEMWISE_SCALAR_OPS for stype in _STYPES if fn != "rdiv_scalar"},
     ("_rdiv_scalar", ("default",)): OpRule("default", _EW + "scalar"),

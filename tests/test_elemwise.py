@@ -14,7 +14,7 @@ import sparsegen as mx
 from conftest import DTYPES
 from sparsegen.cache import get_kernel
 from sparsegen.ops import elemwise as elemwise_ops
-from sparsegen.registry import ELEMWISE_UNARY_DENSE, ELEMWISE_UNARY_SPARSE
+from sparsegen.opnames import ELEMWISE_UNARY_DENSE, ELEMWISE_UNARY_SPARSE
 
 STYPES = ("default", "row_sparse", "csr")
 FNS = ("add", "sub", "mul", "div")

@@ -1,8 +1,9 @@
 """The package's layers, read from source with ``ast`` (nothing is imported): no import cycles,
-templates and schedules import only the formats layer, errors and their own package, ops do not
-import the front end, the formats layer imports only errors, and the call path's kernel cache
-(``cache.py``, ``choice.py``, ``tuning_records.py``, ``cpu_families.py``) never reaches the tuner
-(``tune/``), which builds on it.
+templates and schedules import only the formats layer, errors, hints, the op vocabularies, the
+update rule language and their own package, ops do not import the front end, the formats layer
+imports only errors, the op vocabularies import nothing, update rules import only errors, and the
+call path's kernel cache (``cache.py``, ``choice.py``, ``tuning_records.py``,
+``cpu_families.py``) never reaches the tuner (``tune/``), which builds on it.
 
 Every import counts, at module level or inside a function, except those under
 ``if TYPE_CHECKING:``. ``from X import name`` where ``X.name`` is a module imports ``X.name``;
@@ -302,6 +303,7 @@ ERRORS = f"{PACKAGE}.errors"
 HINTS = f"{PACKAGE}.hints"  # the marks templates leave and schedules realise: their contract
 UPDATE_RULES = f"{PACKAGE}.update_rules"  # the update rule language and the built-in rules
 LANGUAGE = f"{UPDATE_RULES}.language"  # the graphs templates/optim.py lowers
+OPNAMES = f"{PACKAGE}.opnames"  # the op vocabularies: which functions the op templates generate
 FRONT_END = (f"{PACKAGE}.ndarray", f"{PACKAGE}.optimizer", f"{PACKAGE}.interop")
 
 
@@ -374,12 +376,13 @@ def test_the_kernel_cache_does_not_reach_the_tuner():
 
 
 @pytest.mark.parametrize("layer, other", [("templates", "schedules"), ("schedules", "templates")])
-def test_templates_and_schedules_import_only_formats_errors_hints_rules_and_themselves(layer, other):
+def test_templates_and_schedules_import_only_formats_errors_hints_opnames_rules_and_themselves(
+        layer, other):
     own = f"{PACKAGE}.{layer}"
     refused = _offending(lambda i: _in(i.source, own)
-                         and not _in(i.target, own, FORMATS, ERRORS, HINTS, LANGUAGE))
-    assert not refused, (f"{layer}/ imports more than formats, errors, hints, the update rule "
-                         f"language and {layer}/ ({other}/ is out):\n{refused}")
+                         and not _in(i.target, own, FORMATS, ERRORS, HINTS, OPNAMES, LANGUAGE))
+    assert not refused, (f"{layer}/ imports more than formats, errors, hints, opnames, the update "
+                         f"rule language and {layer}/ ({other}/ is out):\n{refused}")
 
 
 def test_update_rules_import_only_errors_and_themselves():
@@ -392,6 +395,11 @@ def test_update_rules_import_only_errors_and_themselves():
 def test_hints_import_nothing():
     refused = _offending(lambda i: _in(i.source, HINTS))
     assert not refused, f"hints.py, the templates' contract with the schedules, imports:\n{refused}"
+
+
+def test_opnames_import_nothing():
+    refused = _offending(lambda i: _in(i.source, OPNAMES))
+    assert not refused, f"opnames.py, the op vocabularies every layer reads, imports:\n{refused}"
 
 
 def test_ops_do_not_import_the_front_end():

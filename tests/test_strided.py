@@ -14,7 +14,7 @@ from sparsegen import device
 from sparsegen.device import DeviceArray
 from sparsegen.errors import SparsegenError
 from sparsegen.ops import strided as S
-from sparsegen.registry import STRIDED_BINARY_OPS
+from sparsegen.opnames import STRIDED_BINARY_OPS
 
 shapes = st.lists(st.integers(0, 5), min_size=0, max_size=5).map(tuple)
 nonempty_shapes = st.lists(st.integers(1, 5), min_size=1, max_size=5).map(tuple)

@@ -5,8 +5,8 @@
 # a portable x86-64 target, CUDA kernels for one GPU architecture, and the CUDA candidates its
 # tuning stage times: the first TUNE_TRIALS configs `sparsegen tune` tries for each tunable
 # kernel, float32). Run it where apache-tvm and nvcc are installed (no GPU needed), from the
-# tree that will travel: cache keys include a digest of sparsegen/templates,
-# sparsegen/schedules and sparsegen/compiler.py.
+# tree that will travel: each kernel's cache key includes a digest of the code that builds it
+# (its template and schedule modules, what they import, compiler.py; sparsegen/cachekey.py).
 #
 #   bash benchmarks/gpu/pack.sh [BUNDLE_DIR]      # default .gpu-bundle (ignored by git)
 #

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import InvalidType, InvalidValue, SparsegenError
 from ..params import real
-from ..registry import ARITH_BINARY_OPS, COMPARE_OPS
+from ..opnames import ARITH_BINARY_OPS, COMPARE_OPS
 from . import broadcast
 from .dispatch import check_out, invoke
 from .elemwise import _cast_scalar, _check_int_divisor, ufunc

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import SparsegenError
-from ..registry import COMPARE_OPS
+from ..opnames import COMPARE_OPS
 from . import broadcast
 from .dispatch import invoke
 from .elemwise import _cast_scalar, _is_scalar, _operand_error

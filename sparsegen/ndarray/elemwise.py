@@ -22,7 +22,7 @@ from .. import tape
 from ..device import copy_into, to_host
 from ..errors import SparsegenError
 from ..params import real
-from ..registry import ELEMWISE_UNARY_DENSE, ELEMWISE_UNARY_INTERNAL, ELEMWISE_UNARY_SPARSE
+from ..opnames import ELEMWISE_UNARY_DENSE, ELEMWISE_UNARY_INTERNAL, ELEMWISE_UNARY_SPARSE
 from ..rules import op_rule
 from . import broadcast as _broadcast
 from .dispatch import check_out, densified, invoke

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..device import contiguous, empty_like
 from ..formats import CSR
-from ..registry import ARITH_BINARY_OPS, COMPARE_OPS
+from ..opnames import ARITH_BINARY_OPS, COMPARE_OPS
 from . import arith, compare, elemwise
 from .layout import dtype_name, kernel
 from .strided import binary_view, broadcast

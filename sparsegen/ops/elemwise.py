@@ -12,7 +12,7 @@ from typing import Any
 
 from ..device import contiguous, copy, empty_like, head, item, target_of
 from ..formats import CSR, INDEX_DTYPE, MERGE_CHUNK, SERIAL_MERGE_STEPS, RowSparse
-from ..registry import SPARSE_UNION_OPS
+from ..opnames import SPARSE_UNION_OPS
 from .layout import as_rows, dtype_name, kernel
 
 Storage = Any  # a dense buffer (numpy or device array), RowSparse or CSR

@@ -126,7 +126,7 @@ def copy_view(x: Any, shape: Sequence[int], view: View) -> Any:
 def binary_view(fn: str, a: Any, a_view: View, b: Any, b_view: View,
                 out_shape: Sequence[int]) -> Any:
     """A fresh C-contiguous array of ``out_shape``: ``fn`` (a name of
-    ``registry.STRIDED_BINARY_OPS``) of the elements the views pick from ``a`` and ``b`` (one
+    ``opnames.STRIDED_BINARY_OPS``) of the elements the views pick from ``a`` and ``b`` (one
     dtype, C-contiguous, in one memory); the result has their dtype."""
     if a.dtype != b.dtype:
         raise SparsegenError(f"binary_view: operand dtypes differ ({a.dtype} and {b.dtype})")

@@ -16,6 +16,7 @@ import tvm
 from tvm import tirx
 from tvm.script import tirx as T
 
+from ..opnames import COMPARE_OPS
 from .elemwise.arith import _const
 from .flat import binary_map, scalar_map
 
@@ -29,7 +30,7 @@ _TESTS: dict[str, tuple[Callable[[Expr, Expr], Expr], bool]] = {
     "lesser": (tirx.LT, False),
     "lesser_equal": (tirx.LE, False),
 }
-"""Each op (registry.COMPARE_OPS, in its order) as its test and whether the result negates it."""
+"""Each op of ``opnames.COMPARE_OPS`` as its test and whether the result negates it."""
 
 
 def compare(fn: str, dtype: str, a: Expr, b: Expr) -> Expr:
@@ -44,7 +45,7 @@ def compare(fn: str, dtype: str, a: Expr, b: Expr) -> Expr:
 def dense(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """Flat comparison maps: ``<op> (a, b, out)`` of two buffers and ``<op>_scalar (x, s, out)``
     of a buffer and a scalar; used on dense buffers and on the stored values of sparse ones."""
-    funcs = {fn: binary_map(partial(compare, fn, dtype), dtype) for fn in _TESTS}
+    funcs = {fn: binary_map(partial(compare, fn, dtype), dtype) for fn in COMPARE_OPS}
     funcs.update({f"{fn}_scalar": scalar_map(partial(compare, fn, dtype), dtype)
-                  for fn in _TESTS})
+                  for fn in COMPARE_OPS})
     return funcs

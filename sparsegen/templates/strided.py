@@ -24,21 +24,20 @@ from functools import partial
 import tvm
 from tvm.script import tirx as T
 
+from ..opnames import COMPARE_OPS, STRIDED_BINARY_OPS
 from . import element_bytes
 from .columns import cols
-from .compare import _TESTS, compare
-from .elemwise.arith import MORE_BINARY, binary
+from .compare import compare
+from .elemwise.arith import binary
 
 Expr = tvm.ir.Expr
 
 BINARY: dict[str, Callable[[str, Expr, Expr], Expr]] = {
-    **{fn: partial(binary, fn) for fn in ("add", "sub", "mul", "div")},
-    **{fn: partial(compare, fn) for fn in _TESTS},
-    **{fn: partial(binary, fn) for fn in MORE_BINARY},
+    fn: partial(compare if fn in COMPARE_OPS else binary, fn) for fn in STRIDED_BINARY_OPS
 }
-"""The binary functions of kernel ``strided``: name -> ``element(dtype, a, b)``. A new broadcast
-op is one entry here (its element expression in elemwise/arith.py) plus its name in
-``registry.STRIDED_BINARY_OPS``."""
+"""The binary functions of kernel ``strided`` (``opnames.STRIDED_BINARY_OPS``, in its order):
+name -> ``element(dtype, a, b)``. A new broadcast op is its name in ``opnames`` plus its element
+expression in elemwise/arith.py (or compare.py)."""
 
 
 def _copy_function(dtype: str) -> tvm.tirx.PrimFunc:

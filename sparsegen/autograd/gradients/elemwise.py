@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ... import ndarray as nd
-from ...registry import ELEMWISE_UNARY_DENSE, ELEMWISE_UNARY_SPARSE
+from ...opnames import ELEMWISE_UNARY_DENSE, ELEMWISE_UNARY_SPARSE
 from ...tape import Node
 from ...ndarray.dispatch import densified
 from .registry import gradient

@@ -15,14 +15,6 @@ from tvm.script import tirx as T
 
 Expr = tvm.ir.Expr
 
-UNION_OPS = ("add", "sub", "maximum", "minimum", "hypot")
-"""Binary ops whose sparse result stores the union of the operands' positions (``0 <op> 0`` is
-0); a position stored in one operand only is ``x <op> 0`` or ``0 <op> x``."""
-
-UPDATE_OPS = ("add", "sub")
-"""Union ops that also update a dense array in place at a sparse operand's positions."""
-
-
 def _is_float(dtype: str) -> bool:
     return dtype.startswith("float")
 
@@ -88,8 +80,8 @@ def _float_with_zero(fn: str, dt: str, x: Expr, zero_first: bool) -> Expr:
 
 def with_zero(fn: str, dtype: str, x: Expr, zero_first: bool = False) -> Expr:
     """``x <fn> 0`` (``0 <fn> x`` when ``zero_first``) in ``dtype``, for fn in add, sub, mul: the
-    value at a position stored in one operand only; the other ``UNION_OPS`` (maximum, minimum,
-    hypot) are their own element with an explicit zero."""
+    value at a position stored in one operand only; the other ``SPARSE_UNION_OPS`` (maximum,
+    minimum, hypot) are their own element with an explicit zero."""
     if fn in MORE_BINARY:
         zero = _const(0, dtype)
         return binary(fn, dtype, zero, x) if zero_first else binary(fn, dtype, x, zero)
@@ -222,7 +214,8 @@ MORE_BINARY: dict[str, Callable[[str, Expr, Expr], Expr]] = {
     "logical_or": _logical(lambda x, y: x | y),
     "logical_xor": _logical(lambda x, y: (x | y) & tirx.Not(x & y)),
 }
-"""The binary ops beyond add, sub, mul, div: name -> ``element(dtype, a, b)``."""
+"""The binary ops beyond add, sub, mul, div (``opnames.ARITH_BINARY_OPS``): name ->
+``element(dtype, a, b)``."""
 
 
 SCALAR_OPS: dict[str, Callable[[str, Expr, Expr], Expr]] = {
@@ -233,10 +226,10 @@ SCALAR_OPS: dict[str, Callable[[str, Expr, Expr], Expr]] = {
     "div_scalar": lambda dt, x, s: binary("div", dt, x, s),
     "rdiv_scalar": lambda dt, x, s: binary("div", dt, s, x),
 }
-"""``x <op> s`` and the reflected ``s <op> x``."""
+"""``x <op> s`` and the reflected ``s <op> x`` (``opnames.ELEMWISE_SCALAR_OPS``)."""
 
 
-ARITH_SCALAR_OPS: dict[str, Callable[[str, Expr, Expr], Expr]] = {
+ARITH_SCALAR: dict[str, Callable[[str, Expr, Expr], Expr]] = {
     "power_scalar": power,
     "rpower_scalar": lambda dt, x, s: power(dt, s, x),
     "maximum_scalar": MORE_BINARY["maximum"],
@@ -244,8 +237,8 @@ ARITH_SCALAR_OPS: dict[str, Callable[[str, Expr, Expr], Expr]] = {
     "mod_scalar": mod,
     "rmod_scalar": lambda dt, x, s: mod(dt, s, x),
 }
-"""``x <op> s`` and the reflected ``s ** x``, ``s % x`` of kernel ``ew_arith`` (MXNet's
-``_power_scalar``, ``_rpower_scalar``, ...)."""
+"""``x <op> s`` and the reflected ``s ** x``, ``s % x`` of kernel ``ew_arith``
+(``opnames.ARITH_SCALAR_OPS``: MXNet's ``_power_scalar``, ``_rpower_scalar``, ...)."""
 
 
 def quadratic(dtype: str, x: Expr, a: Expr, b: Expr, c: Expr) -> Expr:

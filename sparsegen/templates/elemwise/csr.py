@@ -9,9 +9,10 @@ import tvm
 from tvm import tirx
 from tvm.script import tirx as T
 
+from ...opnames import SPARSE_UNION_OPS, SPARSE_UPDATE_OPS
 from .. import element_bytes
 from ..scan import offsets
-from .arith import UNION_OPS, UPDATE_OPS, Expr, binary, nonfinite, with_zero
+from .arith import Expr, binary, nonfinite, with_zero
 
 def _one_sided(fn: str, dtype: str, keep: str) -> tuple[Callable[..., None], ...]:
     """The merge steps over an entry stored in ``a`` only and in ``b`` only: write it (as
@@ -210,10 +211,10 @@ def csr(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     positions. ``count_mul_nonfinite`` / ``fill_mul_nonfinite`` are the product's index set and
     values when an operand holds inf or nan: entries stored in both, and entries stored in one
     that hold a non-finite value (``x * 0`` is nan there)."""
-    funcs = {f"fill_{fn}": _csr_fill(fn, dtype, "all") for fn in UNION_OPS}
+    funcs = {f"fill_{fn}": _csr_fill(fn, dtype, "all") for fn in SPARSE_UNION_OPS}
     funcs["fill_mul"] = _csr_fill("mul", dtype, "both")
     funcs["count_mul_nonfinite"] = _csr_count_nonfinite(dtype)
     funcs["fill_mul_nonfinite"] = _csr_fill("mul", dtype, "nonfinite")
-    funcs.update({f"update_{fn}": _csr_update(fn, dtype) for fn in UPDATE_OPS})
+    funcs.update({f"update_{fn}": _csr_update(fn, dtype) for fn in SPARSE_UPDATE_OPS})
     funcs["gather_mul"] = _csr_gather_mul(dtype)
     return funcs

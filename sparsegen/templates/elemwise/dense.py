@@ -10,10 +10,11 @@ from functools import partial
 import tvm
 from tvm.script import tirx as T
 
+from ...opnames import ARITH_BINARY_OPS, ARITH_SCALAR_OPS, ELEMWISE_SCALAR_OPS
 from .. import element_bytes
 from ..flat import binary_map, clip_map, each_element, scalar_map
 from ..scan import offsets
-from .arith import ARITH_SCALAR_OPS, MORE_BINARY, SCALAR_OPS, binary, clip, nonfinite, quadratic
+from .arith import ARITH_SCALAR, SCALAR_OPS, binary, clip, nonfinite, quadratic
 from .merge import _chunk_edge
 
 def _nonfinite_count(dtype: str) -> tvm.tirx.PrimFunc:
@@ -50,7 +51,7 @@ def dense(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     funcs = {fn: binary_map(partial(binary, fn, dtype), dtype)
              for fn in ("add", "sub", "mul", "div")}
     funcs.update({fn: scalar_map(partial(SCALAR_OPS[fn], dtype), dtype)
-                  for fn in SCALAR_OPS})
+                  for fn in ELEMWISE_SCALAR_OPS})
     funcs["clip"] = clip_map(partial(clip, dtype), dtype)
     funcs["nonfinite"] = _nonfinite_count(dtype)
     return funcs
@@ -76,10 +77,10 @@ def _quadratic(dtype: str) -> tvm.tirx.PrimFunc:
 
 
 def arith(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
-    """Flat maps of the ops beyond ``dense``'s: the binary ``MORE_BINARY`` ops ``(a, b, out)``,
+    """Flat maps of the ops beyond ``dense``'s: the binary ``ARITH_BINARY_OPS`` ``(a, b, out)``,
     the scalar ``ARITH_SCALAR_OPS`` ``(x, s, out)`` and ``quadratic (x, a, b, c, out)``."""
-    funcs = {fn: binary_map(partial(binary, fn, dtype), dtype) for fn in MORE_BINARY}
-    funcs.update({fn: scalar_map(partial(element, dtype), dtype)
-                  for fn, element in ARITH_SCALAR_OPS.items()})
+    funcs = {fn: binary_map(partial(binary, fn, dtype), dtype) for fn in ARITH_BINARY_OPS}
+    funcs.update({fn: scalar_map(partial(ARITH_SCALAR[fn], dtype), dtype)
+                  for fn in ARITH_SCALAR_OPS})
     funcs["quadratic"] = _quadratic(dtype)
     return funcs

@@ -8,10 +8,11 @@ from collections.abc import Callable
 import tvm
 from tvm.script import tirx as T
 
+from ...opnames import SPARSE_UNION_OPS, SPARSE_UPDATE_OPS
 from .. import element_bytes
 from ..columns import cols
 from ..scan import offsets
-from .arith import UNION_OPS, UPDATE_OPS, binary, nonfinite, with_zero
+from .arith import binary, nonfinite, with_zero
 
 def _row_ops(fn: str, dtype: str) -> tuple[Callable[..., None], ...]:
     """Column macros writing an output row from rows of both operands, of ``a`` only, of ``b``
@@ -208,8 +209,8 @@ def row_sparse(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     that a product stores when an operand holds inf or nan: rows stored in both, and rows stored
     in one that hold a non-finite value (``x * 0`` is nan there); ``pos`` becomes their offsets.
     ``fill_mul_kept`` writes those rows and their ids at the offsets."""
-    funcs = {f"fill_{fn}": _rsp_fill(fn, dtype) for fn in (*UNION_OPS, "mul")}
-    funcs.update({f"update_{fn}": _rsp_update(fn, dtype) for fn in UPDATE_OPS})
+    funcs = {f"fill_{fn}": _rsp_fill(fn, dtype) for fn in (*SPARSE_UNION_OPS, "mul")}
+    funcs.update({f"update_{fn}": _rsp_update(fn, dtype) for fn in SPARSE_UPDATE_OPS})
     funcs.update({f"gather_{fn}": _rsp_gather(fn, dtype) for fn in ("mul", "div")})
     funcs["keep_mul"] = _rsp_keep_mul(dtype)
     funcs["fill_mul_kept"] = _rsp_fill_kept("mul", dtype)

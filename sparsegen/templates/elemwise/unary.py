@@ -15,6 +15,7 @@ import tvm
 from tvm import tirx
 from tvm.script import tirx as T
 
+from ...opnames import ELEMWISE_UNARY
 from ..flat import unary_map
 from .arith import Expr, _const, _is_float, _is_unsigned
 
@@ -238,5 +239,5 @@ def unary(fn: str, dtype: str, x: Expr) -> Expr:
 
 
 def unary_maps(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
-    """One flat map ``(x, out)`` per unary op of ``FLOAT_UNARY``."""
-    return {fn: unary_map(partial(unary, fn, dtype), dtype) for fn in FLOAT_UNARY}
+    """One flat map ``(x, out)`` per unary op (``opnames.ELEMWISE_UNARY``, in its order)."""
+    return {fn: unary_map(partial(unary, fn, dtype), dtype) for fn in ELEMWISE_UNARY}
