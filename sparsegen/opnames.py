@@ -3,7 +3,7 @@
 One list per family of elementwise ops, read by the registry (the functions of the elementwise,
 comparison, arithmetic and strided kernels and their signatures), by the templates that generate
 those functions (each keeps its element expressions by name; the names and their order come from
-here), by the storage-type rules (``rules.py``) and by the front end. TVM-free and importing
+here), by the storage-type rules (``storage_rules.py``) and by the front end. TVM-free and importing
 nothing, so every layer may read it; it shapes binaries (a name added here is a function more in
 a kernel), so the cache key covers it for the kernels whose template imports it.
 """

@@ -17,7 +17,7 @@ from sparsegen.cachekey import (COMMON_CODE, CUDA_CODE, OUTSIDE_THE_CLOSURE, Ker
                                 kernel_digest, kernel_modules)
 from sparsegen.choice import kernel_key
 from sparsegen.target import Target
-from test_layers import IMPORTS, PACKAGE, SOURCE, module_files, package_imports
+from test_layers import IMPORTS, PACKAGE, SOURCE, module_files
 
 LLVM = Target.from_dict({"kind": "llvm", "mcpu": "x86-64-v3", "mtriple": "x86_64-linux-gnu"})
 CUDA = Target.from_dict({"kind": "cuda", "arch": "sm_90", "host": LLVM.as_dict})
@@ -76,7 +76,7 @@ EDITS = [
     ("target.py", ALL, ALL),
     ("hints.py", ALL, ALL),
     ("kernels.py", set(), set()),  # the front end
-    ("rules.py", set(), set()),
+    ("storage_rules.py", set(), set()),
     ("ops/elemwise.py", set(), set()),
     ("registry.py", set(), set()),  # a comment: no kernel's definition changes
 ]

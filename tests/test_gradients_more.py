@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 import sparsegen as mx
 from sparsegen import autograd
 from sparsegen.autograd.gradients import GRADIENTS
-from sparsegen.rules import OP_RULES
+from sparsegen.storage_rules import STORAGE_RULES
 from sparsegen.test_utils import check_numeric_gradient
 from test_conv import conv_oracle
 
@@ -525,7 +525,7 @@ def _recorded_outside_invoke() -> dict[str, bool]:
 def recordable_ops() -> set[str]:
     """Every op a backward pass can meet: the rules with an array result (``name->stype``
     variants share their op's name), and the names recorded outside ``invoke``."""
-    ops = {op.split("->", 1)[0] for (op, _), rule in OP_RULES.items()
+    ops = {op.split("->", 1)[0] for (op, _), rule in STORAGE_RULES.items()
            if rule.output_stype is not None}
     return ops | {op for op, own in _recorded_outside_invoke().items() if not own}
 

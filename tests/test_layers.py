@@ -283,7 +283,7 @@ UNREAD = {
     (f"{PACKAGE}.registry", "module"):
         "registry.resolve imports the 'module:attribute' references of the registry's and the op "
         "rules' tables (templates, schedules, storage-level implementations), a plug-in table by "
-        "design; tests/test_registry_rules.py resolves every one",
+        "design; tests/test_registry_storage_rules.py resolves every one",
     (f"{PACKAGE}.bench.suite", "module"):
         "bench.suite.factory imports the 'module:factory' of a benchmark workload id (its "
         "WORKLOADS table), the benchmark harness only",

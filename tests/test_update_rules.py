@@ -219,7 +219,7 @@ def test_registration_derives_kernel_op_rules_and_table() -> None:
     """``register`` (the path the built-ins take too) gives a rule its kernel definition, its
     ``<name>_update`` storage rules from its functions, and its row in the rule table."""
     from sparsegen.registry import KERNELS, UPDATE_RULES, update_kernel
-    from sparsegen.rules import op_rule
+    from sparsegen.storage_rules import storage_rule
 
     stypes = [(w, g) for w in ("default", "row_sparse") for g in ("default", "row_sparse")]
     for rule in [*BUILT_IN.values(), U.register(U.define_update(
@@ -228,10 +228,10 @@ def test_registration_derives_kernel_op_rules_and_table() -> None:
         assert UPDATE_RULES[rule.name] is rule
         assert KERNELS[f"optim_{rule.name}"] == update_kernel(rule)
         assert KERNELS[f"optim_{rule.name}"].rule is rule
-        served = [s for s in stypes if op_rule(f"{rule.name}_update", s) is not None]
+        served = [s for s in stypes if storage_rule(f"{rule.name}_update", s) is not None]
         assert served == (stypes if "lazy" in rule.functions
                           else [("default", "default"), ("row_sparse", "default")]), rule.name
-    assert op_rule("no_such_rule_update", ("default", "default")) is None
+    assert storage_rule("no_such_rule_update", ("default", "default")) is None
 
 
 def test_hyper_parameters_are_passed_by_name() -> None:

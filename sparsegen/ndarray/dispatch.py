@@ -22,7 +22,7 @@ import numpy as np
 from .. import tape
 from ..context import shared_memory
 from ..errors import SparsegenError, StorageFallbackWarning
-from ..rules import op_rule
+from ..storage_rules import storage_rule
 from .ndarray import NDArray
 from .storage import assign, check_cast, convert, hold, wrap
 
@@ -148,14 +148,14 @@ def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None,
         ctx = _context(op, inputs)
     if out is not None:
         tape.check_write(op, inputs, out)
-    rule = op_rule(op, stypes)
+    rule = storage_rule(op, stypes)
     if rule is not None:
         result = _run(rule, storages, params)
         if rule.output_stype is None:
             return result
         result_stype = rule.output_stype
     else:
-        dense_rule = op_rule(op, ("default",) * len(inputs))
+        dense_rule = storage_rule(op, ("default",) * len(inputs))
         if dense_rule is None or dense_rule.output_stype is None:
             raise SparsegenError(f"{op} has no implementation for inputs of storage {stypes}")
         warn_fallback(op, stypes)

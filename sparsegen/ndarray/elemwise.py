@@ -23,7 +23,7 @@ from ..device import copy_into, to_host
 from ..errors import SparsegenError
 from ..params import real
 from ..opnames import ELEMWISE_UNARY_DENSE, ELEMWISE_UNARY_INTERNAL, ELEMWISE_UNARY_SPARSE
-from ..rules import op_rule
+from ..storage_rules import storage_rule
 from . import broadcast as _broadcast
 from .dispatch import check_out, densified, invoke
 from .ndarray import NDArray
@@ -244,7 +244,7 @@ def inplace(fn: str, lhs: NDArray, rhs: Any) -> NDArray:
     place at the stored positions only."""
     op = _FUNCTION_NAMES[fn]
     tape.check_inplace(op, (lhs, rhs))
-    if isinstance(rhs, NDArray) and op_rule(f"_inplace_{fn}", (lhs.stype, rhs.stype)):
+    if isinstance(rhs, NDArray) and storage_rule(f"_inplace_{fn}", (lhs.stype, rhs.stype)):
         if lhs.shape != rhs.shape or lhs.dtype != rhs.dtype:
             raise SparsegenError(
                 f"{op}: cannot update an array of shape {lhs.shape} and dtype "

@@ -16,7 +16,7 @@ from ..context import Context
 from ..device import astype, copy_into, deep_copy, device_of, place, to_host
 from .. import formats
 from ..errors import InvalidValue, SparsegenError
-from ..rules import op_rule
+from ..storage_rules import storage_rule
 from .ndarray import STYPES, NDArray
 
 
@@ -63,7 +63,7 @@ def convert(storage: Any, src_stype: str, stype: str) -> Any:
     copies.
     """
     check_cast(src_stype, stype)
-    rule = op_rule(f"cast_storage->{stype}", (src_stype,))
+    rule = storage_rule(f"cast_storage->{stype}", (src_stype,))
     assert rule is not None, (src_stype, stype)  # every cast check_cast passes is registered
     return rule.run(storage)
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import operator
 from ..errors import InvalidValue
-from ..rules import op_rule
+from ..storage_rules import storage_rule
 from .graph import Entry, Node, dtype_name, output_names, params, stype_name, topological
 from .ops import EMBEDDINGS, SCALAR_OPS
 
@@ -320,7 +320,7 @@ def _stype(node: Node, inputs: list[str], p: dict[str, Any]) -> str:
         key += "_transpose_a" * bool(p.get("transpose_a")) + "_transpose_b" * bool(
             p.get("transpose_b"))
         key += f"->{p['forward_stype']}" if p.get("forward_stype") else ""
-    rule = op_rule(key, tuple(inputs))
+    rule = storage_rule(key, tuple(inputs))
     return rule.output_stype if rule is not None and rule.output_stype else "default"
 
 

@@ -1,4 +1,4 @@
-"""The gradient rule of every differentiable op, keyed by the op's name in ``rules.OP_RULES``.
+"""The gradient rule of every differentiable op, keyed by the op's name in ``storage_rules.STORAGE_RULES``.
 
 A gradient rule is ``gradient(node, out_grads) -> one gradient per input`` (``None``: that input gets
 none), written with the front end's ops, so gradients run on the generated kernels like the

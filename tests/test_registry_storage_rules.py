@@ -11,7 +11,7 @@ import sparsegen as mx
 from sparsegen.errors import StorageFallbackWarning
 from sparsegen.ndarray import dispatch
 from sparsegen.registry import KERNELS
-from sparsegen.rules import OP_RULES, VARIADIC
+from sparsegen.storage_rules import STORAGE_RULES, VARIADIC
 
 STYPES = ("default", "row_sparse", "csr")
 
@@ -21,10 +21,10 @@ def _load(ref: str):
     return getattr(importlib.import_module(module), attr)
 
 
-@pytest.mark.parametrize("key", sorted(OP_RULES), ids=str)
+@pytest.mark.parametrize("key", sorted(STORAGE_RULES), ids=str)
 def test_every_rule_names_an_implementation_that_takes_its_inputs(key):
     op, stypes = key
-    rule = OP_RULES[key]
+    rule = STORAGE_RULES[key]
     assert rule.output_stype is None or rule.output_stype in STYPES
     assert all(s in STYPES for s in stypes if s != VARIADIC)
     implementation = _load(rule.implementation)
@@ -48,10 +48,10 @@ def test_every_kernel_names_a_template_and_schedules_that_exist(name):
 
 def test_dot_rules_without_forward_stype_are_the_forward_rule_of_their_output():
     # ``dot<flags>`` is ``dot<flags>-><its output stype>``: one rule, spelt two ways
-    plain = {k: r for k, r in OP_RULES.items() if k[0].startswith("dot") and "->" not in k[0]}
+    plain = {k: r for k, r in STORAGE_RULES.items() if k[0].startswith("dot") and "->" not in k[0]}
     assert len(plain) == 10
     for (op, stypes), rule in plain.items():
-        assert OP_RULES[(f"{op}->{rule.output_stype}", stypes)] == rule
+        assert STORAGE_RULES[(f"{op}->{rule.output_stype}", stypes)] == rule
 
 
 def _rsp(shape=(4, 3), rows=(1, 3)):
@@ -98,15 +98,15 @@ CALLS = [
 
 @pytest.mark.parametrize("call, expected", CALLS, ids=[f"{op}{stypes}" for _, (op, stypes) in CALLS])
 def test_front_end_ops_run_through_invoke(call, expected, monkeypatch):
-    # invoke is the only caller of op_rule in the dispatch module: each lookup it makes is seen
+    # invoke is the only caller of storage_rule in the dispatch module: each lookup it makes is seen
     seen = []
-    lookup = dispatch.op_rule
+    lookup = dispatch.storage_rule
 
     def spy(op, stypes):
         seen.append((op, stypes))
         return lookup(op, stypes)
 
-    monkeypatch.setattr(dispatch, "op_rule", spy)
+    monkeypatch.setattr(dispatch, "storage_rule", spy)
     call()
     assert expected in seen
 

@@ -17,7 +17,7 @@ from .update_rules.language import UpdateRule
 
 
 @dataclass(frozen=True)
-class OpRule:
+class StorageRule:
     """How a front-end op runs for one combination of input storage types."""
 
     output_stype: str | None  # None: no array result (the op writes its inputs, or checks them)
@@ -48,38 +48,38 @@ _ELEMWISE_BINARY = (  # input stypes, (output stype, implementation) of add / su
     (("default", "csr"), ("default", "dense_sparse"), ("csr", "dense_sparse_mul")),
     (("csr", "default"), ("default", "sparse_dense"), ("csr", "sparse_dense_mul")),
 )
-_ELEMWISE_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
-    **{(op, stypes): OpRule(out, _EW + impl)
+_ELEMWISE_RULES: dict[tuple[str, tuple[str, ...]], StorageRule] = {
+    **{(op, stypes): StorageRule(out, _EW + impl)
        for op in ("elemwise_add", "elemwise_sub")
        for stypes, (out, impl), _ in _ELEMWISE_BINARY},
-    **{("elemwise_mul", stypes): OpRule(out, _EW + impl)
+    **{("elemwise_mul", stypes): StorageRule(out, _EW + impl)
        for stypes, _, (out, impl) in _ELEMWISE_BINARY},
-    ("elemwise_div", ("default", "default")): OpRule("default", _EW + "dense_binary"),
-    **{(f"_inplace_{fn}", ("default", stype)): OpRule(None, _EW + "update_dense")
+    ("elemwise_div", ("default", "default")): StorageRule("default", _EW + "dense_binary"),
+    **{(f"_inplace_{fn}", ("default", stype)): StorageRule(None, _EW + "update_dense")
        for fn in SPARSE_UPDATE_OPS for stype in ("row_sparse", "csr")},
-    **{(f"_{fn}", (stype,)): OpRule(stype, _EW + "scalar")
+    **{(f"_{fn}", (stype,)): StorageRule(stype, _EW + "scalar")
        for fn in ELEMWISE_SCALAR_OPS for stype in _STYPES if fn != "rdiv_scalar"},
-    ("_rdiv_scalar", ("default",)): OpRule("default", _EW + "scalar"),
-    **{(op, (stype,)): OpRule(stype, _EW + "unary")
+    ("_rdiv_scalar", ("default",)): StorageRule("default", _EW + "scalar"),
+    **{(op, (stype,)): StorageRule(stype, _EW + "unary")
        for op in ELEMWISE_UNARY_SPARSE for stype in _STYPES},
-    **{(op, ("default",)): OpRule("default", _EW + "unary")
+    **{(op, ("default",)): StorageRule("default", _EW + "unary")
        for op in ELEMWISE_UNARY_DENSE + ELEMWISE_UNARY_INTERNAL},
-    **{(f"_{fn}", (stype, stype)): OpRule(stype, _EW + impl)
+    **{(f"_{fn}", (stype, stype)): StorageRule(stype, _EW + impl)
        for fn in ("maximum", "minimum", "hypot")
        for stype, impl in (("row_sparse", "rsp_rsp"), ("csr", "csr_csr"))},
-    ("_scatter_elemwise_div", ("row_sparse", "default")): OpRule("row_sparse",
+    ("_scatter_elemwise_div", ("row_sparse", "default")): StorageRule("row_sparse",
                                                                  _EW + "sparse_dense_mul"),
-    **{("clip", (stype,)): OpRule(stype, _EW + "clip") for stype in _STYPES},
+    **{("clip", (stype,)): StorageRule(stype, _EW + "clip") for stype in _STYPES},
 }
 """Elementwise storage rules. A scalar op, or clip, whose parameters map zero elsewhere runs on
 the dense form (the front end converts first): its result is dense whatever the input."""
 
 _CMP = "sparsegen.ops.compare:"
-_COMPARE_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
-    **{(fn, ("default", "default")): OpRule("default", _CMP + "arrays") for fn in COMPARE_OPS},
-    **{(f"_{fn}_scalar", (stype,)): OpRule(stype, _CMP + "scalar")
+_COMPARE_RULES: dict[tuple[str, tuple[str, ...]], StorageRule] = {
+    **{(fn, ("default", "default")): StorageRule("default", _CMP + "arrays") for fn in COMPARE_OPS},
+    **{(f"_{fn}_scalar", (stype,)): StorageRule(stype, _CMP + "scalar")
        for fn in COMPARE_OPS for stype in _STYPES},
-    **{(f"_{fn}_scalar->default", ("default",)): OpRule("default", _CMP + "scalar")
+    **{(f"_{fn}_scalar->default", ("default",)): StorageRule("default", _CMP + "scalar")
        for fn in COMPARE_OPS},
 }
 """Comparison storage rules, as MXNet 1.9.1's: two arrays give a dense result (sparse operands
@@ -104,8 +104,8 @@ _DOT_KINDS = (  # flags, input stypes, output stype without forward_stype, {outp
         "csr": "dense_dense_to_csr"})
       for flags in _DOT_FLAGS),
 )
-_DOT_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
-    (f"dot{flags}{forward}", stypes): OpRule(stype, _DOT + impls[stype])
+_DOT_RULES: dict[tuple[str, tuple[str, ...]], StorageRule] = {
+    (f"dot{flags}{forward}", stypes): StorageRule(stype, _DOT + impls[stype])
     for flags, stypes, default, impls in _DOT_KINDS
     for forward, stype in (("", default), *((f"->{s}", s) for s in impls))
 }
@@ -115,40 +115,40 @@ These are MXNet's sparse kernels on CPU (plus dense·csrᵀ -> csr, a fallback t
 combination runs the dense rule with a StorageFallbackWarning."""
 
 _RND = "sparsegen.ops.random:"
-_RANDOM_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
-    **{(f"_sample_{dist}", ("default",) * arity): OpRule("default", _RND + "sample_arrays")
+_RANDOM_RULES: dict[tuple[str, tuple[str, ...]], StorageRule] = {
+    **{(f"_sample_{dist}", ("default",) * arity): StorageRule("default", _RND + "sample_arrays")
        for dist, arity in (("uniform", 2), ("normal", 2), ("gamma", 2), ("exponential", 1),
                            ("poisson", 1), ("negative_binomial", 2),
                            ("generalized_negative_binomial", 2))},
-    ("_shuffle", ("default",)): OpRule("default", _RND + "shuffle"),
+    ("_shuffle", ("default",)): StorageRule("default", _RND + "shuffle"),
 }
 """Samplers with NDArray parameters, and shuffle (sparse inputs fall back to dense, as MXNet)."""
 _NN = "sparsegen.ops."
 _DENSE1, _DENSE2, _DENSE3 = ("default",), ("default",) * 2, ("default",) * 3
-_NN_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
-    ("Cast", _DENSE1): OpRule("default", _NN + "astype:cast"),
-    ("take", _DENSE2): OpRule("default", _NN + "gather:take"),
-    ("take", ("csr", "default")): OpRule("csr", _NN + "gather:take_csr"),
-    ("take", ("row_sparse", "default")): OpRule("default", _NN + "gather:take_rsp"),
-    ("take->default", _DENSE2): OpRule("default", _NN + "gather:take"),
-    ("pick", _DENSE2): OpRule("default", _NN + "gather:pick"),
-    ("gather_nd", _DENSE2): OpRule("default", _NN + "gather:gather_nd"),
-    ("scatter_nd", _DENSE2): OpRule("default", _NN + "gather:scatter_nd"),
-    ("one_hot", _DENSE1): OpRule("default", _NN + "gather:one_hot"),
-    ("Embedding", _DENSE2): OpRule("default", _NN + "gather:embedding"),
-    ("Embedding", ("default", "row_sparse")): OpRule("default", _NN + "gather:embedding_rsp"),
-    **{("FullyConnected", stypes): OpRule("default", _NN + "layers:fully_connected")
+_NN_RULES: dict[tuple[str, tuple[str, ...]], StorageRule] = {
+    ("Cast", _DENSE1): StorageRule("default", _NN + "astype:cast"),
+    ("take", _DENSE2): StorageRule("default", _NN + "gather:take"),
+    ("take", ("csr", "default")): StorageRule("csr", _NN + "gather:take_csr"),
+    ("take", ("row_sparse", "default")): StorageRule("default", _NN + "gather:take_rsp"),
+    ("take->default", _DENSE2): StorageRule("default", _NN + "gather:take"),
+    ("pick", _DENSE2): StorageRule("default", _NN + "gather:pick"),
+    ("gather_nd", _DENSE2): StorageRule("default", _NN + "gather:gather_nd"),
+    ("scatter_nd", _DENSE2): StorageRule("default", _NN + "gather:scatter_nd"),
+    ("one_hot", _DENSE1): StorageRule("default", _NN + "gather:one_hot"),
+    ("Embedding", _DENSE2): StorageRule("default", _NN + "gather:embedding"),
+    ("Embedding", ("default", "row_sparse")): StorageRule("default", _NN + "gather:embedding_rsp"),
+    **{("FullyConnected", stypes): StorageRule("default", _NN + "layers:fully_connected")
        for stypes in (_DENSE2, _DENSE3)},
-    **{("FullyConnected", ("csr", *stypes)): OpRule("default", _NN + "layers:fully_connected_csr")
+    **{("FullyConnected", ("csr", *stypes)): StorageRule("default", _NN + "layers:fully_connected_csr")
        for stypes in (_DENSE1, _DENSE2)},
-    ("Activation", _DENSE1): OpRule("default", _NN + "layers:activation"),
-    ("softmax", _DENSE1): OpRule("default", _NN + "layers:softmax"),
-    ("_sigmoid_bce", _DENSE2): OpRule("default", _NN + "layers:sigmoid_bce"),
-    ("_sigmoid_bce_grad", _DENSE3): OpRule("default", _NN + "layers:sigmoid_bce_grad"),
-    ("sort", _DENSE1): OpRule("default", _NN + "sort:sort"),
-    ("argsort", _DENSE1): OpRule("default", _NN + "sort:argsort"),
-    ("topk", _DENSE1): OpRule("default", _NN + "sort:topk"),
-    ("_topk_both", _DENSE1): OpRule(None, _NN + "sort:topk"),
+    ("Activation", _DENSE1): StorageRule("default", _NN + "layers:activation"),
+    ("softmax", _DENSE1): StorageRule("default", _NN + "layers:softmax"),
+    ("_sigmoid_bce", _DENSE2): StorageRule("default", _NN + "layers:sigmoid_bce"),
+    ("_sigmoid_bce_grad", _DENSE3): StorageRule("default", _NN + "layers:sigmoid_bce_grad"),
+    ("sort", _DENSE1): StorageRule("default", _NN + "sort:sort"),
+    ("argsort", _DENSE1): StorageRule("default", _NN + "sort:argsort"),
+    ("topk", _DENSE1): StorageRule("default", _NN + "sort:topk"),
+    ("_topk_both", _DENSE1): StorageRule(None, _NN + "sort:topk"),
 }
 """Indexing, neural-network and sorting rules (MXNet 1.9.1's: csr take along axis 0, Embedding of a
 row_sparse weight and FullyConnected on csr data have sparse kernels, and so has take of
@@ -165,27 +165,27 @@ VIEW_OPS = (
 )
 """Ops that copy a strided view of their input (the front end computes the view from shapes)."""
 
-_SHAPE_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
-    **{(op, ("default",)): OpRule("default", _SHAPE + "view") for op in VIEW_OPS},
-    ("pad", ("default",)): OpRule("default", _SHAPE + "pad"),
-    ("concat", ("default", VARIADIC)): OpRule("default", _SHAPE + "concat"),
-    ("stack", ("default", VARIADIC)): OpRule("default", _SHAPE + "stack"),
-    ("_concat_csr", ("csr", VARIADIC)): OpRule("csr", _SHAPE + "concat_csr"),
-    ("_slice_csr", ("csr",)): OpRule("csr", _SHAPE + "slice_csr"),
+_SHAPE_RULES: dict[tuple[str, tuple[str, ...]], StorageRule] = {
+    **{(op, ("default",)): StorageRule("default", _SHAPE + "view") for op in VIEW_OPS},
+    ("pad", ("default",)): StorageRule("default", _SHAPE + "pad"),
+    ("concat", ("default", VARIADIC)): StorageRule("default", _SHAPE + "concat"),
+    ("stack", ("default", VARIADIC)): StorageRule("default", _SHAPE + "stack"),
+    ("_concat_csr", ("csr", VARIADIC)): StorageRule("csr", _SHAPE + "concat_csr"),
+    ("_slice_csr", ("csr",)): StorageRule("csr", _SHAPE + "slice_csr"),
 }
 """Shape and slicing rules, as MXNet 1.9.1's: dense kernels, sparse inputs fall back to dense,
 except csr ``concat`` along dim 0 and csr ``slice`` without steps (the front end asks for
 ``_concat_csr`` / ``_slice_csr`` when every input is csr), which keep csr."""
 _RED = "sparsegen.ops.reduce:"
-_REDUCE_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
-    **{(op, ("default",)): OpRule("default", _RED + "dense")
+_REDUCE_RULES: dict[tuple[str, tuple[str, ...]], StorageRule] = {
+    **{(op, ("default",)): StorageRule("default", _RED + "dense")
        for op in ("sum", "mean", "prod", "nansum", "nanprod", "max", "min", "norm", "argmax",
                   "argmin")},
-    ("_sparse_reduce", ("csr",)): OpRule("default", _RED + "csr"),
-    ("_sparse_reduce", ("row_sparse",)): OpRule("default", _RED + "row_sparse"),
-    ("_square_sum", ("row_sparse",)): OpRule("default", _RED + "square_sum"),
-    ("_square_sum->row_sparse", ("row_sparse",)): OpRule("row_sparse", _RED + "square_sum_rows"),
-    ("getnnz", ("csr",)): OpRule("default", _RED + "nnz"),
+    ("_sparse_reduce", ("csr",)): StorageRule("default", _RED + "csr"),
+    ("_sparse_reduce", ("row_sparse",)): StorageRule("default", _RED + "row_sparse"),
+    ("_square_sum", ("row_sparse",)): StorageRule("default", _RED + "square_sum"),
+    ("_square_sum->row_sparse", ("row_sparse",)): StorageRule("row_sparse", _RED + "square_sum_rows"),
+    ("getnnz", ("csr",)): StorageRule("default", _RED + "nnz"),
 }
 """Reductions (kernel ``reduce``): every op on dense input; sum / mean / norm of 2-D csr and
 row_sparse over axis 0, 1 or both (``_sparse_reduce``, which the front end picks; other sparse
@@ -202,20 +202,20 @@ _ADD_N_PAIRS = (  # (input stypes, output stype, implementation in ops/elemwise.
     (("row_sparse", "default"), "default", "sparse_dense"),
     (("csr", "default"), "default", "sparse_dense"),
 )
-_ARITH_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
-    **{(f"broadcast_{fn}{suffix}", ("default", "default")): OpRule("default", _BROADCAST + "dense")
+_ARITH_RULES: dict[tuple[str, tuple[str, ...]], StorageRule] = {
+    **{(f"broadcast_{fn}{suffix}", ("default", "default")): StorageRule("default", _BROADCAST + "dense")
        for fn in STRIDED_BINARY_OPS for suffix in ("", "->default")},
-    **{(f"broadcast_{fn}", ("csr", "default")): OpRule("csr", _BROADCAST + "csr_dense")
+    **{(f"broadcast_{fn}", ("csr", "default")): StorageRule("csr", _BROADCAST + "csr_dense")
        for fn in ("mul", "div")},
-    **{(f"_{fn}", ("default",)): OpRule("default", _ARITH + "scalar") for fn in ARITH_SCALAR_OPS},
-    **{("add_n", stypes): OpRule(out, _EW + impl) for stypes, out, impl in _ADD_N_PAIRS},
-    **{("add_n", (stype,)): OpRule(stype, "sparsegen.device:deep_copy")
+    **{(f"_{fn}", ("default",)): StorageRule("default", _ARITH + "scalar") for fn in ARITH_SCALAR_OPS},
+    **{("add_n", stypes): StorageRule(out, _EW + impl) for stypes, out, impl in _ADD_N_PAIRS},
+    **{("add_n", (stype,)): StorageRule(stype, "sparsegen.device:deep_copy")
        for stype in ("default", "row_sparse")},
-    ("where", ("default", "default", "default")): OpRule("default", _ARITH + "where"),
-    ("where", ("csr", "default", "default")): OpRule("default", _ARITH + "where_csr"),
-    ("quadratic", ("default",)): OpRule("default", _ARITH + "quadratic"),
-    ("quadratic", ("csr",)): OpRule("csr", _ARITH + "quadratic"),
-    ("quadratic->default", ("default",)): OpRule("default", _ARITH + "quadratic"),
+    ("where", ("default", "default", "default")): StorageRule("default", _ARITH + "where"),
+    ("where", ("csr", "default", "default")): StorageRule("default", _ARITH + "where_csr"),
+    ("quadratic", ("default",)): StorageRule("default", _ARITH + "quadratic"),
+    ("quadratic", ("csr",)): StorageRule("csr", _ARITH + "quadratic"),
+    ("quadratic->default", ("default",)): StorageRule("default", _ARITH + "quadratic"),
 }
 """Storage rules of power, maximum, minimum, mod, hypot, the logical ops, broadcasting, add_n,
 where and quadratic, as MXNet 1.9.1's: ``broadcast_<op>`` of two dense arrays (``->default``: the
@@ -225,13 +225,13 @@ row_sparse only when every input is; ``where`` by a dense or csr condition -> de
 keeps csr when ``c`` is 0 (the front end asks for ``quadratic->default`` otherwise)."""
 
 # -- conv --
-_CONV_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
-    ("Convolution", stypes): OpRule("default", "sparsegen.ops.conv:convolution")
+_CONV_RULES: dict[tuple[str, tuple[str, ...]], StorageRule] = {
+    ("Convolution", stypes): StorageRule("default", "sparsegen.ops.conv:convolution")
     for stypes in (("default",) * 2, ("default",) * 3)
 }
 """Convolution of dense data, weight (and bias); sparse inputs fall back to dense, as MXNet."""
 
-OP_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
+STORAGE_RULES: dict[tuple[str, tuple[str, ...]], StorageRule] = {
     **_ELEMWISE_RULES,
     **_COMPARE_RULES,
     **_DOT_RULES,
@@ -239,15 +239,15 @@ OP_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
     **_REDUCE_RULES,
     **_ARITH_RULES,
     ("cast_storage->row_sparse", ("default",)):
-        OpRule("row_sparse", "sparsegen.ops.cast:dense_to_row_sparse"),
+        StorageRule("row_sparse", "sparsegen.ops.cast:dense_to_row_sparse"),
     ("cast_storage->default", ("row_sparse",)):
-        OpRule("default", "sparsegen.ops.cast:row_sparse_to_dense"),
-    ("cast_storage->csr", ("default",)): OpRule("csr", "sparsegen.ops.cast:dense_to_csr"),
-    ("cast_storage->default", ("csr",)): OpRule("default", "sparsegen.ops.cast:csr_to_dense"),
-    **{(f"cast_storage->{stype}", (stype,)): OpRule(stype, "sparsegen.device:deep_copy")
+        StorageRule("default", "sparsegen.ops.cast:row_sparse_to_dense"),
+    ("cast_storage->csr", ("default",)): StorageRule("csr", "sparsegen.ops.cast:dense_to_csr"),
+    ("cast_storage->default", ("csr",)): StorageRule("default", "sparsegen.ops.cast:csr_to_dense"),
+    **{(f"cast_storage->{stype}", (stype,)): StorageRule(stype, "sparsegen.device:deep_copy")
        for stype in _STYPES},
-    ("retain", ("row_sparse",)): OpRule("row_sparse", "sparsegen.ops.retain:retain"),
-    ("_retain_check", ("row_sparse", "default")): OpRule(None, "sparsegen.ops.retain:valid_ids"),
+    ("retain", ("row_sparse",)): StorageRule("row_sparse", "sparsegen.ops.retain:retain"),
+    ("_retain_check", ("row_sparse", "default")): StorageRule(None, "sparsegen.ops.retain:valid_ids"),
     **_RANDOM_RULES,
     **_SHAPE_RULES,
     **_CONV_RULES,
@@ -255,26 +255,26 @@ OP_RULES: dict[tuple[str, tuple[str, ...]], OpRule] = {
 """(op, input storage types) -> output storage type and implementation: storage inference as data."""
 
 
-def op_rule(op: str, stypes: tuple[str, ...]) -> OpRule | None:
+def storage_rule(op: str, stypes: tuple[str, ...]) -> StorageRule | None:
     """The rule for ``op`` on inputs of ``stypes``, or ``None`` when no sparse kernel exists.
 
     A rule keyed ``(stype, VARIADIC)`` serves any number of inputs of that one storage type;
     ``<name>_update`` ops are derived from the registered update rule ``name``
-    (``update_op_rules``)."""
-    rule = OP_RULES.get((op, stypes))
+    (``update_storage_rules``)."""
+    rule = STORAGE_RULES.get((op, stypes))
     if rule is None and stypes and stypes.count(stypes[0]) == len(stypes):
-        rule = OP_RULES.get((op, (stypes[0], VARIADIC)))
+        rule = STORAGE_RULES.get((op, (stypes[0], VARIADIC)))
     if rule is None and op.endswith(_UPDATE):
         update = UPDATE_RULES.get(op[:-len(_UPDATE)])
-        rule = update_op_rules(update).get((op, stypes)) if update is not None else None
+        rule = update_storage_rules(update).get((op, stypes)) if update is not None else None
     return rule
 
 
 _UPDATE = "_update"
-_OPTIM_UPDATE = OpRule(None, "sparsegen.ops.optim:update")
+_OPTIM_UPDATE = StorageRule(None, "sparsegen.ops.optim:update")
 
 
-def update_op_rules(rule: UpdateRule) -> dict[tuple[str, tuple[str, ...]], OpRule]:
+def update_storage_rules(rule: UpdateRule) -> dict[tuple[str, tuple[str, ...]], StorageRule]:
     """The storage rules of update rule ``rule``'s op ``<name>_update``, derived from its
     functions: keyed by the storage types of (weight, grad), in place on the weight and the
     states (kernel ``optim_<name>``); a row_sparse gradient only for a rule that takes one as
