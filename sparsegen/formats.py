@@ -38,7 +38,7 @@ scanned in parallel, then a serial pass carries ``n / SCAN_CHUNK`` chunk totals.
 TVM, so the ops can size per-chunk scratch without importing the compiler."""
 
 MAX_RADIX_BITS = 10
-"""The widest digit of a radix sort pass (templates/index.py): 1,024 buckets a chunk."""
+"""The widest digit of a radix sort pass (templates/radix.py): 1,024 buckets a chunk."""
 
 
 def radix_passes(bits: int) -> list[tuple[int, int]]:

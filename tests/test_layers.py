@@ -320,7 +320,7 @@ def _offending(rule: Callable[[Import], bool]) -> str:
 def test_the_graph_holds_the_known_imports():
     known = {(i.source, i.target) for i in IMPORTS}
     assert (f"{PACKAGE}", f"{PACKAGE}.ndarray") in known
-    assert (f"{PACKAGE}.templates.index", FORMATS) in known
+    assert (f"{PACKAGE}.templates.radix", FORMATS) in known
     assert (f"{PACKAGE}.ops.cast", FORMATS) in known
     # import_module: mx.<name> on first use (the values of __init__'s _ON_FIRST_USE), AttrScope
     assert {(PACKAGE, f"{PACKAGE}.{name}") for name in ("gluon", "test_utils", "attribute")} <= known

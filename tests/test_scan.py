@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import sparsegen as mx
 from sparsegen import runtime
 from sparsegen.formats import CSR, SCAN_CHUNK, SORT_CHUNK, radix_passes
-from sparsegen.ops.index import sort_by_column
+from sparsegen.ops.radix import sort_by_column
 
 EDGES = (SCAN_CHUNK - 1, SCAN_CHUNK, SCAN_CHUNK + 1, 2 * SCAN_CHUNK, 3 * SCAN_CHUNK + 5)
 """Counts that straddle chunk boundaries: the last chunk short, full, of one element; several."""
@@ -122,9 +122,9 @@ def small_chunk_sorter():
 
     from sparsegen.schedules import cpu
     from sparsegen.target import host_cpu
-    from sparsegen.templates import index
+    from sparsegen.templates import radix
 
-    phases = index.phases("sort_dense", "gather_rsp", "sort_pass", "unique", "rank",
+    phases = radix.phases("sort_dense", "gather_rsp", "sort_pass", "unique", "rank",
                           sort_chunk=SMALL_CHUNK)
     funcs = {name: func.with_attr("global_symbol", name) for name, func in phases.items()}
     scheduled = cpu.ROWS.apply(tvm.IRModule(funcs), {"parallel": True, "chunk": 1, "lanes": 16})

@@ -17,7 +17,7 @@ from ..errors import SparsegenError
 from ..formats import CSR, INDEX_DTYPE, RowSparse
 from .cast import dense_to_csr, dense_to_row_sparse, row_sparse_to_dense
 from .gather import transpose
-from .index import sort_by_column
+from .radix import sort_by_column
 from .layout import as_rows, dtype_name, kernel
 
 

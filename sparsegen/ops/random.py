@@ -16,7 +16,7 @@ import numpy as np
 
 from ..device import DeviceArray, contiguous, empty_like, place
 from ..formats import INDEX_DTYPE, radix_passes
-from .index import pass_table, table_size
+from .radix import pass_table, table_size
 from .layout import as_rows, dtype_name, kernel
 
 DEFAULT_SEED = 0

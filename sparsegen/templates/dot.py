@@ -6,7 +6,7 @@ rhs rows at random ids say which row each entry gathers (``ahead``), so that a s
 prefetch the rows of the entries ahead.
 
 Outputs whose index set depends on the data (csrᵀ·x -> row_sparse, dense·csr -> csr) include
-the index phases of templates/index.py: the entries are sorted by column (a blocked radix sort)
+the radix phases of templates/radix.py: the entries are sorted by column (a blocked radix sort)
 and the distinct columns listed (``unique``); then the values are computed in parallel, each
 output row owned by one task, so no two tasks write one row and no array scales with the number
 of columns (ids up to 2**63 work).
@@ -20,7 +20,7 @@ from __future__ import annotations
 import tvm
 from tvm.script import tirx as T
 
-from . import element_bytes, index
+from . import element_bytes, radix
 from .columns import ahead, cols, position
 from .elemwise.merge import MERGE_STEPS, lookup_walk
 
@@ -224,7 +224,7 @@ def csr_t(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                     cols.gather(ahead(at, u, [(B, Erow[Src[at]], False)]), Seg[vc] + q,
                                 axpy, Out, vc, Data[Src[Seg[vc] + q]], B, Erow[Src[Seg[vc] + q]], d)
 
-    return {**index.phases("sort_dense", "gather_rsp", "sort_pass", "unique"), "values": values}
+    return {**radix.phases("sort_dense", "gather_rsp", "sort_pass", "unique"), "values": values}
 
 
 def dense_csr(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
@@ -289,7 +289,7 @@ def dense_csr(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                         cols.owned(Rank[P[kk] + p], _add_at, OutData, vi, Rank[P[kk] + p],
                                    A[vi, kk] * Data[P[kk] + p])
 
-    return {"matmul": matmul, **index.phases("sort_dense", "sort_pass", "unique", "rank"),
+    return {"matmul": matmul, **radix.phases("sort_dense", "sort_pass", "unique", "rank"),
             "values": values}
 
 

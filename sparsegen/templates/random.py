@@ -35,7 +35,7 @@ import math
 import tvm
 from tvm.script import tirx as T
 
-from . import element_bytes, index
+from . import element_bytes, radix
 from .columns import cols
 
 GAMMA_ATTEMPTS = 32
@@ -367,7 +367,7 @@ def random(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     dtypes serve randint and shuffle, the float functions cast), and shuffle's phases."""
     return {**_continuous(dtype), "gamma": _gamma(dtype), "poisson": _poisson(dtype),
             **_mixtures(dtype),
-            "randint": _randint(dtype), **_shuffle(dtype), **index.phases("sort_pass")}
+            "randint": _randint(dtype), **_shuffle(dtype), **radix.phases("sort_pass")}
 
 
 def multinomial(dtype: str, otype: str) -> dict[str, tvm.tirx.PrimFunc]:

@@ -1,4 +1,4 @@
-"""The index phases of data-dependent outputs: radix sort by column, distinct keys, ranks.
+"""The radix phases of data-dependent outputs: radix sort by column, distinct keys, ranks.
 
 PrimFuncs (the same for every element dtype) that a kernel's template includes in its function
 dict (``phases``); the blocked prefix sum they run on is templates/scan.py.
@@ -11,7 +11,7 @@ digit-major table (``table[1 + digit * chunks + c]``, in parallel), a blocked sc
 table into offsets, and every chunk walks its entries in order, storing each at
 ``table[digit * chunks + c]`` and advancing it (in parallel; stable as chunks and entries within
 one are in order). The caller provides ``table``: ``2**bits * ceil(u / sort_chunk) + 1`` entries
-(the kernel checks it; tests build the phases at a small ``sort_chunk``); ops/index.py runs the
+(the kernel checks it; tests build the phases at a small ``sort_chunk``); ops/radix.py runs the
 passes.
 
 Every statement sits in a block: serial blocks (the scans' carry steps) run as one thread under
@@ -278,7 +278,7 @@ def _rank() -> tvm.tirx.PrimFunc:
 
 
 def phases(*names: str, sort_chunk: int = SORT_CHUNK) -> dict[str, tvm.tirx.PrimFunc]:
-    """The index phases ``names`` (``sort_dense``, ``gather_rsp``, ``sort_pass``, ``unique``,
+    """The radix phases ``names`` (``sort_dense``, ``gather_rsp``, ``sort_pass``, ``unique``,
     ``rank``), in the order of ``names``, as functions of a kernel; sorts run over chunks of
     ``sort_chunk`` entries.
 

@@ -1,5 +1,5 @@
-"""The index phases run on the host's or a device's buffers: sort entries by column, list the
-distinct columns (templates/index.py builds them into each kernel that needs them)."""
+"""The radix phases run on the host's or a device's buffers: sort entries by column, list the
+distinct columns (templates/radix.py builds them into each kernel that needs them)."""
 
 from __future__ import annotations
 
