@@ -133,10 +133,11 @@ UPDATE_RULES: dict[str, UpdateRule] = {}
 
 
 def add_update_rule(rule: UpdateRule) -> KernelDef:
-    """Register an update rule: its kernel ``optim_<name>`` in ``KERNELS`` and the rule in
-    ``UPDATE_RULES`` (which gives it the ``<name>_update`` op, ``storage_rules.storage_rule``). A user's rule
-    of the same name as a registered user rule replaces it, its kernels keyed anew by the rule's
-    digest; the name of a built-in rule or another kernel is refused."""
+    """Register an update rule, built-in or a user's: its kernel ``optim_<name>`` in ``KERNELS``
+    and the rule in ``UPDATE_RULES`` (which gives it the ``<name>_update`` op,
+    ``storage_rules.storage_rule``). A user's rule of the same name as a registered user rule
+    replaces it, its kernels keyed anew by the rule's digest; the name of a built-in rule or
+    another kernel is refused."""
     kdef = update_kernel(rule)
     known = KERNELS.get(kdef.name)
     if known is not None and (known.rule is None or known.rule.name in BUILT_IN):

@@ -139,8 +139,8 @@ _NN_RULES: dict[tuple[str, tuple[str, ...]], StorageRule] = {
     ("Embedding", ("default", "row_sparse")): StorageRule("default", _NN + "gather:embedding_rsp"),
     **{("FullyConnected", stypes): StorageRule("default", _NN + "layers:fully_connected")
        for stypes in (_DENSE2, _DENSE3)},
-    **{("FullyConnected", ("csr", *stypes)): StorageRule("default", _NN + "layers:fully_connected_csr")
-       for stypes in (_DENSE1, _DENSE2)},
+    **{("FullyConnected", ("csr", *stypes)):
+       StorageRule("default", _NN + "layers:fully_connected_csr") for stypes in (_DENSE1, _DENSE2)},
     ("Activation", _DENSE1): StorageRule("default", _NN + "layers:activation"),
     ("softmax", _DENSE1): StorageRule("default", _NN + "layers:softmax"),
     ("_sigmoid_bce", _DENSE2): StorageRule("default", _NN + "layers:sigmoid_bce"),
@@ -184,7 +184,8 @@ _REDUCE_RULES: dict[tuple[str, tuple[str, ...]], StorageRule] = {
     ("_sparse_reduce", ("csr",)): StorageRule("default", _RED + "csr"),
     ("_sparse_reduce", ("row_sparse",)): StorageRule("default", _RED + "row_sparse"),
     ("_square_sum", ("row_sparse",)): StorageRule("default", _RED + "square_sum"),
-    ("_square_sum->row_sparse", ("row_sparse",)): StorageRule("row_sparse", _RED + "square_sum_rows"),
+    ("_square_sum->row_sparse", ("row_sparse",)):
+        StorageRule("row_sparse", _RED + "square_sum_rows"),
     ("getnnz", ("csr",)): StorageRule("default", _RED + "nnz"),
 }
 """Reductions (kernel ``reduce``): every op on dense input; sum / mean / norm of 2-D csr and
@@ -203,11 +204,13 @@ _ADD_N_PAIRS = (  # (input stypes, output stype, implementation in ops/elemwise.
     (("csr", "default"), "default", "sparse_dense"),
 )
 _ARITH_RULES: dict[tuple[str, tuple[str, ...]], StorageRule] = {
-    **{(f"broadcast_{fn}{suffix}", ("default", "default")): StorageRule("default", _BROADCAST + "dense")
+    **{(f"broadcast_{fn}{suffix}", ("default", "default")):
+       StorageRule("default", _BROADCAST + "dense")
        for fn in STRIDED_BINARY_OPS for suffix in ("", "->default")},
     **{(f"broadcast_{fn}", ("csr", "default")): StorageRule("csr", _BROADCAST + "csr_dense")
        for fn in ("mul", "div")},
-    **{(f"_{fn}", ("default",)): StorageRule("default", _ARITH + "scalar") for fn in ARITH_SCALAR_OPS},
+    **{(f"_{fn}", ("default",)): StorageRule("default", _ARITH + "scalar")
+       for fn in ARITH_SCALAR_OPS},
     **{("add_n", stypes): StorageRule(out, _EW + impl) for stypes, out, impl in _ADD_N_PAIRS},
     **{("add_n", (stype,)): StorageRule(stype, "sparsegen.device:deep_copy")
        for stype in ("default", "row_sparse")},
@@ -247,7 +250,8 @@ STORAGE_RULES: dict[tuple[str, tuple[str, ...]], StorageRule] = {
     **{(f"cast_storage->{stype}", (stype,)): StorageRule(stype, "sparsegen.device:deep_copy")
        for stype in _STYPES},
     ("retain", ("row_sparse",)): StorageRule("row_sparse", "sparsegen.ops.retain:retain"),
-    ("_retain_check", ("row_sparse", "default")): StorageRule(None, "sparsegen.ops.retain:valid_ids"),
+    ("_retain_check", ("row_sparse", "default")):
+        StorageRule(None, "sparsegen.ops.retain:valid_ids"),
     **_RANDOM_RULES,
     **_SHAPE_RULES,
     **_CONV_RULES,

@@ -575,7 +575,8 @@ def test_function_runs_the_user_backward():
 def test_every_differentiable_rule_is_an_op_the_registry_knows():
     from sparsegen.storage_rules import COMPOSED_OPS, STORAGE_RULES
 
-    ops = {key[0].split("->")[0] for key in STORAGE_RULES} | set(COMPOSED_OPS) | {"_getitem_advanced"}  # NDArray[...]
+    ops = ({key[0].split("->")[0] for key in STORAGE_RULES} | set(COMPOSED_OPS)
+           | {"_getitem_advanced"})  # NDArray[...]
     assert set(GRADIENTS) <= ops, sorted(set(GRADIENTS) - ops)
 
 

@@ -10,8 +10,9 @@ values before it writes anything and counts only once the kernel has run, so a f
 leaves weight, states (values and storage) and update counts unchanged.
 
 Every update but SGLD's runs an update rule (``update_rules``: the op ``<rule>_update``, kernel
-``optim_<rule>``), by ``ndarray.optim_run.run`` (MXNet's storage fallbacks, the checks of ``ndarray.optim_arrays``)
-through ``ndarray.dispatch.invoke``, as the operator-level updates (``ndarray.optim_ops``) are.
+``optim_<rule>``), by ``ndarray.optim_run.run`` (MXNet's storage fallbacks, the checks of
+``ndarray.optim_arrays``) through ``ndarray.dispatch.invoke``, as the operator-level updates
+(``ndarray.optim_ops``) are; hyper-parameters go by name.
 ``base`` holds the ``Optimizer`` class and its registry, ``hyper`` and ``inputs`` the checks of
 hyper-parameters, states and indices, one module per optimizer, ``updater`` the ``Updater``.
 """
