@@ -127,6 +127,18 @@ def import_statements(source: bytes) -> list[ast.Import | ast.ImportFrom]:
     return [node for node in nodes if isinstance(node, (ast.Import, ast.ImportFrom))]
 
 
+def import_base(node: ast.ImportFrom, module: str, is_package: bool) -> str:
+    """The absolute module a ``from ... import`` statement of ``module`` names (its relative
+    dots resolved against ``module``, a package's own name when ``is_package``)."""
+    base = node.module or ""
+    if node.level:
+        anchor = module if is_package else module.rpartition(".")[0]
+        for _ in range(node.level - 1):
+            anchor = anchor.rpartition(".")[0]
+        base = f"{anchor}.{base}" if base else anchor
+    return base
+
+
 @lru_cache(maxsize=None)
 def _read(root: Path, module: str) -> tuple[str, str, tuple[str, ...]]:
     """Module ``module`` under ``root``: its package path, the digest of its text, and the
@@ -143,12 +155,7 @@ def _read(root: Path, module: str) -> tuple[str, str, tuple[str, ...]]:
         if isinstance(node, ast.Import):
             found += [alias.name for alias in node.names]
             continue
-        base = node.module or ""
-        if node.level:
-            anchor = module if is_package else module.rpartition(".")[0]
-            for _ in range(node.level - 1):
-                anchor = anchor.rpartition(".")[0]
-            base = f"{anchor}.{base}" if base else anchor
+        base = import_base(node, module, is_package)
         for alias in node.names:
             submodule = f"{base}.{alias.name}"
             found.append(submodule if _path_of(root, submodule) else base)

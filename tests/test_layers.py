@@ -26,6 +26,8 @@ from pathlib import Path
 
 import pytest
 
+from sparsegen.cachekey import import_base
+
 PACKAGE = "sparsegen"
 SOURCE = Path(__file__).resolve().parents[1] / PACKAGE
 
@@ -173,12 +175,7 @@ def _targets(node: ast.Import | ast.ImportFrom | ast.Call, module: str, is_packa
         return [owner for name in names if (owner := _owner(name, modules))]
     if isinstance(node, ast.Import):
         return [owner for alias in node.names if (owner := _owner(alias.name, modules))]
-    base = node.module or ""
-    if node.level:
-        anchor = module if is_package else module.rpartition(".")[0]
-        for _ in range(node.level - 1):
-            anchor = anchor.rpartition(".")[0]
-        base = f"{anchor}.{base}" if base else anchor
+    base = import_base(node, module, is_package)
     found = []
     for alias in node.names:
         submodule = f"{base}.{alias.name}"
