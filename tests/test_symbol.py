@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import sparsegen as mx
 from sparsegen.errors import InvalidIndex, InvalidType, InvalidValue
+from test_elemwise import DOMAINS, NUMPY_UNARY
 
 DATA = pathlib.Path(__file__).resolve().parent / "data" / "symbols"
 _spec = importlib.util.spec_from_file_location(
@@ -246,3 +247,37 @@ def test_infer_type_and_storage_type():
 if __name__ == "__main__":
     for _model in record.MODELS:
         (DATA / f"sparsegen-{_model}-symbol.json").write_text(build(_model).tojson())
+
+
+@pytest.mark.parametrize("name", sorted(NUMPY_UNARY))
+def test_every_unary_op_is_a_symbol_op_matching_numpy(name):
+    """mx.sym has every unary op of the vocabularies (derived, not listed), forward and
+    backward through a bound executor, values against numpy."""
+    low, high = DOMAINS.get(name, (-3, 3))
+    x = np.random.default_rng(0).uniform(low, high, (3, 4))
+    x = np.where(np.abs(x) < 0.1, 0.5, x).astype(np.float32)  # away from kinks and poles
+    grad = mx.nd.zeros(x.shape)
+    exe = getattr(mx.sym, name)(mx.sym.Variable("x")).bind(mx.cpu(), {"x": mx.nd.array(x)},
+                                                           args_grad={"x": grad})
+    out = exe.forward(is_train=True)[0].asnumpy()
+    with np.errstate(all="ignore"):
+        expected = NUMPY_UNARY[name](x.astype(np.float64))
+    np.testing.assert_allclose(out, expected.astype(np.float32), rtol=2e-5, atol=1e-6)
+    exe.backward(mx.nd.ones(x.shape))
+    assert grad.shape == x.shape and np.isfinite(grad.asnumpy()).all()
+
+
+@pytest.mark.parametrize("name", ["mod", "logical_and", "logical_or", "logical_xor",
+                                  "power", "hypot"])
+def test_broadcast_ops_of_the_vocabulary_are_symbol_ops(name):
+    """mx.sym's broadcast_<op> follow the strided kernel's binary ops, values against numpy."""
+    rng = np.random.default_rng(1)
+    a, b = rng.integers(0, 4, (2, 3)).astype(np.float32), rng.integers(1, 4, (1, 3)).astype(
+        np.float32)
+    oracle = {"mod": np.mod, "logical_and": np.logical_and, "logical_or": np.logical_or,
+              "logical_xor": np.logical_xor, "power": np.power, "hypot": np.hypot}[name]
+    sym = getattr(mx.sym, f"broadcast_{name}")(mx.sym.Variable("a"), mx.sym.Variable("b"))
+    assert sym.infer_shape(a=a.shape, b=b.shape)[1] == [a.shape]
+    exe = sym.bind(mx.cpu(), {"a": mx.nd.array(a), "b": mx.nd.array(b)})
+    np.testing.assert_allclose(exe.forward()[0].asnumpy(), oracle(a, b).astype(np.float32),
+                               rtol=1e-6)

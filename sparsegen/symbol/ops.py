@@ -16,6 +16,7 @@ from .. import ndarray as nd
 from .. import operator
 from ..errors import InvalidType, InvalidValue
 from ..name import NameManager
+from ..opnames import ELEMWISE_UNARY_DENSE, ELEMWISE_UNARY_SPARSE, STRIDED_BINARY_OPS
 from .graph import Entry, Node, VARIABLE
 from .symbol import Symbol, create
 
@@ -37,14 +38,9 @@ class OpDef:
         return self.function or self.op
 
 
-_UNARY = ("abs", "sqrt", "square", "negative", "relu", "sigmoid", "exp", "log", "log10",
-          "log2", "log1p", "expm1", "rsqrt", "cbrt", "sin", "cos", "tan", "tanh", "sinh",
-          "cosh", "arcsin", "arccos", "arctan", "floor", "ceil", "round", "sign", "zeros_like",
-          "ones_like")
+_UNARY = (*ELEMWISE_UNARY_SPARSE, *ELEMWISE_UNARY_DENSE, "zeros_like", "ones_like")
 _ELEMWISE = ("elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div")
-_BROADCAST = ("add", "sub", "mul", "div", "minus", "plus", "power", "maximum", "minimum",
-              "equal", "not_equal", "greater", "greater_equal", "lesser", "lesser_equal",
-              "hypot")
+_BROADCAST = (*STRIDED_BINARY_OPS, "minus", "plus")  # broadcast_minus / _plus: MXNet's aliases
 _REDUCE = ("sum", "mean", "prod", "nansum", "nanprod", "max", "min", "norm")
 _OUTPUTS = ("LinearRegressionOutput", "LogisticRegressionOutput", "MAERegressionOutput",
             "SoftmaxOutput")
