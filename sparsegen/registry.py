@@ -17,6 +17,7 @@ from .opnames import (ARITH_BINARY_OPS, ARITH_SCALAR_OPS, COMPARE_OPS, ELEMWISE_
                       ELEMWISE_UNARY, SPARSE_UNION_OPS, SPARSE_UPDATE_OPS, STRIDED_BINARY_OPS)
 from .update_rules.builtin import BUILT_IN
 from .update_rules.language import UpdateRule
+from .update_rules.table import UPDATE_RULES
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,7 @@ class KernelDef:
     signatures: tuple[tuple[str, str], ...]  # (function, argument list and what it writes)
     doc: str
     dtypes: tuple[str, ...] = DATA_DTYPES  # element dtypes the kernel is generated for
-    rule: UpdateRule | None = None  # the update rule the template builds (optim_<name>)
+    rule: UpdateRule | None = None  # the update rule its template builds (optim_<name>)
 
     @property
     def definition(self) -> str:
@@ -70,9 +71,9 @@ class KernelDef:
 @lru_cache(maxsize=None)
 def _template_funcs(template: str, rule: UpdateRule | None,
                     dtypes: tuple[str, ...]) -> dict[str, Any]:
-    """``template(*dtypes)``, or ``template(rule, *dtypes)`` for an update rule's kernel (a
-    changed rule of the same name is another key: rules compare by their definition)."""
-    return resolve(template)(*dtypes) if rule is None else resolve(template)(rule, *dtypes)
+    """``template(*dtypes)``; ``rule`` (an update rule's kernel: its template builds the rule
+    registered under its name) keys it, so a changed rule of the same name is built anew."""
+    return resolve(template)(*dtypes)
 
 
 @lru_cache(maxsize=None)
@@ -116,7 +117,7 @@ def update_kernel(rule: UpdateRule) -> KernelDef:
     }
     return KernelDef(
         f"optim_{rule.name}",
-        "sparsegen.templates.optim:build",
+        f"sparsegen.templates.optim:{rule.name}",
         _ROW_ALONE if rule.two_pass else _GATHER,
         ("dtype",),
         tuple((f, f"(weight[n,d] dtype WRITTEN, {rows[f]}{written}{hyper})")
@@ -127,14 +128,10 @@ def update_kernel(rule: UpdateRule) -> KernelDef:
     )
 
 
-UPDATE_RULES: dict[str, UpdateRule] = {}
-"""Every update rule with a kernel, by name: the built-ins and the rules users registered
-(``add_update_rule`` fills it, with ``KERNELS``)."""
-
-
 def add_update_rule(rule: UpdateRule) -> KernelDef:
     """Register an update rule, built-in or a user's: its kernel ``optim_<name>`` in ``KERNELS``
-    and the rule in ``UPDATE_RULES`` (which gives it the ``<name>_update`` op,
+    and the rule in ``UPDATE_RULES`` (``update_rules/table.py``; it gives the rule its
+    ``<name>_update`` op,
     ``storage_rules.storage_rule``). A user's rule of the same name as a registered user rule
     replaces it, its kernels keyed anew by the rule's digest; the name of a built-in rule or
     another kernel is refused."""

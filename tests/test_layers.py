@@ -1,6 +1,6 @@
 """The package's layers, read from source with ``ast`` (nothing is imported): no import cycles,
 templates and schedules import only the formats layer, errors, hints, the op vocabularies, the
-update rule language and their own package, ops do not import the front end, the formats layer
+update rules and their own package, ops do not import the front end, the formats layer
 imports only errors, the op vocabularies import nothing, update rules import only errors, and the
 call path's kernel cache (``cache.py``, ``choice.py``, ``tuning_records.py``,
 ``cpu_families.py``) never reaches the tuner (``tune/``), which builds on it.
@@ -299,7 +299,6 @@ FORMATS = f"{PACKAGE}.formats"
 ERRORS = f"{PACKAGE}.errors"
 HINTS = f"{PACKAGE}.hints"  # the marks templates leave and schedules realise: their contract
 UPDATE_RULES = f"{PACKAGE}.update_rules"  # the update rule language and the built-in rules
-LANGUAGE = f"{UPDATE_RULES}.language"  # the graphs templates/optim.py lowers
 OPNAMES = f"{PACKAGE}.opnames"  # the op vocabularies: which functions the op templates generate
 FRONT_END = (f"{PACKAGE}.ndarray", f"{PACKAGE}.optimizer", f"{PACKAGE}.interop")
 
@@ -377,9 +376,9 @@ def test_templates_and_schedules_import_only_formats_errors_hints_opnames_rules_
         layer, other):
     own = f"{PACKAGE}.{layer}"
     refused = _offending(lambda i: _in(i.source, own)
-                         and not _in(i.target, own, FORMATS, ERRORS, HINTS, OPNAMES, LANGUAGE))
+                         and not _in(i.target, own, FORMATS, ERRORS, HINTS, OPNAMES, UPDATE_RULES))
     assert not refused, (f"{layer}/ imports more than formats, errors, hints, opnames, the update "
-                         f"rule language and {layer}/ ({other}/ is out):\n{refused}")
+                         f"rules and {layer}/ ({other}/ is out):\n{refused}")
 
 
 def test_update_rules_import_only_errors_and_themselves():

@@ -39,6 +39,7 @@ from . import element_bytes
 from .columns import ahead, cols, position
 from ..formats import ACCUMULATOR
 from ..update_rules.language import Node, UpdateRule, store_order
+from ..update_rules.table import UPDATE_RULES
 
 MERGE_SPAN = 64
 """Weight rows per task of the ``std`` functions (each task starts with one binary search)."""
@@ -393,7 +394,7 @@ def _dense(rule: UpdateRule, dtype: str, grad_cols: Any) -> tvm.tirx.PrimFunc:
 
 
 def build(rule: UpdateRule, dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
-    """The template of an update rule's kernel: the rule's functions for ``dtype`` weights."""
+    """The functions of ``rule`` for ``dtype`` weights."""
     grad_cols, zero_cols = _column_loops(rule, dtype)
     functions = {
         "lazy": lambda: _lazy(rule, dtype, grad_cols),
@@ -401,3 +402,19 @@ def build(rule: UpdateRule, dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
         "dense": lambda: _dense(rule, dtype, grad_cols),
     }
     return {name: functions[name]() for name in rule.functions}
+
+
+def __getattr__(name: str) -> Callable[[str], dict[str, tvm.tirx.PrimFunc]]:
+    """The template of update rule ``name``'s kernel (``registry.add_update_rule`` names it
+    ``templates.optim:<name>``): a function of the dtype, building the rule registered under
+    that name (``update_rules/table.py``) when it runs; its docstring is the rule's."""
+    rule = UPDATE_RULES.get(name)
+    if rule is None:
+        raise AttributeError(f"module {__name__!r} has no template {name!r}")
+
+    def template(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+        return build(UPDATE_RULES[name], dtype)
+
+    template.__name__ = template.__qualname__ = name
+    template.__doc__ = rule.update.__doc__ or rule.doc
+    return template
