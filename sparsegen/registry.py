@@ -501,12 +501,34 @@ _ARITH_KERNELS = (
         "sparsegen.templates.elemwise.broadcast_csr:broadcast_csr",
         _ROWS,
         ("dtype",),
-        tuple((f"{fn}_by_{axis}",
+        (
+            *((f"{fn}_by_{axis}",
                "(data[nnz] dtype, indices[nnz] int64 <k sorted(indptr), indptr[n+1] int64 "
                "ptr(nnz), v[k] dtype, step int64, out[nnz] dtype WRITTEN)")
               for fn in ("mul", "div") for axis in ("row", "col")),
+            ("by_row_nan_count", "(indptr[n+1] int64, z[k] dtype, step int64, cols int64, "
+                                 "out_indptr[n+1] int64 WRITTEN)"),
+            *((f"{fn}_by_row_nan",
+               "(data[nnz] dtype, indices[nnz] int64 sorted(indptr), indptr[n+1] int64 "
+               "ptr(nnz), v[k] dtype, z[k] dtype, step int64, cols int64, "
+               "out_indptr[n+1] int64 internal, out_indices[m] int64 WRITTEN, "
+               "out_data[m] dtype WRITTEN)") for fn in ("mul", "div")),
+            ("by_col_nan_count", "(indptr[n+1] int64 ptr(nnz), indices[nnz] int64 "
+                                 "sorted(indptr), z_indptr[r+1] int64 ptr(nz), z_indices[nz] "
+                                 "int64 sorted(z_indptr), z_data[nz] dtype, zstep int64, "
+                                 "out_indptr[n+1] int64 WRITTEN)"),
+            *((f"{fn}_by_col_nan",
+               "(data[nnz] dtype, indices[nnz] int64 sorted(indptr), indptr[n+1] int64 "
+               "ptr(nnz), v[k] dtype, rstep int64, cstep int64, z_indptr[r+1] int64 ptr(nz), "
+               "z_indices[nz] int64 sorted(z_indptr), z_data[nz] dtype, zstep int64, "
+               "out_indptr[n+1] int64 internal, out_indices[m] int64 WRITTEN, "
+               "out_data[m] dtype WRITTEN)") for fn in ("mul", "div")),
+        ),
         "csr (op) a broadcast row or column vector -> csr: each stored value times / divided by "
-        "the vector element of its row (by_row) or column (by_col), parallel over rows",
+        "the vector element of its row (by_row) or column (by_col), parallel over rows; "
+        "*_nan_*: also the positions where 0 (op) the vector is nan (0 * inf, 0 / 0), counted "
+        "then filled (by_col: a csr ``z`` of those positions, one row or one per row, with "
+        "``v`` read at ``i * rstep + j * cstep``)",
     ),
     KernelDef(
         "where",

@@ -9,6 +9,7 @@ import pytest
 import scipy.special
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import sparsegen as mx
 from conftest import DTYPES
@@ -153,6 +154,8 @@ def test_binary_ops_match_numpy(pair, s1, s2, fn, how):
 
 
 @given(operand_pairs(dtypes=("float32", "int32")), st.sampled_from(STYPES), st.sampled_from(FNS))
+@example((np.array([[0, 2]], np.float32), np.zeros((1, 2), np.float32)), "csr", "div")  # 0 / 0
+@example((np.array([[0], [2]], np.float32), np.array([[0], [0]], np.float32)), "csr", "div")
 def test_inplace_operators_keep_storage_and_object(pair, stype, fn):
     a, b = pair
     if a.ndim != 2:
@@ -176,6 +179,110 @@ def test_nan_results_kept_by_sparse_destinations(stype):
     x = mx.nd.array([[0, 1], [0, 0]]).tostype(stype)
     x = quiet(operator.itruediv, x, mx.nd.zeros((2, 2)))  # 0 / 0: MXNet stores the nan rows
     np.testing.assert_array_equal(x.asnumpy(), [[np.nan, np.inf], [np.nan, np.nan]])
+
+
+EDGE_VALUES = (0.0, 0.0, 0.0, -0.0, 1.5, -2.0, np.inf, -np.inf, np.nan)
+"""Elements of ``edge_pairs``: zeros of both signs (+0.0 most often), inf, -inf, nan, finite."""
+
+
+@st.composite
+def edge_pairs(draw, ndims=(1, 2, 2, 2, 3)):
+    """Two float arrays of one shape holding ``EDGE_VALUES``; some rows of each all zero (rows a
+    row_sparse form does not store)."""
+    dtype = np.dtype(draw(st.sampled_from(("float16", "float32", "float64"))))
+    ndim = draw(st.sampled_from(ndims))
+    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=ndim, max_size=ndim)))
+    pair = []
+    for _ in range(2):
+        x = draw(hnp.arrays(dtype, shape, elements=st.sampled_from(EDGE_VALUES)))
+        empty = draw(st.lists(st.booleans(), min_size=shape[0], max_size=shape[0]))
+        x[np.array(empty, bool)] = 0
+        pair.append(x)
+    return tuple(pair)
+
+
+def _iop(op):
+    def run(x, y):
+        before = x
+        x = op(x, y)
+        assert x is before
+        return x
+    return run
+
+
+# sparse lhs x, dense rhs y (one shape): the spellings MXNet code uses, and what each computes
+SPARSE_DENSE_CALLS = {
+    "x / y": ("div", operator.truediv), "x /= y": ("div", _iop(operator.itruediv)),
+    "divide": ("div", mx.nd.divide), "sparse.divide": ("div", mx.nd.sparse.divide),
+    "broadcast_div": ("div", mx.nd.broadcast_div), "elemwise_div": ("div", mx.nd.elemwise_div),
+    "x * y": ("mul", operator.mul), "y * x": ("rmul", lambda x, y: y * x),
+    "x *= y": ("mul", _iop(operator.imul)),
+    "y *= x": ("rmul", lambda x, y: _iop(operator.imul)(y.copy(), x)),
+    "multiply": ("mul", mx.nd.multiply), "broadcast_mul": ("mul", mx.nd.broadcast_mul),
+    "elemwise_mul": ("mul", mx.nd.elemwise_mul),
+    "elemwise_mul(y, x)": ("rmul", lambda x, y: mx.nd.elemwise_mul(y, x)),
+}
+
+
+def _edge_stype(call: str, stype: str, shape: tuple) -> str:
+    """The result's storage type, MXNet 1.9.1's: in-place updates keep the updated array's;
+    products keep the sparse operand's (broadcast_mul only csr's); ``/`` of csr by a dense row
+    or column (broadcast_div) keeps csr; every other division is dense. (``mx.nd.sparse.divide``
+    is ``mx.nd.divide`` here; MXNet's runs elemwise_div for one shape: dense.)"""
+    if call.endswith("= y"):
+        return stype
+    if call == "y *= x":
+        return "default"
+    if SPARSE_DENSE_CALLS[call][0] != "div":
+        return "default" if call == "broadcast_mul" and stype != "csr" else stype
+    keeps = (call in ("x / y", "divide", "sparse.divide", "broadcast_div") and stype == "csr"
+             and 1 in shape)
+    return "csr" if keeps else "default"
+
+
+@given(pair=edge_pairs(), stype=st.sampled_from(("row_sparse", "csr")),
+       call=st.sampled_from(sorted(SPARSE_DENSE_CALLS)))
+@example(pair=(np.array([[0, 2]], np.float32), np.array([[0, 0]], np.float32)), stype="csr",
+         call="x / y")  # 0 / 0 where the csr stores nothing: nan (MXNet: 0)
+@example(pair=(np.array([[0, 2], [0, 0]], np.float32), np.array([[np.inf, 1], [1, np.nan]],
+                                                                 np.float32)),
+         stype="row_sparse", call="x * y")  # 0 * inf, 0 * nan in rows the rsp lacks
+@example(pair=(np.array([[0, 2], [0, 0]], np.float32), np.array([[np.inf, 1], [1, 1]],
+                                                                 np.float32)),
+         stype="csr", call="x *= y")
+def test_sparse_with_dense_edges_match_numpy(pair, stype, call):
+    """A sparse operand with a dense one holding zeros, inf and nan gives numpy's values on the
+    dense forms: where the sparse operand stores nothing, ``0 / 0``, ``0 / nan``, ``0 * inf``
+    are nan (MXNet 1.9.1 leaves 0 where it keeps the sparse storage type), stored; signed zeros
+    at positions a sparse result does not store read +0.0. The storage type is MXNet's."""
+    a, b = pair
+    if a.ndim != 2:
+        stype = "row_sparse"
+    fn, run = SPARSE_DENSE_CALLS[call]
+    x, y = to_stype(a, stype), to_stype(b, "default")
+    sa, da = x.asnumpy(), b  # the dense forms (a csr drops -0.0)
+    stored = sa != 0
+    result = quiet(run, x, y)
+    with np.errstate(all="ignore"):
+        want = da * sa if fn == "rmul" else {"div": np.divide, "mul": np.multiply}[fn](sa, da)
+    assert result.stype == _edge_stype(call, stype, a.shape), (result.stype, call)
+    assert result.dtype == a.dtype.type and result.shape == a.shape
+    np.testing.assert_array_equal(result.asnumpy(), want)  # nan where nan; 0.0 == -0.0
+    if result.stype == "default" or call.endswith("= y") or call.endswith("= x"):
+        return
+    # the sparse result stores the sparse operand's positions and the new nans, nothing else
+    new_nan = np.isnan(want) & ~stored
+    if result.stype == "csr":
+        got = np.zeros(a.shape, bool)
+        indptr, indices = result.indptr.asnumpy(), result.indices.asnumpy()
+        for r in range(a.shape[0]):
+            row = indices[indptr[r]:indptr[r + 1]]
+            assert np.all(np.diff(row) > 0), row  # sorted, unique
+            got[r, row] = True
+        np.testing.assert_array_equal(got, stored | new_nan)
+    else:
+        rows = stored.reshape(len(a), -1).any(axis=1) | new_nan.reshape(len(a), -1).any(axis=1)
+        np.testing.assert_array_equal(result.indices.asnumpy(), np.flatnonzero(rows))
 
 
 def with_nonfinite(rng: np.random.Generator, x: np.ndarray) -> np.ndarray:

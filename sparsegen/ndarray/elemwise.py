@@ -186,7 +186,9 @@ def multiply(lhs: Any, rhs: Any) -> Any:
     """``lhs * rhs`` (arrays or scalars), as ``mxnet.nd.multiply``.
 
     rsp * rsp -> rsp (rows stored in both), csr * csr -> csr, sparse * dense and dense * sparse
-    keep the sparse operand's storage; ``array * s`` keeps the storage type for a finite ``s``."""
+    keep the sparse operand's storage (also storing the nan of ``0 * inf`` where an operand's
+    inf or nan meets a position the other does not store); ``array * s`` keeps the storage type
+    for a finite ``s``."""
     return _arithmetic("mul", lhs, rhs)
 
 
@@ -194,7 +196,9 @@ def divide(lhs: Any, rhs: Any) -> Any:
     """``lhs / rhs`` (arrays or scalars), as ``mxnet.nd.divide``.
 
     Integer dtypes divide truncating toward zero (as MXNet) and refuse a zero divisor; ``array
-    / s`` keeps the storage type for ``s`` not 0 or nan; a sparse divisor gives a dense result."""
+    / s`` keeps the storage type for ``s`` not 0 or nan; csr / a dense row or column vector (or
+    a single value) keeps csr, storing the nan of ``0 / 0`` where the divisor holds 0 or nan;
+    any other sparse operand gives a dense result."""
     return _arithmetic("div", lhs, rhs)
 
 

@@ -37,15 +37,23 @@ def dense(a: Any, b: Any, fn: str, shape: Sequence[int]) -> Any:
 def csr_dense(a: CSR, b: Any, fn: str, shape: Sequence[int]) -> CSR:
     """``a <fn> b`` for fn in mul, div, csr ``a`` and a dense ``b`` that is a row vector (``(n,)``
     or ``(1, n)``), a column vector ``(m, 1)``, a single value, or (mul) of ``a``'s shape: csr
-    with ``a``'s index arrays (values where ``a`` stores none stay zero, as MXNet)."""
+    with ``a``'s index arrays (values where ``a`` stores none stay zero, as MXNet), unless ``0
+    <fn> b`` is nan somewhere (``0 * inf``, ``0 / 0``): then the result also stores those
+    positions, holding nan (MXNet leaves 0 there)."""
     rows, cols = a.shape
     if b.shape == a.shape and rows > 1 and cols > 1:
         return elemwise.sparse_dense_mul(a, b, fn)
     lead, last = (1, *b.shape)[-2:]
     by_row = lead == rows > 1  # a column vector: one value per row
     step = int((lead if by_row else last) > 1)
+    v = contiguous(b).reshape(-1)
+    image = elemwise.nan_zero_image(v, fn)
+    if image is not None:
+        if by_row or not step:
+            return elemwise.csr_nan_by_row(a, v, image, fn, step)
+        return elemwise.csr_nan_by_col(a, v, image, fn)
     out = empty_like(a.data, a.data.shape, a.dtype)
     scale = kernel("bcast_csr", (dtype_name(a.dtype),), a.data, a.data.size)
     getattr(scale, f"{fn}_by_{'row' if by_row else 'col'}")(
-        a.data, a.indices, a.indptr, contiguous(b).reshape(-1), step, out)
+        a.data, a.indices, a.indptr, v, step, out)
     return CSR(out, a.indices, a.indptr, a.shape)

@@ -10,10 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..device import contiguous, copy, empty_like, head, item, target_of
+from ..device import DeviceArray, contiguous, copy, empty_like, head, item, target_of
 from ..formats import CSR, INDEX_DTYPE, MERGE_CHUNK, SERIAL_MERGE_STEPS, RowSparse
 from ..opnames import SPARSE_UNION_OPS
+from .cast import dense_to_csr
 from .layout import as_rows, dtype_name, kernel
+from .shape import arange
 
 Storage = Any  # a dense buffer (numpy or device array), RowSparse or CSR
 
@@ -212,10 +214,68 @@ def sparse_dense(sparse: RowSparse | CSR, dense: Any, fn: str) -> Any:
     return update_dense(unary(dense, "negative"), sparse, "add")
 
 
+def nan_zero_image(values: Any, fn: str) -> Any | None:
+    """``0 <fn> values`` for fn mul or div, when it holds a nan (``0 * inf``, ``0 * nan``, ``0 /
+    0``, ``0 / nan``; every other value gives a signed zero), else ``None``: what a sparse
+    operand's absent zeros become where they meet ``values``. Never for integer dtypes (their
+    division by zero is refused before)."""
+    if values.dtype.kind != "f" or values.size == 0:
+        return None
+    if fn == "mul" and not has_nonfinite(values):  # one pass, no buffer: the usual case
+        return None
+    image = scalar(values, "mul_scalar" if fn == "mul" else "rdiv_scalar", 0.0)
+    return image if fn == "mul" or has_nonfinite(image) else None
+
+
+def csr_nan_by_row(a: CSR, v: Any, image: Any, fn: str, step: int) -> CSR:
+    """``a <fn> v`` for a flat ``v`` holding one value per row (``step`` 1) or a single value
+    (``step`` 0), whose zero image ``image`` (``nan_zero_image``) holds a nan: csr storing
+    ``a``'s entries and every column of the rows whose image is nan (kernel ``bcast_csr``)."""
+    rows, cols = a.shape
+    values = kernel("bcast_csr", (_name(a.data),), a.data, a.data.size + image.size)
+    indptr = empty_like(a.indptr, (rows + 1,), INDEX_DTYPE)
+    values.by_row_nan_count(a.indptr, image, step, cols, indptr)
+    nnz = item(indptr, -1)
+    indices = empty_like(a.indptr, (nnz,), INDEX_DTYPE)
+    data = empty_like(a.data, (nnz,), a.dtype)
+    getattr(values, f"{fn}_by_row_nan")(a.data, a.indices, a.indptr, v, image, step, cols,
+                                        indptr, indices, data)
+    return CSR(data, indices, indptr, a.shape)
+
+
+def csr_nan_by_col(a: CSR, v: Any, image: Any, fn: str) -> CSR:
+    """``a <fn> v`` for a flat ``v`` holding a row of ``a``'s columns, or a value per entry of
+    ``a``'s shape, whose zero image ``image`` (``nan_zero_image``) holds a nan: csr storing
+    ``a``'s entries and the positions where the image is nan (kernel ``bcast_csr``)."""
+    rows, cols = a.shape
+    nan = dense_to_csr(image.reshape(-1, cols))  # the image's nan positions (its zeros drop)
+    zstep = int(nan.shape[0] > 1)
+    values = kernel("bcast_csr", (_name(a.data),), a.data, a.data.size + image.size)
+    indptr = empty_like(a.indptr, (rows + 1,), INDEX_DTYPE)
+    values.by_col_nan_count(a.indptr, a.indices, nan.indptr, nan.indices, nan.data, zstep,
+                            indptr)
+    nnz = item(indptr, -1)
+    indices = empty_like(a.indptr, (nnz,), INDEX_DTYPE)
+    data = empty_like(a.data, (nnz,), a.dtype)
+    getattr(values, f"{fn}_by_col_nan")(a.data, a.indices, a.indptr, v, cols * zstep, 1,
+                                        nan.indptr, nan.indices, nan.data, zstep, indptr,
+                                        indices, data)
+    return CSR(data, indices, indptr, a.shape)
+
+
 def sparse_dense_mul(sparse: RowSparse | CSR, dense: Any, fn: str) -> RowSparse | CSR:
     """``sparse * dense`` -> the storage of ``sparse``: stored values times the dense values at
-    their positions (zeros elsewhere, as MXNet, whatever the dense side holds there); ``fn`` div
-    (row_sparse only): MXNet's ``_scatter_elemwise_div``, stored rows divided likewise."""
+    their positions, zeros elsewhere; where the dense side holds inf or nan at a position
+    ``sparse`` does not store, ``0 * inf`` is nan, stored (the rows of such values for
+    row_sparse, computed as ``0 * dense``; the entries for csr). ``fn`` div (row_sparse only):
+    MXNet's ``_scatter_elemwise_div``, stored rows divided by the dense rows, nothing else."""
+    if fn == "mul" and has_nonfinite(dense):
+        if isinstance(sparse, RowSparse):  # the dense operand as row_sparse storing every row
+            every = arange(dense.shape[0], 0, 1, 1, INDEX_DTYPE,
+                           dense.device if isinstance(dense, DeviceArray) else None)
+            return _rsp_mul_nonfinite(sparse, RowSparse(contiguous(dense), every, dense.shape))
+        flat = _flat(dense)
+        return csr_nan_by_col(sparse, flat, scalar(flat, "mul_scalar", 0.0), fn)
     family = "ew_rsp" if isinstance(sparse, RowSparse) else "ew_csr"
     gather = getattr(kernel(family, (_name(dense),), dense, sparse.data.size), f"gather_{fn}")
     out = empty_like(sparse.data, sparse.data.shape, sparse.dtype)
