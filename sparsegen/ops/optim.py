@@ -59,11 +59,8 @@ def update(
     count = 1 + len(update_rule.states)  # the rest are row states, one value per row
     rows = [as_rows(values(a), written=True) if i < count else values(a).reshape(-1)
             for i, a in enumerate((weight, *states))]
-    if sparse:
-        launch(optim, update_rule, rows[0], as_rows(grad.data), grad.indices, rows[1:], hyper,
-               lazy)
-    else:
-        launch(optim, update_rule, rows[0], as_rows(grad), None, rows[1:], hyper, lazy)
+    grad_rows, grad_ids = (as_rows(grad.data), grad.indices) if sparse else (as_rows(grad), None)
+    launch(optim, update_rule, rows[0], grad_rows, grad_ids, rows[1:], hyper, lazy)
 
 
 def map_values(x: Any, rule: str) -> Any:
