@@ -278,9 +278,9 @@ UNREAD_FOUND: dict[str, str] = {}
 IMPORTS = package_imports(SOURCE, PACKAGE, UNREAD_FOUND)
 UNREAD = {
     (f"{PACKAGE}.registry", "module"):
-        "registry.resolve imports the 'module:attribute' references of the registry's and the op "
-        "rules' tables (templates, schedules, storage-level implementations), a plug-in table by "
-        "design; tests/test_registry_storage_rules.py resolves every one",
+        "registry.resolve imports the 'module:attribute' references of the kernel table "
+        "(templates and schedules: they import TVM, which the run-time path never loads); "
+        "tests/test_registry_storage_rules.py resolves every one",
     (f"{PACKAGE}.bench.suite", "module"):
         "bench.suite.factory imports the 'module:factory' of a benchmark workload id (its "
         "WORKLOADS table), the benchmark harness only",

@@ -1,17 +1,21 @@
-"""The registry's references resolve, and every front-end op runs through ``dispatch.invoke``."""
+"""The registry's references resolve, every ops family's storage rules are merged, and every
+front-end op runs through ``dispatch.invoke``."""
 
 import importlib
 import inspect
+import pkgutil
 import warnings
 
 import numpy as np
 import pytest
 
 import sparsegen as mx
+import sparsegen.ops
 from sparsegen.errors import StorageFallbackWarning
 from sparsegen.ndarray import dispatch
 from sparsegen.registry import KERNELS
-from sparsegen.storage_rules import STORAGE_RULES, VARIADIC
+from sparsegen.ops.rule import VARIADIC
+from sparsegen.storage_rules import FAMILIES, STORAGE_RULES
 
 STYPES = ("default", "row_sparse", "csr")
 
@@ -22,19 +26,38 @@ def _load(ref: str):
 
 
 @pytest.mark.parametrize("key", sorted(STORAGE_RULES), ids=str)
-def test_every_rule_names_an_implementation_that_takes_its_inputs(key):
+def test_every_rule_holds_an_implementation_that_takes_its_inputs(key):
     op, stypes = key
     rule = STORAGE_RULES[key]
     assert rule.output_stype is None or rule.output_stype in STYPES
     assert all(s in STYPES for s in stypes if s != VARIADIC)
-    implementation = _load(rule.implementation)
+    implementation = rule.function
     assert callable(implementation)
     parameters = inspect.signature(implementation).parameters.values()
     if stypes[-1:] == (VARIADIC,):  # any number of inputs: the implementation takes *inputs
-        assert any(p.kind == p.VAR_POSITIONAL for p in parameters), rule.implementation
+        assert any(p.kind == p.VAR_POSITIONAL for p in parameters), implementation
         return
     positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    assert len(positional) >= len(stypes), (rule.implementation, stypes)
+    assert len(positional) >= len(stypes), (implementation, stypes)
+
+
+def test_every_ops_module_that_declares_rules_is_merged_and_no_key_twice():
+    declaring = []
+    for info in pkgutil.iter_modules(sparsegen.ops.__path__):
+        module = importlib.import_module(f"sparsegen.ops.{info.name}")
+        if hasattr(module, "STORAGE_RULES"):
+            declaring.append(module)
+    assert set(declaring) == set(FAMILIES)
+    keys = [key for family in FAMILIES for key in family.STORAGE_RULES]
+    assert len(keys) == len(set(keys)) == len(STORAGE_RULES)
+
+
+def test_a_family_declares_the_rules_of_its_own_implementations():
+    # the rule sits beside the function it runs: a family's table holds its own functions
+    # (add_n's copy of one input and cast_storage's to the same type hold device.deep_copy)
+    for family in FAMILIES:
+        for key, rule in family.STORAGE_RULES.items():
+            assert rule.function.__module__ in (family.__name__, "sparsegen.device"), key
 
 
 @pytest.mark.parametrize("name", sorted(KERNELS))

@@ -20,12 +20,9 @@ import numpy as np
 from .. import autograd
 from ..context import Context, cpu, current_context
 from ..errors import InvalidType, InvalidValue, SparsegenError
+from ..formats import STYPES
 from ..ndarray import NDArray, zeros
 from ..ndarray.storage import assign
-
-STYPES = ("default", "row_sparse", "csr")
-"""The storage types of parameter data and gradients."""
-
 
 class ParameterError(SparsegenError, RuntimeError):
     """A parameter used in a way its state does not allow (not initialized, not on that

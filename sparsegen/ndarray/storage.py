@@ -65,7 +65,7 @@ def convert(storage: Any, src_stype: str, stype: str) -> Any:
     check_cast(src_stype, stype)
     rule = storage_rule(f"cast_storage->{stype}", (src_stype,))
     assert rule is not None, (src_stype, stype)  # every cast check_cast passes is registered
-    return rule.run(storage)
+    return rule.function(storage)
 
 
 def with_dtype(data: NDArray, dtype: Any) -> NDArray:

@@ -8,8 +8,10 @@ from typing import Any
 
 from ..device import contiguous, copy, empty_like
 from ..formats import CSR
+from ..opnames import ARITH_SCALAR_OPS
 from .elemwise import Storage, _flat, _map_kernel, _name
 from .layout import as_rows, kernel
+from .rule import Rules, StorageRule
 
 
 def _kernel(values: Any) -> Any:
@@ -57,3 +59,17 @@ def where_csr(cond: CSR, x: Any, y: Any) -> Any:
     out = copy(y)
     _where_kernel(x, cond.data).csr(cond.data, cond.indices, cond.indptr, contiguous(x), out)
     return out
+
+
+STORAGE_RULES: Rules = {
+    **{(f"_{fn}", ("default",)): StorageRule("default", scalar) for fn in ARITH_SCALAR_OPS},
+    ("where", ("default", "default", "default")): StorageRule("default", where),
+    ("where", ("csr", "default", "default")): StorageRule("default", where_csr),
+    ("quadratic", ("default",)): StorageRule("default", quadratic),
+    ("quadratic", ("csr",)): StorageRule("csr", quadratic),
+    ("quadratic->default", ("default",)): StorageRule("default", quadratic),
+}
+"""Storage rules of the scalar power, maximum, minimum, mod and hypot ops, where and quadratic,
+as MXNet 1.9.1's: the scalar ops dense only; ``where`` by a dense or csr condition -> dense;
+quadratic keeps csr when ``c`` is 0 (the front end asks for ``quadratic->default``
+otherwise)."""

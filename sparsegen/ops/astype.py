@@ -9,6 +9,7 @@ import numpy as np
 from ..device import contiguous, empty_like
 from ..formats import INDEX_DTYPE
 from .layout import dtype_name, kernel
+from .rule import Rules, StorageRule
 
 
 def cast(x: Any, dtype: Any) -> Any:
@@ -24,3 +25,7 @@ def cast(x: Any, dtype: Any) -> Any:
 def as_ids(x: Any) -> Any:
     """Buffer ``x`` (ids of any dtype) as C-contiguous int64 ids, truncated toward zero."""
     return contiguous(x) if x.dtype == INDEX_DTYPE else cast(x, INDEX_DTYPE)
+
+
+STORAGE_RULES: Rules = {("Cast", ("default",)): StorageRule("default", cast)}
+"""Cast of dense data (sparse data falls back to dense, as MXNet)."""

@@ -9,9 +9,10 @@ from typing import Any
 
 from ..device import contiguous, empty_like
 from ..formats import CSR
-from ..opnames import ARITH_BINARY_OPS, COMPARE_OPS
+from ..opnames import ARITH_BINARY_OPS, COMPARE_OPS, STRIDED_BINARY_OPS
 from . import arith, compare, elemwise
 from .layout import dtype_name, kernel
+from .rule import Rules, StorageRule
 from .strided import binary_view, broadcast
 
 
@@ -57,3 +58,14 @@ def csr_dense(a: CSR, b: Any, fn: str, shape: Sequence[int]) -> CSR:
     getattr(scale, f"{fn}_by_{'row' if by_row else 'col'}")(
         a.data, a.indices, a.indptr, v, step, out)
     return CSR(out, a.indices, a.indptr, a.shape)
+
+
+STORAGE_RULES: Rules = {
+    **{(f"broadcast_{fn}{suffix}", ("default", "default")): StorageRule("default", dense)
+       for fn in STRIDED_BINARY_OPS for suffix in ("", "->default")},
+    **{(f"broadcast_{fn}", ("csr", "default")): StorageRule("csr", csr_dense)
+       for fn in ("mul", "div")},
+}
+"""Broadcasting rules, as MXNet 1.9.1's: ``broadcast_<op>`` of two dense arrays (``->default``:
+the name the front end uses for a csr operand the csr kernel cannot serve, so it falls back);
+csr ``*`` / ``/`` a dense vector -> csr."""

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..device import contiguous, empty_like, item
+from ..device import contiguous, deep_copy, empty_like, item
 from ..errors import SparsegenError
-from ..formats import CSR, INDEX_DTYPE, RowSparse
+from ..formats import CSR, INDEX_DTYPE, STYPES, RowSparse
 from .layout import as_rows, dtype_name, kernel
+from .rule import Rules, StorageRule
 
 
 def dense_to_row_sparse(x: Any) -> RowSparse:
@@ -54,3 +55,15 @@ def csr_to_dense(m: CSR, out: Any = None) -> Any:
         out = empty_like(m.data, m.shape, m.dtype)
     kernel("cast_csr_dense", (dtype_name(m.dtype),), out, out.size).scatter(m.data, m.indices, m.indptr, as_rows(out, written=True))
     return out
+
+
+STORAGE_RULES: Rules = {
+    ("cast_storage->row_sparse", ("default",)): StorageRule("row_sparse", dense_to_row_sparse),
+    ("cast_storage->default", ("row_sparse",)): StorageRule("default", row_sparse_to_dense),
+    ("cast_storage->csr", ("default",)): StorageRule("csr", dense_to_csr),
+    ("cast_storage->default", ("csr",)): StorageRule("default", csr_to_dense),
+    **{(f"cast_storage->{stype}", (stype,)): StorageRule(stype, deep_copy) for stype in STYPES},
+}
+"""``cast_storage`` to each storage type (the op name carries it): dense <-> row_sparse and
+dense <-> csr have kernels, a cast to the same type copies; csr <-> row_sparse goes through
+dense (the front end's two steps)."""

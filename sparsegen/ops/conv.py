@@ -12,6 +12,7 @@ import numpy as np
 from ..device import contiguous, empty_like
 from .astype import cast
 from .layout import dtype_name, kernel
+from .rule import Rules, StorageRule
 
 SPATIAL = 3
 """The spatial dimensions of the kernel's form (depth, height, width)."""
@@ -50,3 +51,10 @@ def convolution(data: Any, weight: Any, bias: Any = None, *, stride: tuple[int, 
         else:
             conv.forward_bias(x, w, contiguous(bias).reshape(filters), *geometry, result)
     return out
+
+
+STORAGE_RULES: Rules = {
+    ("Convolution", stypes): StorageRule("default", convolution)
+    for stypes in (("default",) * 2, ("default",) * 3)
+}
+"""Convolution of dense data, weight (and bias); sparse inputs fall back to dense, as MXNet."""

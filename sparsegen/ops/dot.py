@@ -17,8 +17,9 @@ from ..errors import SparsegenError
 from ..formats import CSR, INDEX_DTYPE, RowSparse
 from .cast import dense_to_csr, dense_to_row_sparse, row_sparse_to_dense
 from .gather import transpose
-from .radix import sort_by_column
 from .layout import as_rows, dtype_name, kernel
+from .radix import sort_by_column
+from .rule import Rules, StorageRule
 
 
 def output_shape(lhs: tuple[int, ...], rhs: tuple[int, ...], transpose_a: bool,
@@ -218,3 +219,30 @@ def dense_csr_t(lhs: Any, rhs: CSR, **flags: bool) -> Any:
 def dense_csr_t_to_csr(lhs: Any, rhs: CSR, **flags: bool) -> CSR:
     """``dense · csrᵀ`` -> csr: MXNet on CPU gives csr here (its dense fallback, cast back)."""
     return dense_to_csr(dense_csr_t(lhs, rhs))
+
+
+_FLAGS = ("", "_transpose_a", "_transpose_b", "_transpose_a_transpose_b")
+_KINDS = (  # flags, input stypes, output stype without forward_stype, {output stype: impl}
+    ("", ("csr", "default"), "default", {"default": csr_dense}),
+    ("_transpose_a", ("csr", "default"), "row_sparse",
+     {"row_sparse": csr_t_dense, "default": csr_t_dense_to_dense}),
+    ("", ("csr", "row_sparse"), "default", {"default": csr_row_sparse}),
+    ("_transpose_a", ("csr", "row_sparse"), "row_sparse",
+     {"row_sparse": csr_t_row_sparse, "default": csr_t_row_sparse_to_dense}),
+    ("", ("default", "csr"), "csr", {"csr": dense_csr_to_csr, "default": dense_csr}),
+    ("_transpose_b", ("default", "csr"), "csr",
+     {"csr": dense_csr_t_to_csr, "default": dense_csr_t}),
+    *((flags, ("default", "default"), "default",
+       {"default": dense_dense, "row_sparse": dense_dense_to_row_sparse,
+        "csr": dense_dense_to_csr})
+      for flags in _FLAGS),
+)
+STORAGE_RULES: Rules = {
+    (f"dot{flags}{forward}", stypes): StorageRule(stype, impls[stype])
+    for flags, stypes, default, impls in _KINDS
+    for forward, stype in (("", default), *((f"->{s}", s) for s in impls))
+}
+"""dot storage rules: the op name carries the transpose flags and forward_stype (``dot``,
+``dot_transpose_a->default``, ...); without ``->stype`` the output is MXNet's for the inputs.
+These are MXNet's sparse kernels on CPU (plus dense·csrᵀ -> csr, a fallback there); any other
+combination runs the dense rule with a StorageFallbackWarning."""

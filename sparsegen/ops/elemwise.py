@@ -10,11 +10,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..device import DeviceArray, contiguous, copy, empty_like, head, item, target_of
-from ..formats import CSR, INDEX_DTYPE, MERGE_CHUNK, SERIAL_MERGE_STEPS, RowSparse
-from ..opnames import SPARSE_UNION_OPS
+from ..device import (DeviceArray, contiguous, copy, deep_copy, empty_like, head, item,
+                      target_of)
+from ..formats import (CSR, INDEX_DTYPE, MERGE_CHUNK, SERIAL_MERGE_STEPS, STYPES,
+                       RowSparse)
+from ..opnames import (ELEMWISE_SCALAR_OPS, ELEMWISE_UNARY_DENSE, ELEMWISE_UNARY_INTERNAL,
+                       ELEMWISE_UNARY_SPARSE, SPARSE_UNION_OPS, SPARSE_UPDATE_OPS)
 from .cast import dense_to_csr
 from .layout import as_rows, dtype_name, kernel
+from .rule import Rules, StorageRule
 from .shape import arange
 
 Storage = Any  # a dense buffer (numpy or device array), RowSparse or CSR
@@ -289,3 +293,50 @@ def sparse_dense_mul(sparse: RowSparse | CSR, dense: Any, fn: str) -> RowSparse 
 def dense_sparse_mul(dense: Any, sparse: RowSparse | CSR, fn: str) -> RowSparse | CSR:
     """``dense * sparse`` -> the storage of ``sparse`` (multiplication commutes exactly)."""
     return sparse_dense_mul(sparse, dense, fn)
+
+
+_BINARY = (  # input stypes, (output stype, implementation) of add / sub, of mul
+    (("default", "default"), ("default", dense_binary), ("default", dense_binary)),
+    (("row_sparse", "row_sparse"), ("row_sparse", rsp_rsp), ("row_sparse", rsp_rsp)),
+    (("csr", "csr"), ("csr", csr_csr), ("csr", csr_csr)),
+    (("default", "row_sparse"), ("default", dense_sparse), ("row_sparse", dense_sparse_mul)),
+    (("row_sparse", "default"), ("default", sparse_dense), ("row_sparse", sparse_dense_mul)),
+    (("default", "csr"), ("default", dense_sparse), ("csr", dense_sparse_mul)),
+    (("csr", "default"), ("default", sparse_dense), ("csr", sparse_dense_mul)),
+)
+_ADD_N = (  # add_n's pairs: (input stypes, output stype, implementation)
+    (("default", "default"), "default", dense_binary),
+    (("row_sparse", "row_sparse"), "row_sparse", rsp_rsp),
+    (("default", "row_sparse"), "default", dense_sparse),
+    (("default", "csr"), "default", dense_sparse),
+    (("row_sparse", "default"), "default", sparse_dense),
+    (("csr", "default"), "default", sparse_dense),
+)
+STORAGE_RULES: Rules = {
+    **{(op, stypes): StorageRule(out, impl)
+       for op in ("elemwise_add", "elemwise_sub")
+       for stypes, (out, impl), _ in _BINARY},
+    **{("elemwise_mul", stypes): StorageRule(out, impl) for stypes, _, (out, impl) in _BINARY},
+    ("elemwise_div", ("default", "default")): StorageRule("default", dense_binary),
+    **{(f"_inplace_{fn}", ("default", stype)): StorageRule(None, update_dense)
+       for fn in SPARSE_UPDATE_OPS for stype in ("row_sparse", "csr")},
+    **{(f"_{fn}", (stype,)): StorageRule(stype, scalar)
+       for fn in ELEMWISE_SCALAR_OPS for stype in STYPES if fn != "rdiv_scalar"},
+    ("_rdiv_scalar", ("default",)): StorageRule("default", scalar),
+    **{(op, (stype,)): StorageRule(stype, unary)
+       for op in ELEMWISE_UNARY_SPARSE for stype in STYPES},
+    **{(op, ("default",)): StorageRule("default", unary)
+       for op in ELEMWISE_UNARY_DENSE + ELEMWISE_UNARY_INTERNAL},
+    **{(f"_{fn}", (stype, stype)): StorageRule(stype, impl)
+       for fn in ("maximum", "minimum", "hypot")
+       for stype, impl in (("row_sparse", rsp_rsp), ("csr", csr_csr))},
+    ("_scatter_elemwise_div", ("row_sparse", "default")): StorageRule("row_sparse",
+                                                                 sparse_dense_mul),
+    **{("clip", (stype,)): StorageRule(stype, clip) for stype in STYPES},
+    **{("add_n", stypes): StorageRule(out, impl) for stypes, out, impl in _ADD_N},
+    **{("add_n", (stype,)): StorageRule(stype, deep_copy) for stype in ("default", "row_sparse")},
+}
+"""Elementwise storage rules. A scalar op, or clip, whose parameters map zero elsewhere runs on
+the dense form (the front end converts first): its result is dense whatever the input.
+``add_n`` (MXNet's ``ElementWiseSum``) adds one input at a time, row_sparse only when every
+input is."""

@@ -21,6 +21,7 @@ from ..formats import CSR, INDEX_DTYPE, RowSparse
 from .astype import as_ids
 from .elemwise import has_nonfinite
 from .layout import as_rows, dtype_name, kernel
+from .rule import Rules, StorageRule
 
 
 def lines(shape: tuple[int, ...], axis: int) -> tuple[int, int, int]:
@@ -185,3 +186,22 @@ def transpose(x: Any) -> Any:
     if out.size:
         _gather(x, x.size).transpose(contiguous(x), out)
     return out
+
+
+_DENSE1, _DENSE2 = ("default",), ("default",) * 2
+STORAGE_RULES: Rules = {
+    ("take", _DENSE2): StorageRule("default", take),
+    ("take", ("csr", "default")): StorageRule("csr", take_csr),
+    ("take", ("row_sparse", "default")): StorageRule("default", take_rsp),
+    ("take->default", _DENSE2): StorageRule("default", take),
+    ("pick", _DENSE2): StorageRule("default", pick),
+    ("gather_nd", _DENSE2): StorageRule("default", gather_nd),
+    ("scatter_nd", _DENSE2): StorageRule("default", scatter_nd),
+    ("one_hot", _DENSE1): StorageRule("default", one_hot),
+    ("Embedding", _DENSE2): StorageRule("default", embedding),
+    ("Embedding", ("default", "row_sparse")): StorageRule("default", embedding_rsp),
+}
+"""Indexing rules, as MXNet 1.9.1's: csr take along axis 0 and Embedding of a row_sparse weight
+have sparse kernels, and so has take of row_sparse rows along axis 0, which MXNet runs on a
+dense copy; every other sparse input falls back to dense. ``take->default`` is take where the
+csr kernel does not serve (another axis, mode='raise')."""

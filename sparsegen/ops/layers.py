@@ -13,6 +13,7 @@ from ..formats import CSR
 from .dot import csr_dense, dense_dense
 from .gather import lines, transpose
 from .layout import dtype_name, kernel
+from .rule import Rules, StorageRule
 
 ACTIVATIONS = ("relu", "sigmoid", "softrelu", "softsign", "tanh")
 """MXNet's Activation act_type values."""
@@ -83,3 +84,18 @@ def sigmoid_bce_grad(g: Any, x: Any, z: Any) -> Any:
         _lines_kernel(x).sigmoid_bce_grad(contiguous(g).reshape(-1), contiguous(x).reshape(-1),
                                           contiguous(z).reshape(-1), out.reshape(-1))
     return out
+
+
+_DENSE1, _DENSE2, _DENSE3 = ("default",), ("default",) * 2, ("default",) * 3
+STORAGE_RULES: Rules = {
+    **{("FullyConnected", stypes): StorageRule("default", fully_connected)
+       for stypes in (_DENSE2, _DENSE3)},
+    **{("FullyConnected", ("csr", *stypes)): StorageRule("default", fully_connected_csr)
+       for stypes in (_DENSE1, _DENSE2)},
+    ("Activation", _DENSE1): StorageRule("default", activation),
+    ("softmax", _DENSE1): StorageRule("default", softmax),
+    ("_sigmoid_bce", _DENSE2): StorageRule("default", sigmoid_bce),
+    ("_sigmoid_bce_grad", _DENSE3): StorageRule("default", sigmoid_bce_grad),
+}
+"""Layer rules, as MXNet 1.9.1's: FullyConnected on csr data has a sparse kernel; every other
+sparse input falls back to dense."""

@@ -10,6 +10,7 @@ from ..registry import UPDATE_RULES
 from ..update_rules.language import UpdateRule
 from .elemwise import _map_values
 from .layout import as_rows, dtype_name, kernel
+from .rule import Rules, StorageRule
 
 
 def values(storage: Any) -> Any:
@@ -74,3 +75,17 @@ def map_values(x: Any, rule: str) -> Any:
         optim.dense(out.reshape(-1, width), values.reshape(-1, width))
 
     return _map_values(x, run)
+
+
+_UPDATE = StorageRule(None, update)
+
+
+def update_storage_rules(rule: UpdateRule) -> Rules:
+    """The storage rules of update rule ``rule``'s op ``<name>_update``, derived from its
+    functions: keyed by the storage types of (weight, grad), in place on the weight and the
+    states (``update``, kernel ``optim_<name>``); a row_sparse gradient only for a rule that
+    takes one as it is (``sparse_gradients``: the front end makes it dense for the others, as
+    MXNet falls back)."""
+    grads = ("default", "row_sparse") if rule.sparse_gradients else ("default",)
+    return {(f"{rule.name}_update", (weight, grad)): _UPDATE
+            for weight in ("default", "row_sparse") for grad in grads}

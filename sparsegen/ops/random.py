@@ -16,8 +16,9 @@ import numpy as np
 
 from ..device import DeviceArray, contiguous, empty_like, place
 from ..formats import INDEX_DTYPE, radix_passes
-from .radix import pass_table, table_size
 from .layout import as_rows, dtype_name, kernel
+from .radix import pass_table, table_size
+from .rule import Rules, StorageRule
 
 DEFAULT_SEED = 0
 """The seed every generator starts from before ``mx.random.seed`` (MXNet, too, gives the same
@@ -123,3 +124,13 @@ def multinomial(probs: Any, shape: tuple[int, ...], otype: np.dtype,
            out.size).sample(probs.reshape(rows, outcomes), out.reshape(rows, width),
                             logp.reshape(rows, width), *stream)
     return out, logp
+
+
+STORAGE_RULES: Rules = {
+    **{(f"_sample_{dist}", ("default",) * arity): StorageRule("default", sample_arrays)
+       for dist, arity in (("uniform", 2), ("normal", 2), ("gamma", 2), ("exponential", 1),
+                           ("poisson", 1), ("negative_binomial", 2),
+                           ("generalized_negative_binomial", 2))},
+    ("_shuffle", ("default",)): StorageRule("default", shuffle),
+}
+"""Samplers with NDArray parameters, and shuffle (sparse inputs fall back to dense, as MXNet)."""

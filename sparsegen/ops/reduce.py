@@ -16,6 +16,7 @@ from ..config import num_threads
 from ..device import colocate, contiguous, empty_like, target_of
 from ..formats import ACCUMULATOR, CSR, INDEX_DTYPE, RowSparse
 from .layout import dtype_name, kernel
+from .rule import Rules, StorageRule
 
 PARTIALS = 8
 """Partial accumulators per row of a ``_last`` pass (templates/reduce.py ``PARTIALS``; the
@@ -207,3 +208,18 @@ def nnz(x: CSR, axis: int | None) -> Any:
     counts(x.data, x.indptr, out)
     return out
 
+
+STORAGE_RULES: Rules = {
+    **{(op, ("default",)): StorageRule("default", dense)
+       for op in ("sum", "mean", "prod", "nansum", "nanprod", "max", "min", "norm", "argmax",
+                  "argmin")},
+    ("_sparse_reduce", ("csr",)): StorageRule("default", csr),
+    ("_sparse_reduce", ("row_sparse",)): StorageRule("default", row_sparse),
+    ("_square_sum", ("row_sparse",)): StorageRule("default", square_sum),
+    ("_square_sum->row_sparse", ("row_sparse",)): StorageRule("row_sparse", square_sum_rows),
+    ("getnnz", ("csr",)): StorageRule("default", nnz),
+}
+"""Reductions (kernel ``reduce``): every op on dense input; sum / mean / norm of 2-D csr and
+row_sparse over axis 0, 1 or both (``_sparse_reduce``, which the front end picks; other sparse
+reductions fall back to dense under the op's own name); ``_square_sum`` and ``getnnz`` have
+sparse rules only, as in MXNet."""

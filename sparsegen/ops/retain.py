@@ -8,6 +8,7 @@ from ..device import colocate, empty_like, item
 from ..formats import INDEX_DTYPE, RowSparse
 from .gather import take
 from .layout import as_rows, dtype_name, kernel
+from .rule import Rules, StorageRule
 
 
 def merge_walk(stored: int, requested: int) -> bool:
@@ -46,3 +47,10 @@ def valid_ids(rsp: RowSparse, row_ids: Any) -> bool:
     where they live (``first_unsorted``)."""
     return (row_ids.ndim == 1 and row_ids.dtype == INDEX_DTYPE
             and first_unsorted(row_ids, rsp.shape[0]) < 0)
+
+
+STORAGE_RULES: Rules = {
+    ("retain", ("row_sparse",)): StorageRule("row_sparse", retain),
+    ("_retain_check", ("row_sparse", "default")): StorageRule(None, valid_ids),
+}
+"""``retain`` of a row_sparse array's rows by id, and the check of its ids alone."""

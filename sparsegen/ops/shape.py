@@ -15,7 +15,9 @@ import numpy as np
 
 from ..device import DeviceArray, allocated, check_allocation, contiguous, empty_like, item
 from ..formats import CSR, INDEX_DTYPE
+from ..opnames import VIEW_OPS
 from .layout import dtype_name, kernel
+from .rule import VARIADIC, Rules, StorageRule
 from .strided import View, copy_view
 
 PAD_MODES = ("constant", "edge", "reflect")
@@ -142,3 +144,16 @@ def pad(x: Any, mode: str, before: Sequence[int], after: Sequence[int], value: A
         contiguous(x).reshape(planes, *lead, *spatial), out.reshape(planes, *lead, *grown),
         front, top, left, PAD_MODES.index(mode), value)
     return out
+
+
+STORAGE_RULES: Rules = {
+    **{(op, ("default",)): StorageRule("default", view) for op in VIEW_OPS},
+    ("pad", ("default",)): StorageRule("default", pad),
+    ("concat", ("default", VARIADIC)): StorageRule("default", concat),
+    ("stack", ("default", VARIADIC)): StorageRule("default", stack),
+    ("_concat_csr", ("csr", VARIADIC)): StorageRule("csr", concat_csr),
+    ("_slice_csr", ("csr",)): StorageRule("csr", slice_csr),
+}
+"""Shape and slicing rules, as MXNet 1.9.1's: dense kernels, sparse inputs fall back to dense,
+except csr ``concat`` along dim 0 and csr ``slice`` without steps (the front end asks for
+``_concat_csr`` / ``_slice_csr`` when every input is csr), which keep csr."""

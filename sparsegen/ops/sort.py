@@ -12,6 +12,7 @@ from ..formats import INDEX_DTYPE
 from .astype import cast
 from .gather import lines
 from .layout import dtype_name, kernel
+from .rule import Rules, StorageRule
 
 
 def _order(x: Any, axis: int, descend: bool) -> tuple[Any, Any, tuple[int, int, int]]:
@@ -59,3 +60,14 @@ def argsort(x: Any, axis: int, is_ascend: bool = True, dtype: Any = "float32") -
     """The positions that sort ``x`` along ``axis`` (MXNet's argsort; stable), in ``dtype``."""
     _, ids, _ = _order(x, axis, not is_ascend)
     return _ids_as(ids.reshape(x.shape), dtype)
+
+
+STORAGE_RULES: Rules = {
+    ("sort", ("default",)): StorageRule("default", sort),
+    ("argsort", ("default",)): StorageRule("default", argsort),
+    ("topk", ("default",)): StorageRule("default", topk),
+    ("_topk_both", ("default",)): StorageRule(None, topk),
+}
+"""Sorting rules (sparse inputs fall back to dense, as MXNet). ``_topk_both`` returns topk's
+(values, indices) pair of dense buffers, which the front end wraps (its input is dense: the
+front end converts first)."""

@@ -12,15 +12,11 @@ from typing import Any
 
 from ... import ndarray as nd
 from ...ops.strided import contiguous_strides
+from ...opnames import VIEW_OPS
 from ...tape import Node
 from ...ndarray.dispatch import densified
 from .nn import take_gradient
 from .registry import gradient
-
-VIEW_OPS = ("transpose", "swapaxes", "flip", "expand_dims", "squeeze", "flatten", "reshape",
-            "tile", "repeat", "broadcast_to", "broadcast_like", "broadcast_axis", "slice",
-            "slice_axis", "slice_like", "split", "_getitem", "depth_to_space", "space_to_depth")
-"""The ops that copy a strided view of their input (params ``shape``, ``view``, ``into``)."""
 
 
 def view_offsets(dims: list[int], strides: list[int], offset: int, ctx: Any) -> Any:
