@@ -8,7 +8,9 @@ and hand-computed shapes.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
+import inspect
 import json
 import pathlib
 
@@ -19,6 +21,7 @@ from hypothesis import strategies as st
 
 import sparsegen as mx
 from sparsegen.errors import InvalidIndex, InvalidType, InvalidValue
+from sparsegen.symbol.ops import OPS
 from test_elemwise import DOMAINS, NUMPY_UNARY
 
 DATA = pathlib.Path(__file__).resolve().parent / "data" / "symbols"
@@ -281,3 +284,16 @@ def test_broadcast_ops_of_the_vocabulary_are_symbol_ops(name):
     exe = sym.bind(mx.cpu(), {"a": mx.nd.array(a), "b": mx.nd.array(b)})
     np.testing.assert_allclose(exe.forward()[0].asnumpy(), oracle(a, b).astype(np.float32),
                                rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_every_symbol_op_runs_an_nd_function_that_takes_its_inputs_by_name(name):
+    # the symbol table binds a node's inputs to the mx.nd function by keyword
+    opdef = OPS[name]
+    function = functools.reduce(getattr, opdef.nd_function.split("."), mx.nd)
+    parameters = inspect.signature(function).parameters
+    if opdef.variadic:
+        assert any(p.kind == p.VAR_POSITIONAL for p in parameters.values()), name
+    else:
+        assert [i for i in opdef.inputs if i not in parameters] == [], (name, list(parameters))
+    assert set(opdef.created) <= set(opdef.inputs)

@@ -4,15 +4,17 @@ import json
 import warnings
 
 import numpy as np
+import pytest
 
 import sparsegen as mx
 from sparsegen import cache as kcache
-from sparsegen import cli, device, tuning_records
+from sparsegen import cli, device, kernels, tuning_records
 from sparsegen.choice import choose
+from sparsegen.registry import KERNELS
 from sparsegen.runtime import tvm_ffi
 from sparsegen.schedules.space import Knob, ScheduleSpace
 from sparsegen.target import Target, cuda, host_cpu
-from sparsegen.tune import tuner
+from sparsegen.tune import tuner, workloads
 from sparsegen.tuning_records import TuningLogWarning
 
 
@@ -202,3 +204,27 @@ def test_the_tuner_tries_the_config_that_applies_second(fresh_cache, monkeypatch
     assert tuner._applying("retain", ("float64",), Target.from_dict(
         {"kind": "llvm", "mcpu": "znver4"}), "large") is None  # no record of its family
     assert tuner._order(space, 0, space.default()) == plain  # the default is not tried twice
+
+
+@pytest.mark.parametrize("name", sorted(n for n in KERNELS if workloads.has_workload(n)))
+def test_every_tuning_workload_calls_its_kernels_functions_with_their_arguments(name):
+    # the workloads table is keyed by kernel name: each entry must name a kernel and call its
+    # functions with the dtypes and shapes of their signatures
+    kdef = KERNELS[name]
+    dtypes = tuple(kdef.dtypes[:1] if "float32" not in kdef.dtypes else ("float32",))
+    dtypes = dtypes * len(kdef.dtype_params)
+    load = workloads.workload(name, dtypes, "small")
+    assert load.calls
+    for function, args in load.calls:
+        expected = kernels.arguments(kdef, function, dtypes)
+        assert len(args) == len(expected), (function, [a.name for a in expected])
+        for arg, want in zip(args, expected):
+            if want.shape is None:  # a scalar
+                assert np.ndim(arg) == 0, want.name
+            else:
+                assert arg.ndim == len(want.shape) and arg.dtype.name in want.dtype.split("|"), \
+                    (want.name, arg.shape, arg.dtype)
+
+
+def test_only_kernels_have_tuning_workloads():
+    assert set(workloads.MAKERS) <= set(KERNELS)
