@@ -18,9 +18,6 @@ import numpy as np
 
 from .errors import InvalidType, InvalidValue, SparsegenError
 
-STYPES = ("default", "row_sparse", "csr")
-"""The storage types, by MXNet's names: dense, row_sparse (``RowSparse``), csr (``CSR``)."""
-
 DATA_DTYPES = ("float16", "float32", "float64", "uint8", "int8", "int32", "int64")
 """Element dtypes every storage kernel is generated for (MXNet's sparse dtypes)."""
 

@@ -59,11 +59,3 @@ as MXNet 1.9.1 (sparse inputs fall back to dense)."""
 STRIDED_BINARY_OPS = ("add", "sub", "mul", "div", *COMPARE_OPS, *ARITH_BINARY_OPS)
 """Binary functions of kernel ``strided``, in this order: ``out = a <op> b`` over two strided
 views (broadcasting)."""
-
-VIEW_OPS = (
-    "transpose", "swapaxes", "flip", "expand_dims", "squeeze", "flatten", "reshape", "tile",
-    "repeat", "slice", "slice_axis", "slice_like", "split", "broadcast_to", "broadcast_like",
-    "broadcast_axis", "_getitem", "depth_to_space", "space_to_depth",
-)
-"""Ops that copy a strided view of their input (the front end computes the view from shapes;
-params ``shape``, ``view``, ``into``): one storage rule and one gradient rule for all."""

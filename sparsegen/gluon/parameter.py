@@ -20,7 +20,7 @@ import numpy as np
 from .. import autograd
 from ..context import Context, cpu, current_context
 from ..errors import InvalidType, InvalidValue, SparsegenError
-from ..formats import STYPES
+from ..ops.rule import STYPES
 from ..ndarray import NDArray, zeros
 from ..ndarray.storage import assign
 

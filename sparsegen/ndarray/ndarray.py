@@ -12,7 +12,8 @@ from .. import tape
 from ..context import Context
 from ..device import DeviceArray, device_of, host_copy, place, to_host
 from ..errors import InvalidIndex, InvalidType, InvalidValue, SparsegenError
-from ..formats import STYPES, check_dtype
+from ..formats import check_dtype
+from ..ops.rule import STYPES
 from .values import user_values
 
 

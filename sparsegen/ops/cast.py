@@ -6,9 +6,9 @@ from typing import Any
 
 from ..device import contiguous, deep_copy, empty_like, item
 from ..errors import SparsegenError
-from ..formats import CSR, INDEX_DTYPE, STYPES, RowSparse
+from ..formats import CSR, INDEX_DTYPE, RowSparse
 from .layout import as_rows, dtype_name, kernel
-from .rule import Rules, StorageRule
+from .rule import STYPES, Rules, StorageRule
 
 
 def dense_to_row_sparse(x: Any) -> RowSparse:

@@ -6,11 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..device import empty_like
-from ..formats import STYPES
 from ..opnames import COMPARE_OPS
 from .elemwise import Storage, _flat, _map_kernel, _name
 from .layout import kernel
-from .rule import Rules, StorageRule
+from .rule import STYPES, Rules, StorageRule
 
 
 def _kernel(values: Any) -> Any:

@@ -12,13 +12,12 @@ from typing import Any
 
 from ..device import (DeviceArray, contiguous, copy, deep_copy, empty_like, head, item,
                       target_of)
-from ..formats import (CSR, INDEX_DTYPE, MERGE_CHUNK, SERIAL_MERGE_STEPS, STYPES,
-                       RowSparse)
+from ..formats import CSR, INDEX_DTYPE, MERGE_CHUNK, SERIAL_MERGE_STEPS, RowSparse
 from ..opnames import (ELEMWISE_SCALAR_OPS, ELEMWISE_UNARY_DENSE, ELEMWISE_UNARY_INTERNAL,
                        ELEMWISE_UNARY_SPARSE, SPARSE_UNION_OPS, SPARSE_UPDATE_OPS)
 from .cast import dense_to_csr
 from .layout import as_rows, dtype_name, kernel
-from .rule import Rules, StorageRule
+from .rule import STYPES, Rules, StorageRule
 from .shape import arange
 
 Storage = Any  # a dense buffer (numpy or device array), RowSparse or CSR

@@ -11,6 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+STYPES = ("default", "row_sparse", "csr")
+"""The storage types, by MXNet's names: dense, row_sparse (``RowSparse``), csr (``CSR``)."""
+
 VARIADIC = "..."
 """The last storage type of a rule's key that takes any number of inputs of the one before."""
 

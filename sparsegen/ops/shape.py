@@ -15,10 +15,17 @@ import numpy as np
 
 from ..device import DeviceArray, allocated, check_allocation, contiguous, empty_like, item
 from ..formats import CSR, INDEX_DTYPE
-from ..opnames import VIEW_OPS
 from .layout import dtype_name, kernel
 from .rule import VARIADIC, Rules, StorageRule
 from .strided import View, copy_view
+
+VIEW_OPS = (
+    "transpose", "swapaxes", "flip", "expand_dims", "squeeze", "flatten", "reshape", "tile",
+    "repeat", "slice", "slice_axis", "slice_like", "split", "broadcast_to", "broadcast_like",
+    "broadcast_axis", "_getitem", "depth_to_space", "space_to_depth",
+)
+"""Ops that copy a strided view of their input (``view``; the front end computes the view from
+shapes, params ``shape``, ``view``, ``into``): one storage rule and one gradient rule for all."""
 
 PAD_MODES = ("constant", "edge", "reflect")
 """pad's modes, in the order the ``shape.pad`` kernel numbers them."""

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from ... import ndarray as nd
+from ...ops.shape import VIEW_OPS
 from ...ops.strided import contiguous_strides
-from ...opnames import VIEW_OPS
 from ...tape import Node
 from ...ndarray.dispatch import densified
 from .nn import take_gradient
