@@ -43,7 +43,7 @@ def storage_rule(op: str, stypes: tuple[str, ...]) -> StorageRule | None:
 
 COMPOSED_OPS = (
     "SoftmaxOutput", "LinearRegressionOutput", "LogisticRegressionOutput",
-    "MAERegressionOutput", "MakeLoss", "BlockGrad", "BatchNorm",
+    "MAERegressionOutput", "MakeLoss", "make_loss", "BlockGrad", "BatchNorm",
 )
 """Ops with no rule of their own: the front end (``ndarray/output.py``, ``ndarray/batchnorm.py``)
 computes them with other ops and records each as one node, whose gradient rule is in

@@ -183,3 +183,37 @@ def test_softmax_output_probability_labels(normalization, preserve_shape):
     soft /= soft.sum(axis=-1, keepdims=True)
     np.testing.assert_allclose(out.asnumpy(), soft, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(data.grad.asnumpy(), (soft - label) * 2.0, rtol=1e-4, atol=1e-6)
+
+
+@given(st.sampled_from(["default", "row_sparse", "csr"]), st.integers(1, 5), st.integers(1, 4),
+       st.floats(-3, 3))
+def test_make_loss_keeps_the_storage_and_its_gradient_is_one(stype, rows, cols, head):
+    # MXNet 1.9.1's make_loss: the data itself (csr stays csr), gradient 1 everywhere whatever
+    # the head gradient; through another op the chain rule applies (2 for x * 2)
+    values = np.arange(rows * cols, dtype=np.float32).reshape(rows, cols) % 3
+    x = mx.nd.array(values).tostype(stype)
+    x.attach_grad(stype=stype)
+    with mx.autograd.record():
+        y = mx.nd.make_loss(x)
+    assert y.stype == stype
+    np.testing.assert_array_equal(y.asnumpy(), values)
+    y.backward(mx.nd.full((rows, cols), head))
+    np.testing.assert_array_equal(x.grad.asnumpy(), np.ones((rows, cols), np.float32))
+    d = mx.nd.array(values)
+    d.attach_grad()
+    with mx.autograd.record():
+        z = mx.nd.make_loss(d * 2)
+    z.backward(mx.nd.full((rows, cols), head))
+    np.testing.assert_array_equal(d.grad.asnumpy(), np.full((rows, cols), 2, np.float32))
+
+
+def test_make_loss_symbol_writes_mxnets_op_and_trains():
+    a = mx.sym.var("a")
+    loss = mx.sym.make_loss(mx.sym.square(a))
+    assert [n["op"] for n in json.loads(loss.tojson())["nodes"]] == ["null", "square", "make_loss"]
+    executor = loss.simple_bind(mx.cpu(), a=(2, 3))
+    executor.forward(is_train=True, a=mx.nd.full((2, 3), 3.0))
+    executor.backward()
+    np.testing.assert_array_equal(executor.grad_dict["a"].asnumpy(), np.full((2, 3), 6.0))
+    with pytest.raises(mx.MXNetError, match="data"):
+        mx.nd.make_loss([1.0, 2.0])

@@ -202,7 +202,7 @@ __all__ += ["Dropout"]
 # -- output (loss) ops --
 from . import output  # noqa: E402
 from .output import (BlockGrad, LinearRegressionOutput, LogisticRegressionOutput,  # noqa: E402
-                     MAERegressionOutput, MakeLoss, Softmax, SoftmaxOutput, stop_gradient)
+                     MAERegressionOutput, MakeLoss, SoftmaxOutput, make_loss)
 
 __all__ += output.__all__
 
@@ -215,3 +215,36 @@ __all__ += ["LeakyReLU"]
 from .batchnorm import BatchNorm  # noqa: E402
 
 __all__ += ["BatchNorm"]
+
+# -- MXNet's aliases of its ops --
+from ..opaliases import ALIASES, PREFIXES, SPARSE_ALIASED  # noqa: E402
+
+
+def _serve_aliases() -> list[str]:
+    """Serve MXNet's alias of each op this front end has: ``mx.nd.<alias>`` (``mx.nd._internal``
+    for a leading underscore), ``_internal._sparse_<name>`` and ``mx.nd.sparse.<name>``; a
+    name already taken keeps its function. The ``mx.nd`` names added."""
+    here = sys.modules[__name__]
+
+    def find(op: str) -> Any:
+        prefix = next((p for p in PREFIXES if op.startswith(p)), "")
+        namespace = getattr(here, PREFIXES[prefix], None) if prefix else None
+        return (getattr(here, op, None) or getattr(_internal, op, None)
+                or getattr(namespace, op[len(prefix):], None))
+
+    added = []
+    for alias, op in ALIASES.items():
+        home = _internal if alias.startswith("_") else here
+        if find(op) is not None and not hasattr(home, alias):
+            setattr(home, alias, find(op))
+            added += [] if home is _internal else [alias]
+    for name in SPARSE_ALIASED:
+        function = find(ALIASES.get(name, name)) or find(name)
+        if function is not None:
+            setattr(_internal, f"_sparse_{name}", function)
+            if not hasattr(sparse, name):
+                setattr(sparse, name, function)
+    return added
+
+
+__all__ += _serve_aliases()

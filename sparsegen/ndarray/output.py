@@ -148,8 +148,12 @@ def BlockGrad(data: NDArray) -> NDArray:  # noqa: N802
     return recorded("BlockGrad", (data,), data.copy, {})
 
 
-stop_gradient = BlockGrad
-Softmax = SoftmaxOutput  # MXNet's deprecated name of SoftmaxOutput
+def make_loss(data: NDArray) -> NDArray:
+    """``data`` itself (its storage type kept) as a loss, as ``mxnet.nd.make_loss``: its
+    gradient is 1 everywhere, the head gradient ignored (``MakeLoss`` with its defaults)."""
+    data = array_arg(data, "data", "make_loss")
+    return recorded("make_loss", (data,), data.copy, {})
+
 
 __all__ = ["BlockGrad", "LinearRegressionOutput", "LogisticRegressionOutput",
-           "MAERegressionOutput", "MakeLoss", "Softmax", "SoftmaxOutput", "stop_gradient"]
+           "MAERegressionOutput", "MakeLoss", "SoftmaxOutput", "make_loss"]

@@ -16,6 +16,7 @@ from .. import ndarray as nd
 from .. import operator
 from ..errors import InvalidType, InvalidValue
 from ..name import NameManager
+from ..opaliases import alias_target
 from ..opnames import ELEMWISE_UNARY_DENSE, ELEMWISE_UNARY_SPARSE, STRIDED_BINARY_OPS
 from .graph import Entry, Node, VARIABLE
 from .symbol import Symbol, create
@@ -170,8 +171,15 @@ def generated(name: str, prefix: str = "") -> OpDef | None:
             inputs.append(parameter.name)
     if not inputs and not variadic:
         return None
-    op = f"_contrib_{name}" if prefix == "contrib." else name  # MXNet's name of a contrib op
+    op = f"_contrib_{name}" if prefix == "contrib." else canonical(name)  # MXNet's op name
     return OpDef(op, tuple(inputs), function=prefix + name, variadic=variadic)
+
+
+def canonical(op: str) -> str:
+    """The name MXNet writes for ``op``: the op an alias names (``stop_gradient`` is
+    ``BlockGrad``) when this front end has that op, else ``op``."""
+    target = alias_target(op)
+    return target if target is not None and definition(target) is not None else op
 
 
 def definition(op: str) -> OpDef | None:

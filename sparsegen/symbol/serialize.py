@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidValue
-from .graph import Node, mutable_inputs, output_names
+from .graph import VARIABLE, Node, mutable_inputs, output_names
+from .ops import canonical
 from .symbol import Symbol
 
 MXNET_VERSION = 10901
@@ -42,7 +43,8 @@ def tojson(symbol: Symbol) -> str:
 
 
 def load_json(json_str: str) -> Symbol:
-    """The symbol of MXNet's JSON ``json_str`` (also the older ``attr`` / ``param`` keys)."""
+    """The symbol of MXNet's JSON ``json_str`` (also the older ``attr`` / ``param`` keys); an
+    op written by one of MXNet's aliases (``_Plus``, ``_sparse_dot``) is read as its op."""
     try:
         graph = json.loads(json_str)
         nodes: list[Node] = []
@@ -50,7 +52,8 @@ def load_json(json_str: str) -> Symbol:
             attrs = {key: str(value) for key, value in
                      (entry.get("attrs") or entry.get("attr") or entry.get("param") or {}).items()}
             inputs = tuple((nodes[i], output) for i, output, *_ in entry["inputs"])
-            nodes.append(Node(entry["op"], entry["name"], attrs, inputs))
+            op = canonical(entry["op"]) if entry["op"] != VARIABLE else VARIABLE
+            nodes.append(Node(op, entry["name"], attrs, inputs))
         return Symbol(tuple((nodes[i], output) for i, output, *_ in graph["heads"]))
     except (ValueError, KeyError, IndexError, TypeError) as error:
         raise InvalidValue(f"load_json: json_str is not an MXNet graph: {error!r}") from None

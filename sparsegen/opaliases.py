@@ -1,0 +1,61 @@
+"""MXNet's other names of its ops (NNVM aliases such as ``_Plus``, ``stop_gradient``,
+``_sparse_dot``): front-end vocabulary, which shapes no binary (so it is not in ``opnames.py``,
+which kernel cache keys cover). TVM-free and importing nothing."""
+
+from __future__ import annotations
+
+ALIASES = {
+    "ElementWiseSum": "add_n", "Softmax": "SoftmaxOutput", "_Div": "elemwise_div",
+    "_Hypot": "_hypot", "_Maximum": "_maximum", "_Minimum": "_minimum", "_Minus": "elemwise_sub",
+    "_Mul": "elemwise_mul", "_Plus": "elemwise_add", "_add": "elemwise_add",
+    "_div": "elemwise_div", "_minus": "elemwise_sub", "_mul": "elemwise_mul",
+    "_plus": "elemwise_add", "_sub": "elemwise_sub", "broadcast_axes": "broadcast_axis",
+    "broadcast_minus": "broadcast_sub", "broadcast_plus": "broadcast_add", "cast": "Cast",
+    "choose_element_0index": "pick", "concat": "Concat", "crop": "slice", "flatten": "Flatten",
+    "flip": "reverse", "max_axis": "max", "min_axis": "min", "pad": "Pad", "reshape": "Reshape",
+    "split": "SliceChannel", "stop_gradient": "BlockGrad", "sum_axis": "sum",
+    "normal": "_random_normal", "random_exponential": "_random_exponential",
+    "random_gamma": "_random_gamma",
+    "random_generalized_negative_binomial": "_random_generalized_negative_binomial",
+    "random_negative_binomial": "_random_negative_binomial", "random_normal": "_random_normal",
+    "random_poisson": "_random_poisson", "random_randint": "_random_randint",
+    "random_uniform": "_random_uniform", "sample_exponential": "_sample_exponential",
+    "sample_gamma": "_sample_gamma",
+    "sample_generalized_negative_binomial": "_sample_generalized_negative_binomial",
+    "sample_multinomial": "_sample_multinomial",
+    "sample_negative_binomial": "_sample_negative_binomial", "sample_normal": "_sample_normal",
+    "sample_poisson": "_sample_poisson", "sample_uniform": "_sample_uniform",
+    "uniform": "_random_uniform",
+}
+"""MXNet 1.9.1's other names of the ops sparsegen has (its NNVM aliases, as recorded in
+tests/fixtures/mxnet_census.json): alias -> the op's name. ``mx.nd`` (``mx.nd._internal`` for a
+leading underscore) and ``mx.sym`` serve each alias as the op, and a symbol file naming one
+loads. ``_sparse_<op>`` aliases are ``SPARSE_ALIASED``."""
+
+PREFIXES = {"_contrib_": "contrib", "_sparse_": "sparse", "_random_": "random",
+            "_sample_": "random", "_linalg_": "linalg"}
+"""The prefixes of MXNet's registered op names and the ``mx.nd`` namespace that holds each op
+without its prefix (``_random_uniform`` is ``mx.nd.random.uniform``)."""
+
+SPARSE_ALIASED = (
+    "ElementWiseSum", "Embedding", "FullyConnected", "LinearRegressionOutput",
+    "LogisticRegressionOutput", "MAERegressionOutput", "abs", "adam_update", "add_n", "arccos",
+    "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "broadcast_add", "broadcast_div",
+    "broadcast_minus", "broadcast_mul", "broadcast_plus", "broadcast_sub", "cast_storage", "cbrt",
+    "ceil", "clip", "concat", "cos", "cosh", "degrees", "dot", "elemwise_add", "elemwise_div",
+    "elemwise_mul", "elemwise_sub", "exp", "expm1", "fix", "floor", "ftrl_update", "gamma",
+    "gammaln", "log", "log10", "log1p", "log2", "make_loss", "mean", "negative", "norm",
+    "radians", "relu",
+    "rint", "round", "rsqrt", "sgd_mom_update", "sgd_update", "sigmoid", "sign", "sin", "sinh",
+    "slice", "sqrt", "square", "stop_gradient", "sum", "tan", "tanh", "trunc", "where",
+    "zeros_like",
+)
+"""The ops MXNet 1.9.1 also registers as ``_sparse_<name>`` (``<name>`` an op or an alias)."""
+
+
+def alias_target(name: str) -> str | None:
+    """The op that MXNet's alias ``name`` names, or None when ``name`` is no alias."""
+    if name.startswith("_sparse_") and name[len("_sparse_"):] in SPARSE_ALIASED:
+        name = name[len("_sparse_"):]
+        return ALIASES.get(name, name)
+    return ALIASES.get(name)
