@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import os
 import threading
 import warnings
 
@@ -119,6 +120,22 @@ def num_gpus() -> int:
     from .device import num_gpus as count  # loads the CUDA runtime: only when GPUs are asked for
 
     return count()
+
+
+def gpu_memory_info(device_id: int = 0) -> tuple[int, int]:
+    """The (free, total) bytes of GPU ``device_id``'s memory, as ``mx.context.gpu_memory_info``
+    (an emulated GPU, ``SPARSEGEN_GPU=host``, reports the host's memory)."""
+    from . import device  # loads the CUDA runtime: only when GPUs are asked for
+
+    if not isinstance(device_id, int) or isinstance(device_id, bool) or device_id < 0:
+        raise SparsegenError(f"gpu_memory_info: device_id must be an int >= 0, got {device_id!r}")
+    if device_id >= num_gpus():
+        raise SparsegenError(f"gpu_memory_info: there is no gpu({device_id}); {num_gpus()} "
+                             f"GPUs are available{device.missing_gpu_reason()}")
+    if device.emulated():
+        page = os.sysconf("SC_PAGE_SIZE")
+        return os.sysconf("SC_AVPHYS_PAGES") * page, os.sysconf("SC_PHYS_PAGES") * page
+    return device.cuda_runtime.memory(device_id)
 
 
 def resolve(ctx: "Context | str | None") -> Context:

@@ -32,6 +32,8 @@ from .runtime import tvm_ffi  # imported there with torch hidden (see runtime.py
 CUDA_DEVICE_TYPE = 2  # DLPack's kDLCUDA
 _COMPUTE_VERSION = 4  # TVM's kComputeVersion device attribute
 _DEVICE_NAME = 5  # TVM's kDeviceName device attribute
+_TOTAL_MEMORY = 14  # TVM's kTotalGlobalMemory device attribute
+_AVAILABLE_MEMORY = 15  # TVM's kAvailableGlobalMemory device attribute
 
 _CALLBACK = "tvm_callback_cuda_compile"
 _CUBINS: dict[str, bytes] = {}  # sha256 of a CUDA source -> its cubin
@@ -129,6 +131,12 @@ def arch(device_id: int) -> str:
 def name(device_id: int) -> str:
     """The model name of CUDA device ``device_id`` (``NVIDIA H200``)."""
     return str(_attribute(device_id, _DEVICE_NAME))
+
+
+def memory(device_id: int) -> tuple[int, int]:
+    """The (free, total) bytes of global memory of CUDA device ``device_id``."""
+    return (int(_attribute(device_id, _AVAILABLE_MEMORY)),
+            int(_attribute(device_id, _TOTAL_MEMORY)))
 
 
 def _attribute(device_id: int, kind: int) -> object:

@@ -5,6 +5,16 @@ which kernel cache keys cover). TVM-free and importing nothing."""
 from __future__ import annotations
 
 ALIASES = {
+    "_DivScalar": "_div_scalar", "_Equal": "_equal", "_EqualScalar": "_equal_scalar",
+    "_Greater": "_greater", "_GreaterEqualScalar": "_greater_equal_scalar",
+    "_GreaterScalar": "_greater_scalar", "_Greater_Equal": "_greater_equal", "_Lesser": "_lesser",
+    "_LesserEqualScalar": "_lesser_equal_scalar", "_LesserScalar": "_lesser_scalar",
+    "_Lesser_Equal": "_lesser_equal", "_MinusScalar": "_minus_scalar", "_Mod": "_mod",
+    "_ModScalar": "_mod_scalar", "_MulScalar": "_mul_scalar",
+    "_NotEqualScalar": "_not_equal_scalar", "_Not_Equal": "_not_equal",
+    "_PlusScalar": "_plus_scalar", "_Power": "_power", "_PowerScalar": "_power_scalar",
+    "_RDivScalar": "_rdiv_scalar", "_RMinusScalar": "_rminus_scalar",
+    "_RModScalar": "_rmod_scalar", "_RPowerScalar": "_rpower_scalar",
     "ElementWiseSum": "add_n", "Softmax": "SoftmaxOutput", "_Div": "elemwise_div",
     "_Hypot": "_hypot", "_Maximum": "_maximum", "_Minimum": "_minimum", "_Minus": "elemwise_sub",
     "_Mul": "elemwise_mul", "_Plus": "elemwise_add", "_add": "elemwise_add",

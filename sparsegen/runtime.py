@@ -111,6 +111,14 @@ def runtime_library() -> Path:
     return path
 
 
+def set_num_threads(count: int) -> None:
+    """Run parallel kernels on ``count`` threads from now on (``TVM_NUM_THREADS`` for a runtime
+    not loaded yet, and the loaded runtime's thread pool resized)."""
+    os.environ["TVM_NUM_THREADS"] = str(count)
+    if runtime_library.cache_info().currsize:
+        tvm_ffi.get_global_func("runtime.config_threadpool")(1, count)  # 1: every (big) core
+
+
 _OPENED: dict[str, tuple[int, int]] = {}  # path handed to dlopen -> (device, inode) it opened
 _FRESH = itertools.count()
 

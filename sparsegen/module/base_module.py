@@ -14,15 +14,11 @@ import numpy as np
 
 from .. import metric as metric_module
 from .. import ndarray as nd
+from ..base import _as_list
 from ..errors import InvalidType, InvalidValue, NotReady
 from ..initializer import Uniform
 from ..io import DataBatch, DataDesc, DataIter
 from ..model import BatchEndParam, read_params, write_params
-
-
-def as_list(obj: Any) -> list[Any]:
-    """``obj`` if it is a list or tuple (as a list), else ``[obj]``."""
-    return list(obj) if isinstance(obj, (list, tuple)) else [obj]
 
 
 def check_input_names(symbol: Any, names: list[str], typename: str, throw: bool) -> None:
@@ -136,13 +132,13 @@ class BaseModule:
             if batch_end_callback is not None:
                 params = BatchEndParam(epoch=epoch, nbatch=nbatch, eval_metric=eval_metric,
                                        locals=locals())
-                for callback in as_list(batch_end_callback):
+                for callback in _as_list(batch_end_callback):
                     callback(params)
             actual_num_batch += 1
         if score_end_callback:
             params = BatchEndParam(epoch=epoch, nbatch=actual_num_batch,
                                    eval_metric=eval_metric, locals=locals())
-            for callback in as_list(score_end_callback):
+            for callback in _as_list(score_end_callback):
                 callback(params)
         return eval_metric.get_name_value()
 
@@ -210,7 +206,7 @@ class BaseModule:
             validation_metric = eval_metric
         if not isinstance(eval_metric, metric_module.EvalMetric):
             eval_metric = metric_module.create(eval_metric)
-        batch_callbacks = [] if batch_end_callback is None else as_list(batch_end_callback)
+        batch_callbacks = [] if batch_end_callback is None else _as_list(batch_end_callback)
         for epoch in range(begin_epoch, num_epoch):
             tic = time.time()
             eval_metric.reset()
@@ -244,7 +240,7 @@ class BaseModule:
             arg_params_now, aux_params_now = self.get_params()
             self.set_params(arg_params_now, aux_params_now)
             if epoch_end_callback is not None:
-                for callback in as_list(epoch_end_callback):
+                for callback in _as_list(epoch_end_callback):
                     callback(epoch, self.symbol, arg_params_now, aux_params_now)
             if eval_data is not None:
                 res = self.score(eval_data, validation_metric,

@@ -1,5 +1,5 @@
-"""``ExecutorGroup``: one executor per context, each bound to its slice of the batch (by the
-work load list), as MXNet 1.9.1's ``DataParallelExecutorGroup``: loads a batch into the
+"""``DataParallelExecutorGroup``: one executor per context, each bound to its slice of the
+batch (by the work load list), as MXNet 1.9.1's: loads a batch into the
 executors, runs them, merges their outputs and keeps their parameter and gradient arrays
 side by side for the updates."""
 
@@ -76,19 +76,19 @@ def merge(parts: list[list[Any]], axes: list[int]) -> list[Any]:
     return merged
 
 
-class ExecutorGroup:
+class DataParallelExecutorGroup:
     """Executors of ``symbol`` on ``contexts`` bound to the slices of one batch shape; data,
     label, parameter and gradient arrays by name and context."""
 
-    def __init__(self, symbol: Symbol, contexts: list[Context], work_load_list: list[float],
+    def __init__(self, symbol: Symbol, contexts: list[Context], workload: list[float],
                  data_shapes: list[DataDesc], label_shapes: list[DataDesc] | None,
                  param_names: list[str], for_training: bool, inputs_need_grad: bool,
-                 shared_group: "ExecutorGroup | None" = None,
+                 shared_group: "DataParallelExecutorGroup | None" = None, logger: Any = None,
                  fixed_param_names: list[str] | None = None, grad_req: Any = "write",
                  state_names: list[str] | None = None) -> None:
         self.symbol = symbol
         self.contexts = contexts
-        self.work_load_list = work_load_list
+        self.workload = workload
         self.param_names = param_names
         self.arg_names = symbol.list_arguments()
         self.aux_names = symbol.list_auxiliary_states()
@@ -106,7 +106,7 @@ class ExecutorGroup:
 
     # -- binding -------------------------------------------------------------------------------
     def _bind(self, data_shapes: list[DataDesc], label_shapes: list[DataDesc] | None,
-              shared_group: "ExecutorGroup | None", reshape: bool = False) -> None:
+              shared_group: "DataParallelExecutorGroup | None", reshape: bool = False) -> None:
         """Bind (or, with ``reshape``, reshape) one executor per context for these shapes."""
         self.data_shapes, self.label_shapes = data_shapes, label_shapes
         self.data_names = [d.name for d in data_shapes]
@@ -116,7 +116,7 @@ class ExecutorGroup:
         self.output_layouts = [0] * len(self.output_names)
         axis = self.data_layouts[0] if self.data_layouts else -1
         self.batch_size = data_shapes[0].shape[axis] if axis >= 0 else None
-        self.slices = (split_slices(self.batch_size, self.work_load_list)
+        self.slices = (split_slices(self.batch_size, self.workload)
                        if self.batch_size is not None else [slice(None)] * len(self.contexts))
         if self._default_execs is not None and self._shapes_of(0) == self._bound_shapes:
             self.execs = list(self._default_execs)
@@ -139,7 +139,7 @@ class ExecutorGroup:
             shapes.append((desc.name, tuple(shape)))
         return shapes
 
-    def _bind_one(self, i: int, shared_group: "ExecutorGroup | None") -> Executor:
+    def _bind_one(self, i: int, shared_group: "DataParallelExecutorGroup | None") -> Executor:
         """The executor of context ``i``, sharing parameter arrays with ``shared_group``'s."""
         types = {d.name: d.dtype for d in list(self.data_shapes) + list(self.label_shapes or [])}
         attrs = self.symbol.attr_dict()

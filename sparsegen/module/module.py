@@ -16,7 +16,7 @@ from ..io import DataDesc
 from ..model import load_checkpoint
 from ..params import integer
 from .base_module import BaseModule, check_input_names, parse_data_desc
-from .executor_group import ExecutorGroup
+from .executor_group import DataParallelExecutorGroup
 from .updates import create_kvstore, initialize_kvstore, update_locally, update_on_kvstore
 
 
@@ -66,7 +66,7 @@ class Module(BaseModule):
         self._updater: Any = None
         self._preload_opt_states: str | None = None
         self._grad_req: Any = None
-        self._exec_group: ExecutorGroup | None = None
+        self._exec_group: DataParallelExecutorGroup | None = None
         self._data_shapes: list[DataDesc] | None = None
         self._label_shapes: list[DataDesc] | None = None
 
@@ -114,7 +114,7 @@ class Module(BaseModule):
         """The names of the outputs."""
         return self._output_names
 
-    def _bound(self, what: str) -> ExecutorGroup:
+    def _bound(self, what: str) -> DataParallelExecutorGroup:
         if not self.binded or self._exec_group is None:
             raise NotReady(f"Module.{what}: the module is not bound; call bind() first")
         return self._exec_group
@@ -235,7 +235,7 @@ class Module(BaseModule):
                 raise InvalidValue("Module.bind: shared_module must be a bound Module with "
                                    "initialized parameters")
             shared_group = shared_module._exec_group
-        self._exec_group = ExecutorGroup(
+        self._exec_group = DataParallelExecutorGroup(
             self._symbol, self._context, self._work_load_list, self._data_shapes,
             self._label_shapes, self._param_names, for_training, inputs_need_grad,
             shared_group, fixed_param_names=self._fixed_param_names, grad_req=grad_req,

@@ -3,6 +3,11 @@ ops sparsegen's Gluon losses run (``_sigmoid_bce``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+from .ndarray import NDArray
+
 # -- arith --
 from .arith import UNION_FUNCTIONS
 # -- elemwise --
@@ -14,9 +19,51 @@ from .nn import _sigmoid_bce, _sigmoid_bce_grad
 # -- scatter --
 from .scatter import _scatter_elemwise_div, _scatter_minus_scalar, _scatter_plus_scalar
 
+SCALAR_OPS: dict[str, Callable[[Any, Any], Any]] = {
+    "_plus_scalar": lambda x, s: x + s, "_minus_scalar": lambda x, s: x - s,
+    "_rminus_scalar": lambda x, s: s - x, "_mul_scalar": lambda x, s: x * s,
+    "_div_scalar": lambda x, s: x / s, "_rdiv_scalar": lambda x, s: s / x,
+    "_mod_scalar": lambda x, s: x % s, "_rmod_scalar": lambda x, s: s % x,
+    "_power_scalar": lambda x, s: x ** s, "_rpower_scalar": lambda x, s: s ** x,
+    "_equal_scalar": lambda x, s: x == s, "_not_equal_scalar": lambda x, s: x != s,
+    "_greater_scalar": lambda x, s: x > s, "_greater_equal_scalar": lambda x, s: x >= s,
+    "_lesser_scalar": lambda x, s: x < s, "_lesser_equal_scalar": lambda x, s: x <= s,
+}
+"""MXNet's ops of an array and a scalar (what NDArray's and Symbol's operators write) and what
+each computes, on arrays or on Python numbers."""
+
+ARRAY_OPS: dict[str, Callable[[Any, Any], Any]] = {
+    "_mod": lambda x, y: x % y, "_power": lambda x, y: x ** y, "_equal": lambda x, y: x == y,
+    "_not_equal": lambda x, y: x != y, "_greater": lambda x, y: x > y,
+    "_greater_equal": lambda x, y: x >= y, "_lesser": lambda x, y: x < y,
+    "_lesser_equal": lambda x, y: x <= y,
+}
+"""MXNet's ops of two arrays behind the operators that no ``mx.nd`` function names."""
+
+
+def _scalar_op(name: str, compute: Callable[[Any, Any], Any]) -> Callable[..., Any]:
+    def op(data: NDArray, scalar: Any, is_int: Any = None) -> Any:
+        return compute(data, scalar)
+
+    op.__name__ = name
+    op.__doc__ = f"MXNet's ``{name}``: ``data`` with the number ``scalar``."
+    return op
+
+
+def _array_op(name: str, compute: Callable[[Any, Any], Any]) -> Callable[..., Any]:
+    def op(lhs: NDArray, rhs: NDArray) -> Any:
+        return compute(lhs, rhs)
+
+    op.__name__ = name
+    op.__doc__ = f"MXNet's ``{name}`` of two arrays of one shape."
+    return op
+
+
+globals().update({name: _scalar_op(name, f) for name, f in SCALAR_OPS.items()})
+globals().update({name: _array_op(name, f) for name, f in ARRAY_OPS.items()})
 globals().update(UNION_FUNCTIONS)
 globals().update(INTERNAL_UNARY_OPS)
 
-__all__ = ["_scatter_elemwise_div", "_scatter_minus_scalar", "_scatter_plus_scalar",
+__all__ = [*SCALAR_OPS, *ARRAY_OPS, "_scatter_elemwise_div", "_scatter_minus_scalar", "_scatter_plus_scalar",
            "_sigmoid_bce", "_sigmoid_bce_grad", "_square_sum", *UNION_FUNCTIONS,
            *INTERNAL_UNARY_OPS]

@@ -17,6 +17,15 @@ from ..ops.rule import STYPES
 from .values import user_values
 
 
+_STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
+"""MXNet's storage type ids (its C API's), by name."""
+_STORAGE_TYPE_ID_TO_STR = {code: name for name, code in _STORAGE_TYPE_STR_TO_ID.items()}
+"""MXNet's storage type names, by id."""
+py_slice = slice
+"""Python's ``slice`` (MXNet's module defines an op named ``slice``, so test files import the
+builtin under this name)."""
+
+
 class _Above:
     """The modules above this one that NDArray's methods run, installed by the package.
 

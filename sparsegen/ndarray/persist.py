@@ -34,7 +34,7 @@ from ..context import Context
 from ..device import host_copy, num_gpus
 from ..errors import InvalidType, InvalidValue, SparsegenError
 from ..formats import CSR, RowSparse, csr, row_sparse
-from .ndarray import NDArray
+from .ndarray import _STORAGE_TYPE_STR_TO_ID, NDArray
 from .storage import wrap
 
 LIST_MAGIC = 0x112
@@ -42,9 +42,9 @@ V1_MAGIC, V2_MAGIC, V3_MAGIC = 0xF993FAC8, 0xF993FAC9, 0xF993FACA
 _FLAGS = {0: "float32", 1: "float64", 2: "float16", 3: "uint8", 4: "int32", 5: "int8",
           6: "int64"}
 _FLAG_OF = {np.dtype(name): flag for flag, name in _FLAGS.items()}
-_STYPES = {0: "default", 1: "row_sparse", 2: "csr"}
-_STYPE_OF = {name: code for code, name in _STYPES.items()}
-_DEVICES = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
+_STYPE_OF = {name: code for name, code in _STORAGE_TYPE_STR_TO_ID.items() if code >= 0}
+_STYPES = {code: name for name, code in _STYPE_OF.items()}
+_DEVICES = Context.devtype2str
 
 
 # -- writing ------------------------------------------------------------------------------------

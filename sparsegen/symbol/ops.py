@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import ndarray as nd
+from ..ndarray._internal import ARRAY_OPS, SCALAR_OPS
 from .. import operator
 from ..errors import InvalidType, InvalidValue
 from ..name import NameManager
@@ -116,25 +117,6 @@ states (what ``mx.mod.Module`` initialises them with)."""
 EMBEDDINGS = ("Embedding", "_contrib_SparseEmbedding")
 """The ops that look rows of a weight up (the same shape and dtype rules)."""
 
-SCALAR_OPS: dict[str, Callable[[Any, Any], Any]] = {
-    "_plus_scalar": lambda x, s: x + s, "_minus_scalar": lambda x, s: x - s,
-    "_rminus_scalar": lambda x, s: s - x, "_mul_scalar": lambda x, s: x * s,
-    "_div_scalar": lambda x, s: x / s, "_rdiv_scalar": lambda x, s: s / x,
-    "_mod_scalar": lambda x, s: x % s, "_rmod_scalar": lambda x, s: s % x,
-    "_power_scalar": lambda x, s: x ** s, "_rpower_scalar": lambda x, s: s ** x,
-    "_equal_scalar": lambda x, s: x == s, "_not_equal_scalar": lambda x, s: x != s,
-    "_greater_scalar": lambda x, s: x > s, "_greater_equal_scalar": lambda x, s: x >= s,
-    "_lesser_scalar": lambda x, s: x < s, "_lesser_equal_scalar": lambda x, s: x <= s,
-}
-"""The ops of a symbol and a scalar (Symbol's operators) and what each computes."""
-
-ARRAY_OPS: dict[str, Callable[[Any, Any], Any]] = {
-    "_mod": lambda x, y: x % y, "_power": lambda x, y: x ** y, "_equal": lambda x, y: x == y,
-    "_not_equal": lambda x, y: x != y, "_greater": lambda x, y: x > y,
-    "_greater_equal": lambda x, y: x >= y, "_lesser": lambda x, y: x < y,
-    "_lesser_equal": lambda x, y: x <= y,
-}
-"""The ops of two symbols behind Symbol's operators that no ``mx.nd`` function names."""
 
 
 def attr_string(key: str, value: Any) -> str:
