@@ -13,10 +13,12 @@ from .errors import MXNetError, SparsegenError, StorageFallbackWarning
 from .ndarray.keywords import check_keywords as _check_keywords
 
 nd = ndarray
+rnd = random
 _check_keywords(ndarray)  # every function of mx.nd is defined once ndarray is imported
 
 _ON_FIRST_USE = {
-    "attribute": "attribute", "callback": "callback", "gluon": "gluon", "init": "initializer", "initializer": "initializer",
+    "attribute": "attribute", "callback": "callback", "executor": "executor", "gluon": "gluon",
+    "init": "initializer", "initializer": "initializer",
     "interop": "interop", "io": "io", "kv": "kvstore", "kvstore": "kvstore",
     "lr_scheduler": "lr_scheduler", "metric": "metric", "mod": "module", "model": "model",
     "module": "module", "name": "name", "operator": "operator", "sym": "symbol",
@@ -27,10 +29,11 @@ that only runs NDArray code and optimizers does not pay for importing it)."""
 
 __all__ = [
     "AttrScope", "Context", "MXNetError", "SparsegenError", "StorageFallbackWarning", "__version__",
-    "autograd", "base", "callback", "context", "cpu", "cpu_pinned", "current_context", "gluon",
+    "autograd", "base", "callback", "context", "cpu", "cpu_pinned", "current_context", "executor",
+    "gluon",
     "gpu", "init", "initializer", "interop", "io", "kernels", "kv", "kvstore", "lr_scheduler",
     "metric", "model", "name", "nd", "ndarray", "num_gpus", "operator", "optimizer", "random",
-    "sym", "symbol", "test_utils",
+    "rnd", "sym", "symbol", "test_utils",
     "mod", "module",
     "updates",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import types
 from typing import Any
 
 import numpy as np
@@ -260,3 +261,8 @@ the class module holds them too (installed here; it cannot import the modules th
 them)."""
 for _name in NDARRAY_MODULE_FUNCTIONS:
     setattr(ndarray, _name, globals()[_name])
+
+# -- mx.nd.op: MXNet's operators as functions (the same functions mx.nd names) --
+op = types.ModuleType(f"{__name__}.op", "``mx.nd.op``: the op functions of ``mx.nd``, as MXNet's.")
+op.__getattr__ = lambda name: getattr(sys.modules[__name__], name)  # type: ignore[attr-defined]
+__all__ += ["op"]

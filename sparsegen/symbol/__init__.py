@@ -55,8 +55,9 @@ contrib = _namespace("contrib", {}, ("contrib.",))
 _internal = _namespace("_internal", {n: ops.make(n, s) for n, s in ops.INTERNAL.items()},
                        ("_internal.",))
 random = _namespace("random", {n: ops.make(n, s) for n, s in ops.RANDOM.items()}, ())
+op = _namespace("op", dict(ops.FUNCTIONS), ("",))  # MXNet's mx.sym.op: the same op functions
 __getattr__ = _generator(globals(), ("",))
 
 __all__ = ["Executor", "Group", "Node", "Symbol", "Variable", "contrib", "load", "load_json",
-           "random", "sparse", "var", *ops.FUNCTIONS]
+           "op", "random", "sparse", "var", *ops.FUNCTIONS]
 del executor, serialize

@@ -1,9 +1,11 @@
 """``gluon.nn``: the basic layers of MXNet 1.9.1 (Dense, Embedding, Dropout, BatchNorm,
-Flatten, Activation, Lambda, HybridLambda, Sequential, HybridSequential)."""
+Flatten, Activation, Lambda, HybridLambda, Sequential, HybridSequential; ``Block`` and
+``HybridBlock`` as MXNet's module names them too)."""
 
+from ..block import Block, HybridBlock
 from .activations import Activation
 from .basic_layers import (BatchNorm, Dense, Dropout, Embedding, Flatten, HybridLambda,
                            HybridSequential, Lambda, Sequential)
 
-__all__ = ["Activation", "BatchNorm", "Dense", "Dropout", "Embedding", "Flatten", "HybridLambda",
+__all__ = ["Activation", "BatchNorm", "Block", "HybridBlock", "Dense", "Dropout", "Embedding", "Flatten", "HybridLambda",
            "HybridSequential", "Lambda", "Sequential"]
