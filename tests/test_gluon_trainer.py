@@ -116,8 +116,37 @@ def test_sparse_embedding_pulls_rows_and_trains():
     expect = w0.copy()
     expect[[1, 4]] -= 1.0
     np.testing.assert_allclose(whole, expect, rtol=1e-6)
+    # as MXNet 1.9.1: the constructor accepts it, picking the kvstore refuses it
+    other = gluon.contrib.nn.SparseEmbedding(6, 3)
+    other.initialize()
+    refused = gluon.Trainer(other.collect_params(), "sgd", update_on_kvstore=False)
     with pytest.raises(ValueError, match="update_on_kvstore"):
-        gluon.Trainer(emb.collect_params(), "sgd", update_on_kvstore=False)
+        refused._init_kvstore()
+
+
+def test_trainer_attributes_mxnets_tests_read():
+    # MXNet 1.9.1 (recorded): _update_on_kvstore None until the kvstore is picked and None
+    # without one, _kv_initialized, _params_to_init all parameters before, none after
+    dense = gluon.nn.Dense(2, in_units=3)
+    dense.initialize()
+    trainer = gluon.Trainer(dense.collect_params(), "sgd", {"learning_rate": 0.1})
+    assert trainer._update_on_kvstore is None and trainer._kv_initialized is False
+    assert len(trainer._params_to_init) == 2
+    with autograd.record():
+        out = dense(mx.nd.ones((1, 3)))
+    out.backward()
+    trainer.step(1)
+    assert trainer._update_on_kvstore is None and trainer._kvstore is None
+    assert trainer._kv_initialized is True and trainer._params_to_init == []
+    emb = gluon.nn.Embedding(10, 2, sparse_grad=True)
+    emb.initialize()
+    trainer = gluon.Trainer(emb.collect_params(), "sgd", {"learning_rate": 0.1},
+                            kvstore=mx.kv.create("local"))
+    with autograd.record():
+        out = emb(mx.nd.array([1, 2]))
+    out.backward()
+    trainer.step(1)
+    assert trainer._update_on_kvstore is False and trainer._params_to_init == []
 
 
 def _csr_problem(seed: int = 0) -> tuple[mx.nd.NDArray, mx.nd.NDArray, np.ndarray]:

@@ -201,6 +201,11 @@ def test_fixed_params_and_kvstore_rows():
     np.testing.assert_array_equal(arg_params["fc_bias"].asnumpy(), bias)
     with pytest.warns(UserWarning, match="not 'row_sparse'"):
         mod.prepare(batch, sparse_row_id_fn=lambda b: {"fc_bias": mx.nd.array([0])})
+    # MXNet's FM example pulls every row before scoring with no batch at hand
+    mod.prepare(None, lambda b: {"fc_weight": mx.nd.arange(0, 6, dtype="int64")})
+    pulled = mod._exec_group.param_arrays[0][0]
+    assert pulled.indices.asnumpy().tolist() == list(range(6))
+    np.testing.assert_allclose(pulled.asnumpy(), expected, rtol=1e-5)
 
 
 @settings(max_examples=15, deadline=None)

@@ -61,16 +61,13 @@ class Trainer:
                                "as they are")
         self._params = _parameters(params)
         self._param2idx = {p.name: i for i, p in enumerate(self._params)}
-        if any(p.stype != "default" for p in self._params) and update_on_kvstore is False:
-            raise InvalidValue("Cannot set update_on_kvstore=False when sparse weights are "
-                               "present.")
         for param in self._params:
             param._set_trainer(self)
         self._kv_config = (kvstore, update_on_kvstore)
         self._kvstore: kvs.KVStore | None = None
         self._kv_keys: set[int] = set()
-        self._kv_ready = False
-        self._update_on_kvstore = False
+        self._kv_initialized = False
+        self._update_on_kvstore: bool | None = None  # None until the kvstore is picked
         optimizer_params = dict(optimizer_params or {})
         self._scale = optimizer_params.get("rescale_grad", 1.0)
         self._init_optimizer(optimizer, optimizer_params)
@@ -107,7 +104,7 @@ class Trainer:
         rules): a row_sparse weight needs one and updates on it; a type string with one
         context and dense weights needs none; otherwise updates run on it unless
         ``update_on_kvstore=False`` (or, by default, the gradients are sparse)."""
-        if self._kv_ready:
+        if self._kv_initialized:
             return
         spec, flag = self._kv_config
         devices = max(len(p.list_ctx()) for p in self._params) if self._params else 1
@@ -121,6 +118,9 @@ class Trainer:
             store = kvs.create(spec) if wanted else None
         distributed = store is not None and store.type in kvs.DIST_TYPES
         sparse_grad = any(p.grad_stype != "default" for p in self._params)
+        if sparse_weight and flag is False:  # raised here, as MXNet's _init_kvstore does
+            raise InvalidValue("Cannot set update_on_kvstore=False when sparse weights are "
+                               "present.")
         if distributed and flag is False and (sparse_weight or sparse_grad):
             raise InvalidValue("Cannot set update_on_kvstore=False on dist kvstore when sparse "
                                "gradients are present.")
@@ -134,7 +134,16 @@ class Trainer:
             update = distributed or not sparse_grad
         if store is not None and update:
             store.set_updater(self._updater)
-        self._kvstore, self._update_on_kvstore, self._kv_ready = store, update, True
+        self._kvstore, self._update_on_kvstore, self._kv_initialized = (
+            store, update if store is not None else None, True)
+
+    @property
+    def _params_to_init(self) -> list[Parameter]:
+        """The parameters whose kvstore key is not initialized yet (MXNet's attribute): all of
+        them before the kvstore is picked, none once it is and there is no store."""
+        if self._kv_initialized and self._kvstore is None:
+            return []
+        return [p for i, p in enumerate(self._params) if i not in self._kv_keys]
 
     def _key(self, param: Parameter) -> int:
         """``param``'s key in the kvstore, initialized from its data on first use."""

@@ -424,7 +424,8 @@ class Module(BaseModule):
     def prepare(self, data_batch: Any, sparse_row_id_fn: Any = None) -> None:
         """Before ``data_batch`` runs: pull the rows of each row_sparse parameter kept in the
         kvstore that ``sparse_row_id_fn(data_batch)`` names (a dict of name -> row ids) into
-        the executors' copies."""
+        the executors' copies. ``data_batch`` may be None (MXNet's way to pull rows, such as
+        all of them before scoring, with no batch at hand)."""
         group = self._bound("prepare")
         if sparse_row_id_fn is None:
             return
@@ -436,7 +437,8 @@ class Module(BaseModule):
         if not isinstance(row_ids, dict):
             raise InvalidType(f"prepare: sparse_row_id_fn must return a dict of parameter name -> "
                               f"row ids, got {type(row_ids).__name__}")
-        batch_csrs = [a for a in data_batch.data or () if getattr(a, "stype", None) == "csr"]
+        batch_data = getattr(data_batch, "data", None) or ()  # None: pull rows, no batch
+        batch_csrs = [a for a in batch_data if getattr(a, "stype", None) == "csr"]
         for name, rows in row_ids.items():
             if name not in group.param_names:
                 raise InvalidValue(f"prepare: sparse_row_id_fn names {name!r}, not a parameter "

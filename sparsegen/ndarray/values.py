@@ -3,6 +3,8 @@
 MXNet converts whatever it is given with C casts: ``None`` becomes nan, ``300`` stored as uint8
 becomes 44 and nan stored as int32 becomes -2147483648. Here a value that is not a number, or a
 number the destination dtype cannot hold, raises instead, naming the argument and the value.
+Array-likes of numeric strings (``["1", "2.5"]``, as read from a text file) are read as numpy
+reads them, as MXNet does; a bare string is not a number.
 """
 
 from __future__ import annotations
@@ -24,6 +26,26 @@ def _not_numbers(source: Any, what: str, detail: str = "") -> InvalidType:
                      f"{type(source).__name__} {shown}{detail}")
 
 
+def _parsed(strings: np.ndarray, source: Any, what: str) -> np.ndarray:
+    """The numbers an array of numeric strings spells: int64 when every one is an integer,
+    else float64; a string that is no number raises ``InvalidType`` naming it."""
+    for kind in (np.int64, np.float64):
+        try:
+            return strings.astype(kind)
+        except (ValueError, OverflowError):
+            continue
+    bad = next(v for v in strings.ravel().tolist() if not _is_number(v))
+    raise _not_numbers(source, what, f" ({bad!r} is not a number)")
+
+
+def _is_number(text: str | bytes) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _numeric(source: Any, what: str) -> np.ndarray:
     """``source`` as a numpy array of numbers (bool, int, float or complex), or ``InvalidType``
     (a ``TypeError``)."""
@@ -33,6 +55,8 @@ def _numeric(source: Any, what: str) -> np.ndarray:
         raw = np.asarray(source)
     except (TypeError, ValueError) as err:  # ragged nested lists, objects numpy cannot read
         raise _not_numbers(source, what, f" ({err})") from None
+    if raw.dtype.kind in "US":  # numeric strings ("1", "2.5" read from a file), as numpy reads them
+        raw = _parsed(raw, source, what)
     if raw.dtype.kind == "O":  # numbers that numpy kept as objects: Python ints beyond int64
         if not all(isinstance(v, (int, float, np.number)) and not isinstance(v, complex)
                    for v in raw.ravel().tolist()):

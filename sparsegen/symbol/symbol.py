@@ -265,6 +265,20 @@ def _listed(attrs: dict[str, str]) -> dict[str, str]:
     return listed
 
 
+def _shape(name: str, shape: Any) -> tuple[int, ...]:
+    """A variable's ``shape``: ints (an int alone is a 1-D shape, as MXNet's ``shape=(1)``)."""
+    dims = (shape,) if isinstance(shape, numbers.Integral) else shape
+    try:
+        dims = tuple(dims)
+    except TypeError:
+        dims = None
+    if dims is None or not all(isinstance(d, numbers.Integral) and not isinstance(d, bool)
+                               and d >= 0 for d in dims):
+        raise InvalidValue(f"Variable {name}: shape must be an int or a sequence of ints >= 0, "
+                           f"got {shape!r}")
+    return tuple(int(d) for d in dims)
+
+
 def Variable(name: str, attr: dict[str, str] | None = None, shape: Any = None,  # noqa: N802
              lr_mult: float | None = None, wd_mult: float | None = None, dtype: Any = None,
              init: Any = None, stype: str | None = None, **kwargs: Any) -> Symbol:
@@ -274,7 +288,7 @@ def Variable(name: str, attr: dict[str, str] | None = None, shape: Any = None,  
         raise InvalidType(f"Variable: name must be a string, got {type(name).__name__}")
     attrs = AttrScope.current().get(attr)
     if shape is not None:
-        attrs["__shape__"] = str(tuple(shape))
+        attrs["__shape__"] = str(_shape(name, shape))
     if lr_mult is not None:
         attrs["__lr_mult__"] = str(lr_mult)
     if wd_mult is not None:

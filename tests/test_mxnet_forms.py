@@ -1,0 +1,115 @@
+"""The argument forms and module-level names MXNet code uses, against MXNet 1.9.1's answers
+(recorded by hand from MXNet 1.9.1 on CPU; the values are numpy's or hand-computed)."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import sparsegen as mx
+from sparsegen.errors import InvalidType, InvalidValue
+
+
+@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False, width=32), min_size=1, max_size=6),
+       st.sampled_from(["float32", "float64"]))
+def test_nd_array_reads_numeric_strings_as_numpy_does(values, dtype):
+    # example/sparse/matrix_factorization reads lists of numeric strings from a file
+    strings = [repr(v) for v in values]
+    np.testing.assert_array_equal(mx.nd.array(strings, dtype=dtype).asnumpy(),
+                                  np.array(strings, dtype=dtype))
+
+
+def test_nd_array_of_strings_that_are_no_numbers_names_the_value():
+    np.testing.assert_array_equal(mx.nd.array([["1", "2"], ["3", "4"]], dtype="int32").asnumpy(),
+                                  [[1, 2], [3, 4]])
+    with pytest.raises(InvalidType, match="'x' is not a number"):
+        mx.nd.array(["1", "x"])
+    with pytest.raises(InvalidType, match="str"):
+        mx.nd.array("1")
+    with pytest.raises(mx.MXNetError, match="does not fit in uint8"):
+        mx.nd.array(["300"], dtype="uint8")
+
+
+@pytest.mark.parametrize("shape, written", [((1), (1,)), (3, (3,)), ([2, 3], (2, 3)),
+                                            ((0, 4), (0, 4))])
+def test_symbol_variable_takes_an_int_shape(shape, written):
+    var = mx.sym.var("x", shape=shape)
+    assert var.attr("__shape__") == str(written)
+    if 0 not in written:
+        assert (var * 2).infer_shape()[1] == [written]
+
+
+@pytest.mark.parametrize("shape", ["a", 2.5, (2, -1), (True, 2)])
+def test_symbol_variable_refuses_a_shape_of_no_ints(shape):
+    with pytest.raises(InvalidValue, match="shape must be an int or a sequence of ints"):
+        mx.sym.var("x", shape=shape)
+
+
+def test_the_names_mxnets_test_files_import():
+    from sparsegen.base import _as_list, py_str, string_types  # noqa: F401
+    from sparsegen.module.executor_group import DataParallelExecutorGroup  # noqa: F401
+    from sparsegen.ndarray.ndarray import _STORAGE_TYPE_STR_TO_ID, add, py_slice, zeros
+
+    assert _STORAGE_TYPE_STR_TO_ID == {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
+    assert py_slice is slice
+    np.testing.assert_array_equal(add(zeros((2,)), 3).asnumpy(), [3, 3])
+    assert _as_list(3) == [3] and _as_list((1, 2)) == (1, 2)
+    assert py_str(b"ab") == "ab"
+
+
+def test_lib_serves_the_c_api_calls_scripts_make(monkeypatch):
+    from sparsegen.base import _LIB, c_array, c_str, check_call, mx_float
+
+    monkeypatch.setenv("TVM_NUM_THREADS", os.environ.get("TVM_NUM_THREADS", "2"))
+    version = ctypes.c_int()
+    check_call(_LIB.MXGetVersion(ctypes.byref(version)))
+    assert version.value == 10901
+    count = ctypes.c_int(-1)
+    check_call(_LIB.MXGetGPUCount(ctypes.byref(count)))
+    assert count.value == mx.context.num_gpus()
+    check_call(_LIB.MXRandomSeed(ctypes.c_int(7)))
+    first = mx.nd.random.uniform(shape=(3,)).asnumpy()
+    check_call(_LIB.MXRandomSeed(7))
+    np.testing.assert_array_equal(mx.nd.random.uniform(shape=(3,)).asnumpy(), first)
+    check_call(_LIB.MXNDArrayWaitAll())
+    previous = ctypes.c_int()
+    check_call(_LIB.MXEngineSetBulkSize(4, ctypes.byref(previous)))
+    check_call(_LIB.MXEngineSetBulkSize(previous.value, ctypes.byref(previous)))
+    assert previous.value == 4
+    with pytest.raises(AttributeError, match="MXNoSuchCall.*MXGetVersion"):
+        _LIB.MXNoSuchCall
+    with pytest.raises(mx.MXNetError, match="returned -1"):
+        check_call(-1)
+    with pytest.raises(mx.MXNetError, match="out of scope"):
+        _LIB.MXSetIsNumpyShape(1, ctypes.byref(previous))
+    assert c_str("ab").value == b"ab" and list(c_array(mx_float, [1, 2])) == [1.0, 2.0]
+
+
+def test_set_num_omp_threads_resizes_the_kernels_thread_pool(monkeypatch):
+    from sparsegen.base import _LIB, check_call
+    from sparsegen.runtime import runtime_library, tvm_ffi
+
+    monkeypatch.setenv("TVM_NUM_THREADS", os.environ.get("TVM_NUM_THREADS", "2"))
+    before = int(os.environ["TVM_NUM_THREADS"])
+    runtime_library()
+    check_call(_LIB.MXSetNumOMPThreads(ctypes.c_int(1)))
+    try:
+        assert tvm_ffi.get_global_func("runtime.NumThreads")() == 1
+        x = mx.nd.arange(0, 1000).reshape((10, 100))
+        np.testing.assert_array_equal(mx.nd.sum(x, axis=1).asnumpy(),
+                                      np.arange(1000.0).reshape(10, 100).sum(axis=1))
+    finally:
+        check_call(_LIB.MXSetNumOMPThreads(before))
+    with pytest.raises(InvalidValue, match="positive"):
+        _LIB.MXSetNumOMPThreads(0)
+
+
+def test_gpu_memory_info_names_a_missing_gpu():
+    with pytest.raises(mx.MXNetError, match="no gpu"):
+        mx.context.gpu_memory_info(mx.context.num_gpus())
+    with pytest.raises(mx.MXNetError, match="device_id"):
+        mx.context.gpu_memory_info(-1)
