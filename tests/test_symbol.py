@@ -297,3 +297,49 @@ def test_every_symbol_op_runs_an_nd_function_that_takes_its_inputs_by_name(name)
     else:
         assert [i for i in opdef.inputs if i not in parameters] == [], (name, list(parameters))
     assert set(opdef.created) <= set(opdef.inputs)
+
+
+@given(st.lists(st.integers(1, 4), min_size=2, max_size=4), st.integers(1, 3))
+def test_infer_shape_of_shape_changing_ops_is_numpys(shape, reps):
+    # ops without a written shape rule are run on zeros to see their shapes: never the first
+    # input's shape where the op changes it (it once was: wide & deep's slice)
+    shape = tuple(shape)
+    x = np.zeros(shape, np.float32)
+    a = mx.sym.var("a")
+    cases = {
+        "flatten": (mx.sym.flatten(a), x.reshape(shape[0], -1).shape),
+        "swapaxes": (mx.sym.swapaxes(a, dim1=0, dim2=1), np.swapaxes(x, 0, 1).shape),
+        "slice_axis": (mx.sym.slice_axis(a, axis=1, begin=0, end=1), x[:, :1].shape),
+        "slice": (mx.sym.slice(a, begin=(0, 0), end=(None, 1)), x[:, :1].shape),
+        "tile": (mx.sym.tile(a, reps=(reps,) + (1,) * (len(shape) - 1)),
+                 np.tile(x, (reps,) + (1,) * (len(shape) - 1)).shape),
+        "repeat": (mx.sym.repeat(a, repeats=reps, axis=0), np.repeat(x, reps, axis=0).shape),
+        "one_hot": (mx.sym.one_hot(a, depth=reps + 2), shape + (reps + 2,)),
+        "expand_dims": (mx.sym.expand_dims(a, axis=0), (1,) + shape),
+    }
+    for name, (symbol, expected) in cases.items():
+        assert symbol.infer_shape(a=shape)[1] == [expected], name
+
+
+def test_infer_shape_of_wide_and_deep_is_mxnets():
+    # MXNet 1.9.1's example/sparse/wide_deep model: the first FullyConnected sees the 4
+    # continuous features and 3 embeddings of 8 (4 + 3 * 8 = 28 inputs), as MXNet infers
+    csr_data = mx.sym.Variable("csr_data", stype="csr")
+    weight = mx.sym.Variable("linear_weight", shape=(20, 2), stype="row_sparse")
+    linear = mx.sym.broadcast_add(mx.sym.sparse.dot(csr_data, weight),
+                                  mx.sym.Variable("linear_bias", shape=(2,)))
+    dns = mx.sym.Variable("dns_data")
+    x = mx.sym.slice(data=dns, begin=(0, 0), end=(None, 3))
+    embeds = mx.sym.split(data=x, num_outputs=3, squeeze_axis=1)
+    features = [mx.sym.slice(data=dns, begin=(0, 3), end=(None, 7))]
+    for i, embed in enumerate(embeds):
+        features.append(mx.sym.sparse.Embedding(
+            data=embed, weight=mx.sym.Variable(f"embed_{i}_weight", stype="row_sparse"),
+            input_dim=5 + i, output_dim=8, sparse_grad=True))
+    hidden = mx.sym.FullyConnected(data=mx.sym.concat(*features, dim=1), num_hidden=50)
+    out = mx.sym.SoftmaxOutput(linear + mx.sym.FullyConnected(data=hidden, num_hidden=2),
+                               mx.sym.Variable("softmax_label"), name="model")
+    args, outs, _ = out.infer_shape(csr_data=(10, 20), dns_data=(10, 7), softmax_label=(10,))
+    shapes = dict(zip(out.list_arguments(), args))
+    assert shapes["fullyconnected0_weight"] == (50, 28)
+    assert shapes["embed_2_weight"] == (7, 8) and outs == [(10, 2)]

@@ -222,9 +222,10 @@ from ..opaliases import ALIASES, PREFIXES, SPARSE_ALIASED  # noqa: E402
 
 
 def _serve_aliases() -> list[str]:
-    """Serve MXNet's alias of each op this front end has: ``mx.nd.<alias>`` (``mx.nd._internal``
-    for a leading underscore), ``_internal._sparse_<name>`` and ``mx.nd.sparse.<name>``; a
-    name already taken keeps its function. The ``mx.nd`` names added."""
+    """Serve both MXNet names of each aliased op this front end has under one of them:
+    ``mx.nd.<name>`` (``mx.nd._internal`` for a leading underscore), and
+    ``_internal._sparse_<name>`` and ``mx.nd.sparse.<name>``; a name already taken keeps its
+    function. The ``mx.nd`` names added."""
     here = sys.modules[__name__]
 
     def find(op: str) -> Any:
@@ -235,10 +236,12 @@ def _serve_aliases() -> list[str]:
 
     added = []
     for alias, op in ALIASES.items():
-        home = _internal if alias.startswith("_") else here
-        if find(op) is not None and not hasattr(home, alias):
-            setattr(home, alias, find(op))
-            added += [] if home is _internal else [alias]
+        function = find(op) or find(alias)
+        for name in (alias, op):
+            home = _internal if name.startswith("_") else here
+            if function is not None and find(name) is None:
+                setattr(home, name, function)
+                added += [] if home is _internal else [name]
     for name in SPARSE_ALIASED:
         function = find(ALIASES.get(name, name)) or find(name)
         if function is not None:

@@ -4,49 +4,19 @@ with gradients from ``mx.autograd``; ``Symbol.bind``, ``simple_bind`` and ``eval
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from .. import autograd, operator
+from .. import autograd
 from .. import ndarray as nd
 from ..context import Context, current_context
-from ..errors import InvalidValue, NotSupported
+from ..errors import InvalidValue
 from ..tape import GRAD_REQS
-from .graph import Node, params, strings, topological
+from .graph import Node, params, topological
 from .infer import dtypes, key, shapes, stypes
-from .ops import ARRAY_OPS, SCALAR_OPS, definition, nd_function
+from .ops import node_runner
 from .symbol import Symbol
-
-
-def node_runner(node: Node) -> Callable[[list[Any], Context], Any]:
-    """``runner(inputs, ctx)``: the output of ``node`` on ``inputs``, computed by the ``mx.nd``
-    function of its op (looked up and its attributes parsed once, here)."""
-    if node.op == "Custom":
-        attrs = strings(node)
-        return lambda inputs, ctx: operator.run(inputs, attrs, ctx)
-    p = params(node)
-    if node.op in SCALAR_OPS:
-        scalar_op, scalar = SCALAR_OPS[node.op], p["scalar"]
-        return lambda inputs, ctx: scalar_op(inputs[0], scalar)
-    if node.op in ARRAY_OPS:
-        array_op = ARRAY_OPS[node.op]
-        return lambda inputs, ctx: array_op(*inputs)
-    spec = definition(node.op)
-    function = None if spec is None else nd_function(spec)
-    if function is None:
-        def unsupported(inputs: list[Any], ctx: Context) -> Any:
-            raise NotSupported(f"executor: op {node.op} ({node.name}) has no mx.nd function "
-                               "in sparsegen")
-        return unsupported
-    if spec.variadic:
-        p.pop("num_args", None)
-        return lambda inputs, ctx: function(*inputs, **p)
-    if node.op.startswith("_random_"):
-        return lambda inputs, ctx: function(ctx=ctx, **p)
-    names = spec.inputs
-    return lambda inputs, ctx: function(**dict(zip(names, inputs)), **p)
 
 
 def _per_argument(values: Any, names: list[str], what: str, required: bool) -> list[Any]:

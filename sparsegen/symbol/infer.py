@@ -10,11 +10,14 @@ from typing import Any
 
 import numpy as np
 
-from .. import operator
-from ..errors import InvalidValue
+from .. import autograd, operator
+from .. import ndarray as nd
+from ..context import cpu
+from ..errors import InvalidValue, SparsegenError
+from ..opnames import ELEMWISE_UNARY
 from ..storage_rules import storage_rule
 from .graph import Entry, Node, dtype_name, output_names, params, stype_name, topological
-from .ops import EMBEDDINGS, SCALAR_OPS
+from .ops import EMBEDDINGS, SCALAR_OPS, node_runner
 
 Shape = tuple[int, ...] | None
 ShapeRule = Callable[[list[Shape], dict[str, Any]], tuple[list[Shape], Any]]
@@ -193,8 +196,8 @@ SHAPE_RULES: dict[str, ShapeRule] = {
                               "norm", "_square_sum")},
     **{op: _same for op in _ELEMWISE_SAME},
 }
-"""Shape rule by op; an op not named here (unary, scalar, Activation, Dropout, casts ...)
-keeps its first input's shape, and ``broadcast_*`` broadcast."""
+"""Shape rule by op; ``broadcast_*`` broadcast, the ``SAME_SHAPE`` ops keep their first
+input's shape, and any other op is run on zeros to see (``_evaluated``)."""
 
 
 def _custom(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Any]:
@@ -214,8 +217,41 @@ def _custom(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Any]:
 SHAPE_RULES["Custom"] = _custom
 
 
-def _rule(op: str) -> ShapeRule:
-    return SHAPE_RULES.get(op, _broadcast if op.startswith("broadcast_") else _first)
+SAME_SHAPE = (*ELEMWISE_UNARY, *SCALAR_OPS, "Activation", "LeakyReLU", "Dropout", "Cast",
+              "cast_storage", "softmax", "log_softmax", "BlockGrad", "MakeLoss", "make_loss",
+              "clip", "zeros_like", "ones_like")
+"""Ops whose output has their first input's shape (elementwise, casts, losses of the data)."""
+
+
+def _evaluated(node: Node) -> ShapeRule:
+    """The rule of an op that has none written here: the op itself run on float32 zeros of its
+    inputs' shapes, on the CPU, its outputs' shapes read off (exact for any op, at the cost of
+    running it once)."""
+    run = node_runner(node)
+
+    def rule(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Any]:
+        if None in shapes:
+            return shapes, None
+        try:
+            with autograd.pause():
+                out = run([nd.zeros(s, ctx=cpu()) for s in shapes], cpu())
+        except SparsegenError as error:
+            raise InvalidValue(f"infer_shape: {node.op} {node.name} on inputs of shapes "
+                               f"{shapes}: {error}") from None
+        if isinstance(out, (list, tuple)):
+            return shapes, [o.shape for o in out]
+        return shapes, out.shape
+
+    return rule
+
+
+def _rule(node: Node) -> ShapeRule:
+    op = node.op
+    if op in SHAPE_RULES:
+        return SHAPE_RULES[op]
+    if op.startswith("broadcast_"):
+        return _broadcast
+    return _first if op in SAME_SHAPE else _evaluated(node)
 
 
 def _variable_shape(node: Node, given: dict[str, Any]) -> Shape:
@@ -242,7 +278,7 @@ def shapes(heads: tuple, given: dict[str, Any]) -> dict[Key, Shape]:
             if node.is_variable:
                 continue
             inputs = [found.get(key(entry)) for entry in node.inputs]
-            filled, out = _rule(node.op)(inputs, params(node))
+            filled, out = _rule(node)(inputs, params(node))
             for (child, index), before, after in zip(node.inputs, inputs, filled):
                 if before is None and after is not None and child.is_variable:
                     found[id(child), index], changed = tuple(after), True

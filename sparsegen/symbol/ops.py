@@ -15,11 +15,12 @@ import numpy as np
 from .. import ndarray as nd
 from ..ndarray._internal import ARRAY_OPS, SCALAR_OPS
 from .. import operator
-from ..errors import InvalidType, InvalidValue
+from ..context import Context
+from ..errors import InvalidType, InvalidValue, NotSupported
 from ..name import NameManager
 from ..opaliases import alias_target
 from ..opnames import ELEMWISE_UNARY_DENSE, ELEMWISE_UNARY_SPARSE, STRIDED_BINARY_OPS
-from .graph import Entry, Node, VARIABLE
+from .graph import VARIABLE, Entry, Node, params, strings
 from .symbol import Symbol, create
 
 
@@ -174,6 +175,35 @@ def definition(op: str) -> OpDef | None:
     if op.startswith("_contrib_"):
         return generated(op[len("_contrib_"):], "contrib.")
     return next((d for prefix in NAMESPACES if (d := generated(op, prefix))), None)
+
+
+def node_runner(node: Node) -> Callable[[list[Any], Context], Any]:
+    """``runner(inputs, ctx)``: the output of ``node`` on ``inputs``, computed by the ``mx.nd``
+    function of its op (looked up and its attributes parsed once, here)."""
+    if node.op == "Custom":
+        attrs = strings(node)
+        return lambda inputs, ctx: operator.run(inputs, attrs, ctx)
+    p = params(node)
+    if node.op in SCALAR_OPS:
+        scalar_op, scalar = SCALAR_OPS[node.op], p["scalar"]
+        return lambda inputs, ctx: scalar_op(inputs[0], scalar)
+    if node.op in ARRAY_OPS:
+        array_op = ARRAY_OPS[node.op]
+        return lambda inputs, ctx: array_op(*inputs)
+    spec = definition(node.op)
+    function = None if spec is None else nd_function(spec)
+    if function is None:
+        def unsupported(inputs: list[Any], ctx: Context) -> Any:
+            raise NotSupported(f"executor: op {node.op} ({node.name}) has no mx.nd function "
+                               "in sparsegen")
+        return unsupported
+    if spec.variadic:
+        p.pop("num_args", None)
+        return lambda inputs, ctx: function(*inputs, **p)
+    if node.op.startswith("_random_"):
+        return lambda inputs, ctx: function(ctx=ctx, **p)
+    names = spec.inputs
+    return lambda inputs, ctx: function(**dict(zip(names, inputs)), **p)
 
 
 def _entries(spec: OpDef, function: str, args: tuple[Any, ...],
