@@ -34,32 +34,32 @@ string_types = (str,)
 """The string types (MXNet's Python 2 compatibility name)."""
 
 
-class NotImplementedForSymbol(MXNetError):
+class _FunctionError(MXNetError):
+    """A function called on what it does not serve, named as MXNet's message names it."""
+
+    template = ""
+
+    def __init__(self, function: Callable[..., Any], alias: str | None = None,
+                 *args: Any) -> None:
+        super().__init__()
+        self.function = getattr(function, "__name__", str(function))
+        self.alias, self.args = alias, [str(type(a)) for a in args]
+
+    def __str__(self) -> str:
+        name = self.function if self.alias is None else f"{self.function} ({self.alias})"
+        return self.template.format(name)
+
+
+class NotImplementedForSymbol(_FunctionError):
     """An NDArray function called on a Symbol, as MXNet's."""
 
-    def __init__(self, function: Callable[..., Any], alias: str | None = None,
-                 *args: Any) -> None:
-        super().__init__()
-        self.function = getattr(function, "__name__", str(function))
-        self.alias, self.args = alias, [str(type(a)) for a in args]
-
-    def __str__(self) -> str:
-        name = self.function if self.alias is None else f"{self.function} ({self.alias})"
-        return f"Function {name} (namely operator) is not implemented for Symbol"
+    template = "Function {} (namely operator) is not implemented for Symbol"
 
 
-class NotSupportedForSparseNDArray(MXNetError):
+class NotSupportedForSparseNDArray(_FunctionError):
     """A dense-only function called on a sparse array, as MXNet's."""
 
-    def __init__(self, function: Callable[..., Any], alias: str | None = None,
-                 *args: Any) -> None:
-        super().__init__()
-        self.function = getattr(function, "__name__", str(function))
-        self.alias, self.args = alias, [str(type(a)) for a in args]
-
-    def __str__(self) -> str:
-        name = self.function if self.alias is None else f"{self.function} ({self.alias})"
-        return f"Function {name} is not supported for SparseNDArray"
+    template = "Function {} is not supported for SparseNDArray"
 
 
 error_types: dict[str, type] = {}

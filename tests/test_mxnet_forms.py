@@ -113,3 +113,12 @@ def test_gpu_memory_info_names_a_missing_gpu():
         mx.context.gpu_memory_info(mx.context.num_gpus())
     with pytest.raises(mx.MXNetError, match="device_id"):
         mx.context.gpu_memory_info(-1)
+
+
+def test_mxnets_function_errors_name_the_function():
+    from sparsegen.base import NotImplementedForSymbol, NotSupportedForSparseNDArray
+
+    assert str(NotImplementedForSymbol(len, "-")) == (
+        "Function len (-) (namely operator) is not implemented for Symbol")
+    assert str(NotSupportedForSparseNDArray(len)) == "Function len is not supported for SparseNDArray"
+    assert isinstance(NotSupportedForSparseNDArray(len), mx.MXNetError)
