@@ -38,10 +38,10 @@ ALIASES = {
     "uniform": "_random_uniform", "shuffle": "_shuffle", "swapaxes": "SwapAxis",
 }
 """MXNet 1.9.1's other names of the ops sparsegen has under either name (its NNVM aliases, as
-recorded in tests/fixtures/mxnet_census.json): alias -> the op's name. ``mx.nd`` (``mx.nd._internal``
-for a leading underscore) serves both names as the one function, ``mx.sym`` writes the op's
-name, and a symbol file naming an alias loads as the op. ``_sparse_<op>`` aliases are
-``SPARSE_ALIASED``."""
+recorded in tests/fixtures/mxnet_census.json): alias -> the op's name. ``mx.nd``
+(``mx.nd._internal`` for a leading underscore) serves both names as the one function,
+``mx.sym`` writes the op's name, and a symbol file naming an alias loads as the op.
+``_sparse_<op>`` aliases are ``SPARSE_ALIASED``."""
 
 PREFIXES = {"_contrib_": "contrib", "_sparse_": "sparse", "_random_": "random",
             "_sample_": "random", "_linalg_": "linalg"}

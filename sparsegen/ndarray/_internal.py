@@ -64,6 +64,6 @@ globals().update({name: _array_op(name, f) for name, f in ARRAY_OPS.items()})
 globals().update(UNION_FUNCTIONS)
 globals().update(INTERNAL_UNARY_OPS)
 
-__all__ = [*SCALAR_OPS, *ARRAY_OPS, "_scatter_elemwise_div", "_scatter_minus_scalar", "_scatter_plus_scalar",
-           "_sigmoid_bce", "_sigmoid_bce_grad", "_square_sum", *UNION_FUNCTIONS,
-           *INTERNAL_UNARY_OPS]
+__all__ = [*SCALAR_OPS, *ARRAY_OPS, "_scatter_elemwise_div", "_scatter_minus_scalar",
+           "_scatter_plus_scalar", "_sigmoid_bce", "_sigmoid_bce_grad", "_square_sum",
+           *UNION_FUNCTIONS, *INTERNAL_UNARY_OPS]

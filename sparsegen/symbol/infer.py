@@ -228,19 +228,21 @@ def _evaluated(node: Node) -> ShapeRule:
     inputs' shapes, on the CPU, its outputs' shapes read off (exact for any op, at the cost of
     running it once)."""
     run = node_runner(node)
+    seen: dict[tuple[Shape, ...], Any] = {}  # inference repeats passes: run once per shapes
 
     def rule(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Any]:
         if None in shapes:
             return shapes, None
-        try:
-            with autograd.pause():
-                out = run([nd.zeros(s, ctx=cpu()) for s in shapes], cpu())
-        except SparsegenError as error:
-            raise InvalidValue(f"infer_shape: {node.op} {node.name} on inputs of shapes "
-                               f"{shapes}: {error}") from None
-        if isinstance(out, (list, tuple)):
-            return shapes, [o.shape for o in out]
-        return shapes, out.shape
+        if tuple(shapes) not in seen:
+            try:
+                with autograd.pause():
+                    out = run([nd.zeros(s, ctx=cpu()) for s in shapes], cpu())
+            except SparsegenError as error:
+                raise InvalidValue(f"infer_shape: {node.op} {node.name} on inputs of shapes "
+                                   f"{shapes}: {error}") from None
+            seen[tuple(shapes)] = ([o.shape for o in out] if isinstance(out, (list, tuple))
+                                   else out.shape)
+        return shapes, seen[tuple(shapes)]
 
     return rule
 
@@ -271,6 +273,7 @@ def shapes(heads: tuple, given: dict[str, Any]) -> dict[Key, Shape]:
     nodes = topological(heads)
     found: dict[Key, Shape] = {(id(n), 0): _variable_shape(n, given)
                                for n in nodes if n.is_variable}
+    rules = {id(node): _rule(node) for node in nodes if not node.is_variable}
     changed = True
     while changed:
         changed = False
@@ -278,7 +281,7 @@ def shapes(heads: tuple, given: dict[str, Any]) -> dict[Key, Shape]:
             if node.is_variable:
                 continue
             inputs = [found.get(key(entry)) for entry in node.inputs]
-            filled, out = _rule(node)(inputs, params(node))
+            filled, out = rules[id(node)](inputs, params(node))
             for (child, index), before, after in zip(node.inputs, inputs, filled):
                 if before is None and after is not None and child.is_variable:
                     found[id(child), index], changed = tuple(after), True

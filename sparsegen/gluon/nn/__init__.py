@@ -7,5 +7,5 @@ from .activations import Activation
 from .basic_layers import (BatchNorm, Dense, Dropout, Embedding, Flatten, HybridLambda,
                            HybridSequential, Lambda, Sequential)
 
-__all__ = ["Activation", "BatchNorm", "Block", "HybridBlock", "Dense", "Dropout", "Embedding", "Flatten", "HybridLambda",
-           "HybridSequential", "Lambda", "Sequential"]
+__all__ = ["Activation", "BatchNorm", "Block", "Dense", "Dropout", "Embedding", "Flatten",
+           "HybridBlock", "HybridLambda", "HybridSequential", "Lambda", "Sequential"]
