@@ -122,3 +122,45 @@ def test_mxnets_function_errors_name_the_function():
         "Function len (-) (namely operator) is not implemented for Symbol")
     assert str(NotSupportedForSparseNDArray(len)) == "Function len is not supported for SparseNDArray"
     assert isinstance(NotSupportedForSparseNDArray(len), mx.MXNetError)
+
+
+@given(st.lists(st.integers(-2, 2), min_size=1, max_size=8), st.integers(-2, 2),
+       st.sampled_from(["float32", "int32"]))
+def test_logical_ops_of_arrays_and_scalars_are_numpys(values, scalar, dtype):
+    x = np.array(values, dtype=dtype)
+    y = np.roll(x, 1)
+    a, b = mx.nd.array(x, dtype=dtype), mx.nd.array(y, dtype=dtype)
+    for name, oracle in (("logical_and", np.logical_and), ("logical_or", np.logical_or),
+                         ("logical_xor", np.logical_xor)):
+        function = getattr(mx.nd, name)
+        for result, expected in ((function(a, b), oracle(x, y)), (function(a, scalar),
+                                 oracle(x, scalar)), (function(scalar, a), oracle(scalar, x))):
+            assert result.dtype == np.dtype(dtype)
+            np.testing.assert_array_equal(result.asnumpy(), expected.astype(dtype))
+        assert function(scalar, 1) == int(oracle(scalar, 1))
+    csr = mx.nd.array(x.reshape(1, -1), dtype="float32").tostype("csr")
+    assert mx.nd.logical_and(csr, 2).stype == "default"  # MXNet's dense-only scalar kernels
+
+
+@given(st.lists(st.integers(1, 4), min_size=2, max_size=4), st.data())
+def test_moveaxis_and_concatenate_are_numpys(shape, data):
+    x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    source = data.draw(st.integers(-len(shape), len(shape) - 1))
+    destination = data.draw(st.integers(-len(shape), len(shape) - 1))
+    np.testing.assert_array_equal(mx.nd.moveaxis(mx.nd.array(x), source, destination).asnumpy(),
+                                  np.moveaxis(x, source, destination))
+    axis = data.draw(st.integers(0, len(shape) - 1))
+    np.testing.assert_array_equal(
+        mx.nd.concatenate([mx.nd.array(x), mx.nd.array(x + 1)], axis=axis).asnumpy(),
+        np.concatenate([x, x + 1], axis=axis))
+    np.testing.assert_array_equal(mx.nd.true_divide(mx.nd.array(x), 4).asnumpy(), x / 4)
+
+
+def test_onehot_encode_writes_out():
+    out = mx.nd.zeros((3, 4))
+    assert mx.nd.onehot_encode(mx.nd.array([0, 3, 1]), out) is out
+    np.testing.assert_array_equal(out.asnumpy(), np.eye(4, dtype=np.float32)[[0, 3, 1]])
+    with pytest.raises(InvalidValue, match="2-D"):
+        mx.nd.onehot_encode(mx.nd.array([0]), mx.nd.zeros((4,)))
+    with pytest.raises(InvalidValue, match="as many axes"):
+        mx.nd.moveaxis(mx.nd.zeros((2, 3)), 0, [0, 1])

@@ -336,10 +336,11 @@ def test_infer_shape_of_wide_and_deep_is_mxnets():
         features.append(mx.sym.sparse.Embedding(
             data=embed, weight=mx.sym.Variable(f"embed_{i}_weight", stype="row_sparse"),
             input_dim=5 + i, output_dim=8, sparse_grad=True))
-    hidden = mx.sym.FullyConnected(data=mx.sym.concat(*features, dim=1), num_hidden=50)
+    hidden = mx.sym.FullyConnected(data=mx.sym.concat(*features, dim=1), num_hidden=50,
+                                   name="hidden")
     out = mx.sym.SoftmaxOutput(linear + mx.sym.FullyConnected(data=hidden, num_hidden=2),
                                mx.sym.Variable("softmax_label"), name="model")
     args, outs, _ = out.infer_shape(csr_data=(10, 20), dns_data=(10, 7), softmax_label=(10,))
     shapes = dict(zip(out.list_arguments(), args))
-    assert shapes["fullyconnected0_weight"] == (50, 28)
+    assert shapes["hidden_weight"] == (50, 28)
     assert shapes["embed_2_weight"] == (7, 8) and outs == [(10, 2)]

@@ -255,9 +255,10 @@ __all__ += _serve_aliases()
 
 # -- mxnet.ndarray.ndarray's module-level functions (MXNet's test files import them there) --
 NDARRAY_MODULE_FUNCTIONS = (
-    "add", "arange", "array", "divide", "empty", "equal", "eye", "from_numpy", "full", "greater",
-    "greater_equal", "lesser", "lesser_equal", "linspace", "maximum", "minimum", "modulo",
-    "multiply", "not_equal", "ones", "power", "subtract", "waitall", "zeros",
+    "add", "arange", "array", "concatenate", "divide", "empty", "equal", "eye", "from_numpy",
+    "full", "greater", "greater_equal", "lesser", "lesser_equal", "linspace", "logical_and",
+    "logical_or", "logical_xor", "maximum", "minimum", "modulo", "moveaxis", "multiply",
+    "not_equal", "onehot_encode", "ones", "power", "subtract", "true_divide", "waitall", "zeros",
 )
 """The functions MXNet 1.9.1 defines in ``mxnet/ndarray/ndarray.py`` that this front end has:
 the class module holds them too (installed here; it cannot import the modules that define

@@ -23,7 +23,7 @@ from ..errors import InvalidType, InvalidValue, SparsegenError
 from ..params import real
 from ..opnames import ARITH_BINARY_OPS, COMPARE_OPS
 from . import broadcast
-from .dispatch import check_out, invoke
+from .dispatch import check_out, densified, invoke
 from .elemwise import _cast_scalar, _check_int_divisor, ufunc
 from .ndarray import NDArray
 
@@ -78,6 +78,44 @@ def modulo(lhs: Any, rhs: Any) -> Any:
     """``lhs % rhs`` with the sign of ``rhs`` (Python's ``%``), 0 where ``rhs`` is 0, as
     ``mxnet.nd.modulo``."""
     return _ufunc("mod", lhs, rhs)
+
+
+def _logical(fn: str, lhs: Any, rhs: Any) -> Any:
+    """MXNet's ``logical_<fn>``: two arrays broadcast (``broadcast_logical_<fn>``); an array and
+    a scalar give 1 / 0 in the array's dtype, dense (MXNet's scalar logical ops have dense
+    kernels only), from the array's truth (``x != 0``) and the scalar's; two scalars 1 / 0."""
+    truth = {"and": lambda a, b: a and b, "or": lambda a, b: a or b,
+             "xor": lambda a, b: bool(a) != bool(b)}[fn]
+
+    def scalar(array: NDArray, value: Any, reflected: bool) -> NDArray:
+        nonzero = densified(array) != 0
+        if fn == "xor":
+            return nonzero == 0 if value else nonzero
+        if bool(value) == (fn == "and"):  # x and True, x or False: the array's truth
+            return nonzero
+        return nonzero * 0 + (1 if fn == "or" else 0)  # a constant, in the array's dtype
+
+    return ufunc(lhs, rhs, f"logical_{fn}",
+                 lambda a, b: BROADCAST_FUNCTIONS[f"broadcast_logical_{fn}"](a, b), scalar,
+                 lambda a, b: 1 if truth(a, b) else 0)
+
+
+def logical_and(lhs: Any, rhs: Any) -> Any:
+    """1 where both operands are non-zero, else 0 (arrays broadcast), as
+    ``mxnet.nd.logical_and``."""
+    return _logical("and", lhs, rhs)
+
+
+def logical_or(lhs: Any, rhs: Any) -> Any:
+    """1 where either operand is non-zero, else 0 (arrays broadcast), as
+    ``mxnet.nd.logical_or``."""
+    return _logical("or", lhs, rhs)
+
+
+def logical_xor(lhs: Any, rhs: Any) -> Any:
+    """1 where exactly one operand is non-zero, else 0 (arrays broadcast), as
+    ``mxnet.nd.logical_xor``."""
+    return _logical("xor", lhs, rhs)
 
 
 # -- broadcast_<op> -------------------------------------------------------------------------------
@@ -195,7 +233,8 @@ def quadratic(data: NDArray, a: Any = 0.0, b: Any = 0.0, c: Any = 0.0,
     return invoke(op, (data,), out=out, a=a, b=b, c=c)
 
 
-__all__ = ["ElementWiseSum", "add_n", "maximum", "minimum", "modulo", "power", "where",
+__all__ = ["ElementWiseSum", "add_n", "logical_and", "logical_or", "logical_xor", "maximum",
+           "minimum", "modulo", "power", "where",
            *BROADCAST_FUNCTIONS]
 
 

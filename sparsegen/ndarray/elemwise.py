@@ -202,6 +202,11 @@ def divide(lhs: Any, rhs: Any) -> Any:
     return _arithmetic("div", lhs, rhs)
 
 
+def true_divide(lhs: Any, rhs: Any) -> Any:
+    """``divide(lhs, rhs)``, under the name ``mxnet.nd.true_divide`` gives it."""
+    return divide(lhs, rhs)
+
+
 def _elemwise(fn: str, lhs: NDArray, rhs: NDArray, out: NDArray | None) -> NDArray:
     op = _BINARY_OPS[fn]
     for name, value in (("lhs", lhs), ("rhs", rhs)):
@@ -338,5 +343,5 @@ def clip(data: NDArray, a_min: Any, a_max: Any, out: NDArray | None = None) -> N
 
 __all__ = [
     "add", "clip", "divide", "elemwise_add", "elemwise_div", "elemwise_mul", "elemwise_sub",
-    "multiply", "subtract", *UNARY_OPS,
+    "multiply", "subtract", "true_divide", *UNARY_OPS,
 ]

@@ -152,4 +152,13 @@ def one_hot(indices: NDArray, depth: int, on_value: float = 1.0, off_value: floa
                   dtype=resolved)
 
 
-__all__ = ["gather_nd", "one_hot", "pick", "scatter_nd", "take"]
+def onehot_encode(indices: NDArray, out: NDArray) -> NDArray:
+    """``out`` set to the one-hot rows of ``indices`` (``out``'s width is the depth, its dtype
+    the values'), as MXNet's deprecated ``onehot_encode``: ``one_hot`` into ``out``."""
+    out = array_arg(out, "out", "onehot_encode")
+    if len(out.shape) != 2:
+        raise InvalidValue(f"onehot_encode: out must be 2-D (rows, depth), got shape {out.shape}")
+    return one_hot(indices, out.shape[1], dtype=out.dtype, out=out)
+
+
+__all__ = ["gather_nd", "one_hot", "onehot_encode", "pick", "scatter_nd", "take"]

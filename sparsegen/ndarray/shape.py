@@ -387,9 +387,34 @@ def space_to_depth(data: NDArray, block_size: Any, out: NDArray | None = None) -
                  (n, c * b * b, h // b, w // b))
 
 
+def concatenate(arrays: Sequence[NDArray], axis: int = 0, always_copy: bool = True) -> NDArray:
+    """``arrays`` joined along ``axis`` (a new array, ``always_copy`` or not), as
+    ``mxnet.nd.concatenate``: ``concat(*arrays, dim=axis)``."""
+    if isinstance(arrays, NDArray) or not isinstance(arrays, Sequence) or not arrays:
+        raise InvalidType(f"concatenate: arrays must be a non-empty list of NDArrays, got "
+                          f"{arrays!r}")
+    return concat(*arrays, dim=axis)
+
+
+def moveaxis(tensor: NDArray, source: Any, destination: Any) -> NDArray:
+    """``tensor`` with axes ``source`` moved to ``destination`` (ints or sequences of them,
+    negative from the end), the others in order, as ``mxnet.nd.moveaxis`` and numpy's."""
+    tensor = _data(tensor, "moveaxis")
+    ndim = len(tensor.shape)
+    moved = _axes(source, ndim, "moveaxis", "source")
+    places = _axes(destination, ndim, "moveaxis", "destination")
+    if len(moved) != len(places):
+        raise InvalidValue(f"moveaxis: source {source!r} and destination {destination!r} must "
+                           "name as many axes")
+    order = [a for a in range(ndim) if a not in moved]
+    for place, axis in sorted(zip(places, moved)):
+        order.insert(place, axis)
+    return transpose(tensor, axes=tuple(order))
+
+
 __all__ = [
     "Concat", "Flatten", "Pad", "broadcast_axes", "broadcast_axis", "broadcast_like",
-    "broadcast_to", "concat", "expand_dims", "flatten", "flip", "pad", "repeat", "reshape",
+    "broadcast_to", "concat", "concatenate", "expand_dims", "flatten", "flip", "moveaxis", "pad", "repeat", "reshape",
     "reverse", "squeeze", "stack", "swapaxes", "tile", "transpose", "depth_to_space",
     "space_to_depth",
 ]

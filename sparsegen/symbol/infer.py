@@ -238,8 +238,8 @@ def _evaluated(node: Node) -> ShapeRule:
                 with autograd.pause():
                     out = run([nd.zeros(s, ctx=cpu()) for s in shapes], cpu())
             except SparsegenError as error:
-                raise InvalidValue(f"infer_shape: {node.op} {node.name} on inputs of shapes "
-                                   f"{shapes}: {error}") from None
+                raise type(error)(f"infer_shape: {node.op} {node.name} on inputs of shapes "
+                                  f"{shapes}: {error}") from None
             seen[tuple(shapes)] = ([o.shape for o in out] if isinstance(out, (list, tuple))
                                    else out.shape)
         return shapes, seen[tuple(shapes)]
