@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -327,11 +328,14 @@ def row_sparse(data: np.ndarray, indices: Any, shape: tuple[int, ...] | None) ->
     return RowSparse(np.ascontiguousarray(data), idx, shape)
 
 
-def csr(data: Any, indices: Any, indptr: Any, shape: tuple[int, ...] | None) -> CSR:
+def csr(data: Any, indices: Any, indptr: Any, shape: tuple[int, ...] | None,
+        sort_rows: Callable[[CSR], CSR] | None = None) -> CSR:
     """A validated ``CSR`` from the three arrays (``shape`` inferred when ``None``).
 
     The format owns its ``indices`` and ``indptr`` (validated copies); ``data`` is kept as it
-    is when C-contiguous."""
+    is when C-contiguous. Column ids out of order within a row raise, unless ``sort_rows``
+    is given: then, once everything else is checked, it sorts each row's entries by column
+    (values with their ids); a column twice in one row raises either way."""
     data = np.asarray(data)
     if data.ndim != 1:
         raise SparsegenError(f"data must be 1-D for csr, got shape {data.shape}")
@@ -357,8 +361,11 @@ def csr(data: Any, indices: Any, indptr: Any, shape: tuple[int, ...] | None) -> 
             f"data and indices must both have indptr[-1] = {ptr[-1]} entries, got "
             f"{data.size} and {idx.size}"
         )
-    check_sorted_rows(idx, ptr, "indices")
-    return CSR(np.ascontiguousarray(data), idx, ptr, (shape[0], shape[1]))
+    result = CSR(np.ascontiguousarray(data), idx, ptr, (shape[0], shape[1]))
+    if sort_rows is not None and _falls_within_rows(idx, ptr).size:
+        result = sort_rows(result)
+    check_sorted_rows(result.indices, ptr, "indices")
+    return result
 
 
 def check_indptr(ptr: np.ndarray, what: str, total: int | None = None) -> None:
@@ -377,18 +384,26 @@ def check_indptr(ptr: np.ndarray, what: str, total: int | None = None) -> None:
                              f"{ptr.size - 1}")
 
 
+def _falls_within_rows(idx: np.ndarray, ptr: np.ndarray) -> np.ndarray:
+    """The positions ``p`` where ``idx[p + 1]`` does not rise above ``idx[p]`` in the same row
+    (``ptr`` already checked by ``check_indptr`` to end at ``idx.size``)."""
+    if idx.size < 2:
+        return np.empty(0, np.intp)
+    row_start = np.zeros(idx.size - 1, bool)
+    starts = ptr[1:-1][(ptr[1:-1] > 0) & (ptr[1:-1] < idx.size)]
+    row_start[starts - 1] = True
+    return np.flatnonzero((np.diff(idx) <= 0) & ~row_start)
+
+
 def check_sorted_rows(idx: np.ndarray, ptr: np.ndarray, what: str) -> None:
     """Raise unless ``idx`` rises strictly within each row ``idx[ptr[i]:ptr[i+1]]`` (``ptr``
     already checked by ``check_indptr`` to end at ``idx.size``)."""
-    if idx.size > 1:
-        rising = np.diff(idx) > 0
-        row_start = np.zeros(idx.size - 1, bool)
-        starts = ptr[1:-1][(ptr[1:-1] > 0) & (ptr[1:-1] < idx.size)]
-        row_start[starts - 1] = True
-        bad = np.flatnonzero(~rising & ~row_start)
-        if bad.size:
-            row = int(np.searchsorted(ptr, bad[0], side="right") - 1)
-            raise SparsegenError(
-                f"{what} must be sorted and unique within each row; row {row} has "
-                f"... {idx[bad[0]]}, {idx[bad[0] + 1]} ... at positions {bad[0]}, {bad[0] + 1}"
-            )
+    bad = _falls_within_rows(idx, ptr)
+    if bad.size:
+        row = int(np.searchsorted(ptr, bad[0], side="right") - 1)
+        kind = (f"duplicate column {idx[bad[0]]}" if idx[bad[0]] == idx[bad[0] + 1]
+                else "unsorted")
+        raise SparsegenError(
+            f"{what} must be sorted and unique within each row; row {row} has {kind}: "
+            f"... {idx[bad[0]]}, {idx[bad[0] + 1]} ... at positions {bad[0]}, {bad[0] + 1}"
+        )

@@ -25,6 +25,7 @@ from .context import resolve as resolve_context
 from .errors import SparsegenError
 from .ndarray.dlpack import dlpack_numpy, torch_module, torch_tensor
 from .ndarray.ndarray import NDArray
+from .ops.sort import csr_rows
 from .ndarray.sparse import BaseSparseNDArray, CSRNDArray, RowSparseNDArray, _from_scipy
 
 
@@ -157,7 +158,8 @@ def from_torch(tensor: Any, ctx: Context | None = None) -> NDArray:
                              "sparse COO or sparse CSR first")
     storage = formats.csr(as_numpy(tensor.values(), "values"),
                           as_numpy(tensor.col_indices(), "col_indices"),
-                          as_numpy(tensor.crow_indices(), "crow_indices"), tuple(tensor.shape))
+                          as_numpy(tensor.crow_indices(), "crow_indices"), tuple(tensor.shape),
+                          sort_rows=csr_rows)
     return CSRNDArray(storage, resolve_context(ctx))
 
 

@@ -455,9 +455,13 @@ _NN_KERNELS = (
                        "values[pre,k,post] dtype WRITTEN, first[pre,k,post] int64 WRITTEN)"),
             ("mask", "(ids[pre,n,post] int64 internal, k int64, "
                      "out[pre,n,post] dtype WRITTEN)"),
+            ("csr_rows", "(indices[nnz] int64, indptr[n+1] int64 ptr(nnz), data[nnz] dtype, "
+                         "out_indices[nnz] int64 WRITTEN, out_data[nnz] dtype WRITTEN, "
+                         "order[nnz] int64 WRITTEN, scratch[nnz] int64 WRITTEN)"),
         ),
         "sort along an axis: a stable merge sort per line (nan last ascending, first "
-        "descending), then the first k of each order as values and ids, or as a mask",
+        "descending), then the first k of each order as values and ids, or as a mask; a "
+        "csr's entries sorted by column within each row",
     ),
 )
 """Indexing, neural-network and sorting ops, dtype casts (sparsegen/ops/nn.py runs them)."""

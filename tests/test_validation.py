@@ -30,7 +30,8 @@ csr_cases = [
     (([1, 2], [0, 1], [0, 2, 1]), (2, 3), "indptr must be non-decreasing"),
     (([1, 2], [0, 1], [0, 1, 3]), (2, 3), r"indptr\[-1\] = 3"),
     (([1, 2], [0, 3], [0, 1, 2]), (2, 3), r"indices out of range \[0, 3\)"),
-    (([1, 2], [2, 1], [0, 2, 2]), (2, 3), "sorted and unique within each row; row 0"),
+    (([1, 2], [2, 2], [0, 2, 2]), (2, 3), "unique within each row; row 0 has duplicate column 2"),
+    (([1, 2, 3], [2, 0, 2], [0, 3, 3]), (2, 3), "row 0 has duplicate column 2"),  # after sorting
     (([1, 2], [1, 1], [0, 0, 2]), (2, 3), "sorted and unique within each row; row 1"),
     (([1, 2], [0, 1], [0, 1]), (2, 3), "indptr must have shape"),
     (([[1, 2]], [0, 1], [0, 1, 2]), (2, 3), "data must be 1-D"),

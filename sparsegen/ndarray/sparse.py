@@ -17,6 +17,7 @@ from ..formats import CSR, INDEX_DTYPE, RowSparse
 from .dispatch import cast_storage, check_out, deliver, invoke
 from .dlpack import dlpack_numpy, torch_tensor
 from ..ops.dot import distinct_columns
+from ..ops.sort import csr_rows
 from .dot import dot
 from . import elemwise
 from .elemwise import *  # noqa: F403 - elemwise.__all__, which includes abs and round
@@ -304,7 +305,8 @@ def csr_matrix(
         _check_target_shape(result, shape)
     elif isinstance(arg1, tuple) and len(arg1) == 3:
         data = _values(arg1[0], dtype, "data")
-        result = formats.csr(data, _ids(arg1[1], "indices"), _ids(arg1[2], "indptr"), shape)
+        result = formats.csr(data, _ids(arg1[1], "indices"), _ids(arg1[2], "indptr"), shape,
+                             sort_rows=csr_rows)
     elif isinstance(arg1, tuple) and len(arg1) == 2 and isinstance(arg1[1], tuple):
         import scipy.sparse
 

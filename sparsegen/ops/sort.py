@@ -1,5 +1,6 @@
-"""sort, argsort and topk along an axis of dense storage, on the generated ``nn_sort`` kernel
-(a stable merge sort of each line) and ``astype`` for ids in a float or narrow dtype."""
+"""sort, argsort and topk along an axis of dense storage, and a csr's rows sorted by column, on
+the generated ``nn_sort`` kernel (a stable merge sort of each line or row) and ``astype`` for ids
+in a float or narrow dtype."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..device import contiguous, empty_like
-from ..formats import INDEX_DTYPE
+from ..formats import CSR, INDEX_DTYPE
 from .astype import cast
 from .gather import lines
 from .layout import dtype_name, kernel
@@ -60,6 +61,18 @@ def argsort(x: Any, axis: int, is_ascend: bool = True, dtype: Any = "float32") -
     """The positions that sort ``x`` along ``axis`` (MXNet's argsort; stable), in ``dtype``."""
     _, ids, _ = _order(x, axis, not is_ascend)
     return _ids_as(ids.reshape(x.shape), dtype)
+
+
+def csr_rows(m: CSR) -> CSR:
+    """``m`` with each row's entries in ascending column order (values moved with their ids;
+    a stable sort, so a repeated column keeps its entries' order)."""
+    nnz = m.indices.size
+    indices, order, scratch = (empty_like(m.indices, (nnz,), INDEX_DTYPE) for _ in range(3))
+    data = empty_like(m.data, (nnz,), m.data.dtype)
+    if nnz:
+        sorter = kernel("nn_sort", (dtype_name(m.dtype),), m.data, nnz * max(1, nnz.bit_length()))
+        sorter.csr_rows(m.indices, m.indptr, m.data, indices, data, order, scratch)
+    return CSR(data, indices, m.indptr, m.shape)
 
 
 STORAGE_RULES: Rules = {

@@ -1,12 +1,15 @@
 """Sorts along an axis (kernel ``nn_sort``): a stable merge sort of each line of a
 ``(pre, n, post)`` view (one ``rows`` block per line, bottom-up runs merged between the order
-and a scratch buffer), then the first ``k`` of each line's order as values and ids, or as a mask.
+and a scratch buffer), then the first ``k`` of each line's order as values and ids, or as a mask; and a csr's entries
+sorted by column within each row (the same merge sort on each row's column ids).
 
 nan orders after every number ascending and before every number descending (numpy's ascending
 order, reversed); equal values keep their positions' order in both directions.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import tvm
 from tvm import tirx
@@ -27,12 +30,14 @@ def _before(dtype: str, a: Expr, b: Expr, descend: Expr) -> Expr:
     return T.Select(descend == T.int64(1), descending, ascending)
 
 
-def _order(dtype: str) -> tvm.tirx.PrimFunc:
-    """``order``: bottom-up merge passes of each line between ``ids`` and ``scratch``."""
-    itemsize = element_bytes(dtype)
+def _merge_sort(dtype: str) -> Any:
+    """A macro: a stable bottom-up merge sort of one line of ``n`` values of ``x`` into ``ids``
+    (the line's positions ``0..n-1`` in sorted order), runs merged between ``ids`` and
+    ``scratch``. Line position ``i`` of the flat buffers is ``base + i * stride``; ``c`` (7) and
+    ``w`` (2) are local int64 buffers."""
 
     @T.macro
-    def merge_pass(x, src, dst, p, q, n, width, c, descend):
+    def merge_pass(x, src, dst, base, stride, n, width, c, descend):
         # c: 0 run start, 1 middle, 2 end, 3 left cursor, 4 right cursor, 5 output, 6 take right
         c[0] = T.int64(0)
         while c[0] < n:
@@ -46,17 +51,42 @@ def _order(dtype: str) -> tvm.tirx.PrimFunc:
                 if c[3] < c[1]:  # nested: TIR's `and` does not short-circuit the loads
                     c[6] = T.int64(0)
                     if c[4] < c[2]:
-                        if _before(dtype, x[p, src[p, c[4], q], q], x[p, src[p, c[3], q], q],
-                                   descend):
+                        if _before(dtype, x[base + src[base + c[4] * stride] * stride],
+                                   x[base + src[base + c[3] * stride] * stride], descend):
                             c[6] = T.int64(1)
                 if c[6] == T.int64(1):
-                    dst[p, c[5], q] = src[p, c[4], q]
+                    dst[base + c[5] * stride] = src[base + c[4] * stride]
                     c[4] = c[4] + T.int64(1)
                 else:
-                    dst[p, c[5], q] = src[p, c[3], q]
+                    dst[base + c[5] * stride] = src[base + c[3] * stride]
                     c[3] = c[3] + T.int64(1)
                 c[5] = c[5] + T.int64(1)
             c[0] = c[2]
+
+    @T.macro
+    def merge_sort(x, ids, scratch, base, stride, n, c, w, descend):
+        for i in T.serial(n):
+            ids[base + i * stride] = i
+        w[0] = T.int64(1)  # run width
+        w[1] = T.int64(0)  # passes done
+        while w[0] < n:
+            if w[1] % T.int64(2) == T.int64(0):
+                merge_pass(x, ids, scratch, base, stride, n, w[0], c, descend)
+            else:
+                merge_pass(x, scratch, ids, base, stride, n, w[0], c, descend)
+            w[0] = w[0] * T.int64(2)
+            w[1] = w[1] + T.int64(1)
+        if w[1] % T.int64(2) == T.int64(1):
+            for i in T.serial(n):
+                ids[base + i * stride] = scratch[base + i * stride]
+
+    return merge_sort
+
+
+def _order(dtype: str) -> tvm.tirx.PrimFunc:
+    """``order``: each line's merge sort, on flat views of the ``(pre, n, post)`` buffers."""
+    itemsize = element_bytes(dtype)
+    merge_sort = _merge_sort(dtype)
 
     @T.prim_func(s_tir=True)
     def order(x: T.handle, descend: T.int64, ids: T.handle, scratch: T.handle):
@@ -67,29 +97,56 @@ def _order(dtype: str) -> tvm.tirx.PrimFunc:
         X = T.match_buffer(x, (pre, n, post), dtype, align=itemsize)
         Ids = T.match_buffer(ids, (pre, n, post), "int64", align=8)
         S = T.match_buffer(scratch, (pre, n, post), "int64", align=8)
+        Xf = T.decl_buffer((pre * n * post,), dtype, data=X.data)
+        Idsf = T.decl_buffer((pre * n * post,), "int64", data=Ids.data)
+        Sf = T.decl_buffer((pre * n * post,), "int64", data=S.data)
         for line in T.serial(pre * post):
             with T.sblock("rows"):
                 vl = T.axis.spatial(pre * post, line)
                 T.reads(X[vl // post, 0:n, vl % post])
                 T.writes(Ids[vl // post, 0:n, vl % post], S[vl // post, 0:n, vl % post])
                 c = T.alloc_buffer((7,), "int64", scope="local")
-                w = T.alloc_buffer((2,), "int64", scope="local")  # run width, passes done
-                for i in T.serial(n):
-                    Ids[vl // post, i, vl % post] = i
-                w[0] = T.int64(1)
-                w[1] = T.int64(0)
-                while w[0] < n:
-                    if w[1] % T.int64(2) == T.int64(0):
-                        merge_pass(X, Ids, S, vl // post, vl % post, n, w[0], c, descend)
-                    else:
-                        merge_pass(X, S, Ids, vl // post, vl % post, n, w[0], c, descend)
-                    w[0] = w[0] * T.int64(2)
-                    w[1] = w[1] + T.int64(1)
-                if w[1] % T.int64(2) == T.int64(1):
-                    for i in T.serial(n):
-                        Ids[vl // post, i, vl % post] = S[vl // post, i, vl % post]
+                w = T.alloc_buffer((2,), "int64", scope="local")
+                merge_sort(Xf, Idsf, Sf, vl // post * n * post + vl % post, post, n, c, w,
+                           descend)
 
     return order
+
+
+def _csr_rows(dtype: str) -> tvm.tirx.PrimFunc:
+    """``csr_rows``: each csr row's entries in ascending column order (a stable merge sort of
+    the row's column ids, then its ids and values gathered in that order)."""
+    itemsize = element_bytes(dtype)
+    merge_sort = _merge_sort("int64")
+
+    @T.prim_func(s_tir=True)
+    def csr_rows(indices: T.handle, indptr: T.handle, data: T.handle, out_indices: T.handle,
+                 out_data: T.handle, order: T.handle, scratch: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        rows = T.int64()  # indptr entries: n + 1
+        nnz = T.int64()
+        Idx = T.match_buffer(indices, (nnz,), "int64", align=8)
+        P = T.match_buffer(indptr, (rows,), "int64", align=8)
+        Data = T.match_buffer(data, (nnz,), dtype, align=itemsize)
+        OutIdx = T.match_buffer(out_indices, (nnz,), "int64", align=8)
+        OutData = T.match_buffer(out_data, (nnz,), dtype, align=itemsize)
+        Order = T.match_buffer(order, (nnz,), "int64", align=8)
+        S = T.match_buffer(scratch, (nnz,), "int64", align=8)
+        for r in T.serial(rows - 1):
+            with T.sblock("rows"):
+                vr = T.axis.spatial(rows - 1, r)
+                T.reads(P[vr : vr + 2], Idx[P[vr] : P[vr + 1]], Data[P[vr] : P[vr + 1]])
+                T.writes(OutIdx[P[vr] : P[vr + 1]], OutData[P[vr] : P[vr + 1]],
+                         Order[P[vr] : P[vr + 1]], S[P[vr] : P[vr + 1]])
+                c = T.alloc_buffer((7,), "int64", scope="local")
+                w = T.alloc_buffer((2,), "int64", scope="local")
+                merge_sort(Idx, Order, S, P[vr], T.int64(1), P[vr + 1] - P[vr], c, w,
+                           T.int64(0))
+                for i in T.serial(P[vr + 1] - P[vr]):
+                    OutIdx[P[vr] + i] = Idx[P[vr] + Order[P[vr] + i]]
+                    OutData[P[vr] + i] = Data[P[vr] + Order[P[vr] + i]]
+
+    return csr_rows
 
 
 def _select(dtype: str) -> tvm.tirx.PrimFunc:
@@ -150,5 +207,7 @@ def sort(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     each line the positions of its values in sorted order (``scratch`` is overwritten);
     ``select (x, ids, values[pre,k,post], first[pre,k,post])``: the first ``k`` positions of
     each line's order and their values; ``mask (ids, k, out[pre,n,post])``: 1 at the first
-    ``k`` positions of each line's order, 0 elsewhere."""
-    return {"order": _order(dtype), "select": _select(dtype), "mask": _mask(dtype)}
+    ``k`` positions of each line's order, 0 elsewhere; ``csr_rows (indices, indptr, data,
+    out_indices, out_data, order, scratch)``: a csr's entries sorted by column within each row."""
+    return {"order": _order(dtype), "select": _select(dtype), "mask": _mask(dtype),
+            "csr_rows": _csr_rows(dtype)}
