@@ -40,6 +40,11 @@ class NotSupported(SparsegenError, NotImplementedError):
     without ``last_batch_handle='discard'``): catchable as either."""
 
 
+class InvalidState(SparsegenError, RuntimeError):
+    """A call the object's state refuses where MXNet raises ``RuntimeError`` (setting a
+    parameter that a distributed kvstore updates): catchable as either."""
+
+
 class NotReady(SparsegenError, AssertionError):
     """A call before the step it needs (a Module used before ``bind`` or ``init_params``), where
     MXNet fails an ``assert``: catchable as either."""

@@ -175,6 +175,39 @@ def slow(out: Path) -> None:
     (out / f"slow-{kv.rank}.txt").write_text(f"{time.monotonic() - start:.3f}\n{message}")
 
 
+THRESHOLD, RATE = 0.5, 2.0
+"""The 2-bit compression threshold and the Test optimizer's rescale_grad of ``compressed``."""
+
+
+def compressed_push(step: int, rank: int) -> np.ndarray:
+    """The dense float32 gradient rank ``rank`` pushes at step ``step`` of ``compressed``."""
+    return np.random.default_rng(3000 + 1000 * step + rank).uniform(-1, 1, (N, D)).astype(
+        np.float32)
+
+
+def compressed(out: Path) -> None:
+    """2-bit compressed pushes to a dense key with MXNet's Test optimizer on the store; each
+    step's pulled value, the bytes sent, and a refused row_sparse push."""
+    kv = mx.kv.create("dist_sync")
+    kv.set_gradient_compression({"type": "2bit", "threshold": THRESHOLD})
+    kv.set_optimizer(mx.optimizer.create("test", rescale_grad=RATE))
+    kv.init("w", mx.nd.zeros((N, D)))
+    kv.init("rsp", mx.nd.zeros((N, D)).tostype("row_sparse"))
+    seen: dict[str, np.ndarray] = {}
+    for step in range(STEPS):
+        before = kv.bytes_sent
+        kv.push("w", mx.nd.array(compressed_push(step, kv.rank)))
+        seen[f"bytes_{step}"] = np.array(kv.bytes_sent - before)
+        value = mx.nd.zeros((N, D))
+        kv.pull("w", out=value)
+        seen[f"w_{step}"] = value.asnumpy()
+    try:
+        kv.push("rsp", mx.nd.ones((N, D)).tostype("row_sparse"))
+    except mx.MXNetError as error:
+        seen["refused"] = np.array(str(error))
+    np.savez(out / f"compressed-{kv.rank}.npz", **seen)
+
+
 def module_data(rank: int) -> tuple[np.ndarray, np.ndarray]:
     """Rank ``rank``'s csr features (``STEPS * BATCH`` rows over ``N`` columns, a few non-zeros
     each) as a dense numpy array, and its labels."""
@@ -208,4 +241,4 @@ def module(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    {"train": train, "kill": kill, "bad": bad, "slow": slow, "module": module}[sys.argv[1]](Path(sys.argv[2]))
+    {"train": train, "compressed": compressed, "kill": kill, "bad": bad, "slow": slow, "module": module}[sys.argv[1]](Path(sys.argv[2]))

@@ -15,7 +15,8 @@ import pickle
 from typing import Any
 
 from .. import autograd, kvstore as kvs, optimizer as opt
-from ..errors import InvalidType, InvalidValue, SparsegenError
+from ..errors import InvalidState, InvalidType, InvalidValue, SparsegenError
+from ..kvstore.compression import GradientCompression
 from ..ndarray import NDArray
 from ..ndarray import sparse as _sparse
 from .parameter import Parameter, ParameterDict
@@ -55,10 +56,9 @@ class Trainer:
                 raise InvalidType(f"Trainer: kvstore must be a KVStore, a type string or None, "
                                   f"got {type(kvstore).__name__}")
             kvs.check_type(kvstore)
-        if compression_params is not None:
-            raise InvalidValue("Trainer: compression_params (gradient compression) is not "
-                               "supported: the dist kvstore sends row_sparse gradients' rows "
-                               "as they are")
+        if compression_params is not None:  # checked now, set on the kvstore once picked
+            GradientCompression.from_params(compression_params)
+        self._compression_params = compression_params
         self._params = _parameters(params)
         self._param2idx = {p.name: i for i, p in enumerate(self._params)}
         for param in self._params:
@@ -132,6 +132,8 @@ class Trainer:
             update = bool(flag)
         else:
             update = distributed or not sparse_grad
+        if store is not None and self._compression_params is not None:
+            store.set_gradient_compression(self._compression_params)
         if store is not None and update:
             store.set_updater(self._updater)
         self._kvstore, self._update_on_kvstore, self._kv_initialized = (
@@ -169,8 +171,16 @@ class Trainer:
             self._kvstore.row_sparse_pull(self._key(param), out=out, row_ids=row_id)
 
     def _reset_kvstore_value(self, param: Parameter, data: NDArray) -> None:
-        """``set_data`` of a parameter sets the value its kvstore holds."""
+        """``set_data`` of a parameter sets the value its kvstore holds; a distributed store
+        that runs the updates refuses (as MXNet: one worker's new value would leave the
+        others' copies behind), before anything changes."""
         index = self._param2idx.get(param.name)
+        if (self._kvstore is not None and index in self._kv_keys and self._update_on_kvstore
+                and "dist" in self._kvstore.type):
+            raise InvalidState(f"Parameter '{param.name}': cannot set its data once the "
+                               f"distributed kvstore ({self._kvstore.type}) updates it "
+                               "(update_on_kvstore=True): load or set parameters before the "
+                               "Trainer's first step or row_sparse pull")
         if self._kvstore is not None and index in self._kv_keys:
             with autograd.pause():
                 self._kvstore._set(index, data)

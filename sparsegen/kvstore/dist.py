@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..device import place
-from ..errors import InvalidValue
+from ..errors import InvalidValue, SparsegenError
 from ..formats import INDEX_DTYPE, RowSparse
 from ..ndarray import NDArray, add_n, take
 from ..ndarray import sparse as _sparse
@@ -144,7 +144,11 @@ class DistKVStore(KVStore):
                 raise InvalidValue(f"kvstore.push: key {key!r} takes dense or row_sparse "
                                    f"values, got a {array.stype} one")
         near = [a if a.context == context else a.copyto(context) for a in arrays]
-        if stype == "default" and all(a.stype == "row_sparse" for a in near):
+        if self._compression is not None and stype != "default":
+            raise SparsegenError(f"kvstore.push: key {key!r} holds a {stype} value: gradient "
+                                 "compression takes dense float32 values (as MXNet)")
+        if (self._compression is None and stype == "default"
+                and all(a.stype == "row_sparse" for a in near)):
             stype = "row_sparse"  # a dense key's row_sparse gradients travel as rows
         near = [a if a.stype == stype else a.tostype(stype) for a in near]
         return add_n(*near) if len(near) > 1 else near[0]
@@ -161,6 +165,11 @@ class DistKVStore(KVStore):
                 assign(self._store[key], merged.retain(every))
         elif total.stype == "row_sparse":
             super()._apply(key, self._rows_gathered(key, total))
+        elif self._compression is not None:  # this worker's codes, summed over the workers
+            self._collectives.agree("push compressed", key, 0)
+            buffer = _host(self._codes(key, 0, total)._storage)  # int8: a fresh array
+            self._collectives.all_reduce("push", key, buffer)
+            super()._apply(key, self._compression.values(NDArray(buffer, total.context)))
         else:
             self._collectives.agree("push dense", key, 0)
             buffer = _host(total.copy()._storage)  # summed in place: never the pushed array

@@ -14,6 +14,7 @@ from ..ndarray import sparse as _sparse
 from ..ndarray.storage import assign
 from ..optimizer import Optimizer, get_updater
 from ..optimizer.updater import Updater
+from .compression import GradientCompression
 
 Key = int | str
 """A key of the store."""
@@ -48,6 +49,8 @@ class KVStore:
         self._store: dict[Key, NDArray] = {}
         self._key_type: type | None = None
         self._updater: Callable[[Any, NDArray, NDArray], None] | None = None
+        self._compression: GradientCompression | None = None
+        self._residuals: dict[tuple[Key, int], NDArray] = {}  # per key and pushed array
 
     # -- what it is ----------------------------------------------------------------------------
     @property
@@ -116,7 +119,32 @@ class KVStore:
                 raise InvalidValue(f"kvstore.push: key {key!r} holds shape {stored.shape}, got a "
                                    f"value of shape {array.shape}")
         near = [a if a.context == stored.context else a.copyto(stored.context) for a in arrays]
+        if self._compression is not None:  # each array its codes (MXNet: each device's)
+            codes = [self._codes(key, i, a) for i, a in enumerate(near)]
+            return self._compression.values(add_n(*codes) if len(codes) > 1 else codes[0])
         return add_n(*near) if len(near) > 1 else near[0]  # the updater and _set only read it
+
+    def _codes(self, key: Key, slot: int, value: NDArray) -> NDArray:
+        """The 2-bit codes of push ``value`` (the ``slot``-th array of its key), its residual
+        kept for the next push."""
+        assert self._compression is not None
+        self._compression.check(key, value)
+        residual = self._residuals.get((key, slot))
+        if residual is None:
+            residual = self._residuals[(key, slot)] = self._compression.residual(value)
+        return self._compression.codes(value, residual)
+
+    def set_gradient_compression(self, compression_params: dict) -> None:
+        """Compress pushes as MXNet's 2-bit compression (``{'type': '2bit', 'threshold':
+        0.5}``): each value plus its residual is sent as -threshold, 0 or threshold, the rest
+        kept in a residual per key and pushed array; float32 dense values only. ``'local'``
+        stores refuse it, as in MXNet; ``{'type': 'none'}`` turns it off."""
+        if "device" not in self.type and "dist" not in self.type:
+            raise SparsegenError(f"set_gradient_compression: gradient compression is not "
+                                 f"supported for kvstore type {self.type!r} (use 'device' or "
+                                 "a dist type)")
+        self._compression = GradientCompression.from_params(compression_params)
+        self._residuals.clear()
 
     def push(self, key: Any, value: Any, priority: int = 0) -> None:
         """Sum the arrays pushed to each key (a key listed twice sums both lists); update the

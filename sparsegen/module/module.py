@@ -17,6 +17,7 @@ from ..model import load_checkpoint
 from ..params import integer
 from .base_module import BaseModule, check_input_names, parse_data_desc
 from .executor_group import DataParallelExecutorGroup
+from ..kvstore.compression import GradientCompression
 from .updates import create_kvstore, initialize_kvstore, update_locally, update_on_kvstore
 
 
@@ -41,9 +42,11 @@ class Module(BaseModule):
             raise InvalidValue(f"Module: work_load_list has {len(work_load_list)} entries for "
                                f"{len(contexts)} contexts")
         self._work_load_list = work_load_list
-        if group2ctxs is not None or compression_params is not None:
-            raise InvalidValue("Module: group2ctxs and compression_params are not supported "
-                               "(one device per executor; no gradient compression)")
+        if group2ctxs is not None:
+            raise InvalidValue("Module: group2ctxs is not supported (one device per executor)")
+        if compression_params is not None:  # checked now, set on the kvstore init_optimizer makes
+            GradientCompression.from_params(compression_params)
+        self._compression_params = compression_params
         self._symbol = symbol
         self._data_names = list(data_names or [])
         self._label_names = list(label_names or [])
@@ -312,6 +315,8 @@ class Module(BaseModule):
         self._optimizer, self._kvstore, self._update_on_kvstore = optimizer, store, on_kvstore
         self._updater = None
         if store is not None:
+            if self._compression_params is not None:
+                store.set_gradient_compression(self._compression_params)
             if on_kvstore:
                 store.set_optimizer(optimizer)
             initialize_kvstore(store, group.param_arrays, self._arg_params,  # type: ignore

@@ -28,8 +28,9 @@ def getnnz(data: NDArray, axis: Any = None, out: NDArray | None = None, **kwargs
 
 
 from .arith import quadratic  # noqa: E402 - mx.nd.contrib.quadratic
+from .optim_ops import group_adagrad_update  # noqa: E402
 
-__all__ = ["getnnz", "quadratic"]
+__all__ = ["getnnz", "group_adagrad_update", "quadratic"]
 
 # -- nn --
 from .nn import Embedding  # noqa: E402

@@ -16,13 +16,13 @@ import math
 from typing import Any
 
 from ..errors import SparsegenError
-from ..params import flag, real
+from ..params import flag, integer, real
 from .dispatch import check_out, deliver
 from .ndarray import NDArray
 from .optim_run import Lazy, never, run
 
 __all__ = [
-    "adam_update", "ftrl_update", "nag_mom_update", "rmsprop_update", "rmspropalex_update",
+    "adam_update", "ftml_update", "ftrl_update", "nag_mom_update", "rmsprop_update", "rmspropalex_update",
     "sgd_mom_update", "sgd_update", "signsgd_update", "signum_update",
 ]
 
@@ -220,3 +220,53 @@ def nag_mom_update(weight: NDArray, grad: NDArray, mom: NDArray, lr: float | Non
     hyper = {"lr": _lr(op, lr), "momentum": real(momentum, f"{op}: momentum"),
              **_common(op, wd, rescale_grad, clip_gradient)}
     return _update(op, "nag_mom", weight, grad, (mom,), hyper, never, out)
+
+
+def ftml_scales(lr: float, beta1: float, beta2: float, t: int) -> dict[str, float]:
+    """The ftml rule's schedule at step ``t``: ``d_scale = (1 - beta1**t) / lr`` and
+    ``v_scale = 1 / (1 - beta2**t)``."""
+    return {"d_scale": (1.0 - beta1**t) / lr, "v_scale": 1.0 / (1.0 - beta2**t)}
+
+
+def ftml_update(weight: NDArray, grad: NDArray, d: NDArray, v: NDArray, z: NDArray,
+                lr: float | None = None, beta1: float = 0.6, beta2: float = 0.999,
+                epsilon: float = 1e-8, t: int | None = None, wd: float = 0.0,
+                rescale_grad: float = 1.0, clip_grad: float = -1.0,
+                out: NDArray | None = None, name: str | None = None, **kwargs: Any) -> NDArray:
+    """MXNet's ``ftml_update`` at step ``t`` (>= 1): ``g = clip(rescale_grad*grad + wd*weight);
+    v = beta2*v + (1-beta2)*g*g; d_t = (1 - beta1**t) / lr * (sqrt(v / (1 - beta2**t)) +
+    epsilon); z = beta1*z + (1-beta1)*g - (d_t - beta1*d)*weight; d = d_t; weight = -z / d_t``
+    (``clip_grad < 0``: no clipping)."""
+    op = "ftml_update"
+    _check_kwargs(op, kwargs)
+    if t is None:
+        raise SparsegenError(f"Required parameter t of int is not presented, in operator {op}")
+    step = integer(t, f"{op}: t", low=1)
+    bound = real(clip_grad, f"{op}: clip_grad", allow_inf=True)
+    hyper = {"beta1": real(beta1, f"{op}: beta1"), "beta2": real(beta2, f"{op}: beta2"),
+             "epsilon": real(epsilon, f"{op}: epsilon"), "wd": real(wd, f"{op}: wd"),
+             "rescale_grad": real(rescale_grad, f"{op}: rescale_grad"),
+             "clip_gradient": bound if bound >= 0 else math.inf}
+    hyper.update(ftml_scales(_lr(op, lr, low_open=True), hyper["beta1"], hyper["beta2"], step))
+    return _update(op, "ftml", weight, grad, (d, v, z), hyper, never, out)
+
+
+def group_adagrad_update(weight: NDArray, grad: NDArray, history: NDArray,
+                         lr: float | None = None, rescale_grad: float = 1.0,
+                         clip_gradient: float = -1.0, epsilon: float = 1e-5,
+                         out: NDArray | None = None, name: str | None = None,
+                         **kwargs: Any) -> NDArray:
+    """MXNet's ``contrib.group_adagrad_update``: ``g = clip(rescale_grad*grad);
+    history += mean(g*g over the row); weight -= lr * g / sqrt(history + epsilon)``, with
+    ``history`` of shape ``(rows, 1)``; a row_sparse gradient updates only its rows."""
+    op = "group_adagrad_update"
+    _check_kwargs(op, kwargs)
+    hyper = {"lr": _lr(op, lr), "epsilon": real(epsilon, f"{op}: epsilon"),
+             **_common(op, 0.0, rescale_grad, clip_gradient)}
+    del hyper["wd"]
+    rows = weight.shape[0] if isinstance(weight, NDArray) and weight.shape else 0
+    if not isinstance(history, NDArray) or history.shape != (rows, 1):
+        raise SparsegenError(f"{op}: history must be an NDArray of shape ({rows}, 1), got "
+                             f"{getattr(history, 'shape', type(history).__name__)}")
+    return _update(op, "group_adagrad", weight, grad, (history.reshape((rows,)),), hyper,
+                   lambda w, s: True, out)

@@ -1,5 +1,6 @@
-"""``mx.optimizer``: SGD, NAG, Signum, Adam, Adamax, Nadam, LAMB, AdaGrad, AdaDelta, RMSProp and
-Ftrl on generated in-place update kernels, and SGLD (a step of elementwise ops plus noise).
+"""``mx.optimizer``: SGD, NAG, Signum, Adam, Adamax, Nadam, LAMB, AdaGrad, AdaDelta, RMSProp,
+Ftrl, FTML, DCASGD, MXNet's Test and ``contrib.GroupAdaGrad`` on generated in-place update
+kernels, and SGLD (a step of elementwise ops plus noise).
 
 The update rules, the lazy / standard choice and the state storage types follow MXNet 1.9.1
 (``python/mxnet/optimizer/optimizer.py`` and ``src/operator/optimizer_op-inl.h``);
@@ -17,12 +18,17 @@ Every update but SGLD's runs an update rule (``update_rules``: the op ``<rule>_u
 hyper-parameters, states and indices, one module per optimizer, ``updater`` the ``Updater``.
 """
 
+from . import contrib
+from .accumulate import Test
 from .adadelta import AdaDelta
 from .adagrad import AdaGrad
 from .adam import Adam
 from .adamax import Adamax
 from .adamw import AdamW
 from .base import Optimizer
+from .contrib import GroupAdaGrad
+from .dcasgd import DCASGD
+from .ftml import FTML
 from .ftrl import Ftrl
 from .lamb import LAMB
 from .lion import Lion
@@ -30,7 +36,7 @@ from .nadam import Nadam
 from .nag import NAG
 from .rmsprop import RMSProp
 from .rule import RuleOptimizer
-from .sgd import SGD
+from .sgd import SGD, ccSGD
 from .sgld import SGLD
 from .signum import Signum
 from .updater import Updater, get_updater
@@ -41,5 +47,6 @@ create = Optimizer.create_optimizer
 __all__ = [
     "AdaDelta", "AdaGrad", "Adam", "Adamax", "Ftrl", "LAMB", "NAG", "Nadam", "Optimizer", "RMSProp",
     "SGD", "SGLD", "Signum", "Updater", "create", "get_updater", "register",
-    "AdamW", "Lion", "RuleOptimizer",
+    "AdamW", "Lion", "RuleOptimizer", "DCASGD", "FTML", "GroupAdaGrad", "Test", "ccSGD",
+    "contrib",
 ]

@@ -47,3 +47,8 @@ class SGD(Optimizer):
         self._launch(index, self._momentum_rule if states else "sgd", weight, grad, states,
                      hyper)
 
+
+
+@Optimizer.register
+class ccSGD(SGD):  # noqa: N801 - MXNet's name
+    """MXNet's deprecated name of ``SGD`` (``create('ccsgd')``), kept for old scripts."""

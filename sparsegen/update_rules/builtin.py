@@ -1,6 +1,7 @@
 """The built-in update rules: MXNet 1.9.1's sgd, sgd_mom, adam, adagrad, ftrl, rmsprop,
-rmspropalex, signsgd, signum, nag_mom, lamb_update_phase1 operators, and the updates of its
-AdaDelta, Adamax and Nadam optimizers, each written with ``define_update`` as users write theirs.
+rmspropalex, signsgd, signum, nag_mom, lamb_update_phase1, ftml and contrib group_adagrad
+operators, the updates of its AdaDelta, Adamax, Nadam, DCASGD and Test optimizers and its
+kvstore's 2-bit gradient compression, each written with ``define_update`` as users write theirs.
 
 Free of TVM. ``registry.add_update_rule`` registers each of ``BUILT_IN`` as it registers a
 user's rule: the kernel ``optim_<name>`` (its signature derived from the rule), the
@@ -153,10 +154,63 @@ def _lamb(x: Any, h: Any, g: Any, f: Any) -> Any:
     return x.weight, mean, var, step
 
 
+def _ftml(x: Any, h: Any, g: Any, f: Any) -> Any:
+    """``g = clip(rescale_grad*grad + wd*weight); v = beta2*v + (1-beta2)*g*g;
+    d_t = d_scale * (sqrt(v * v_scale) + epsilon); z = beta1*z + (1-beta1)*g - (d_t -
+    beta1*d)*weight; d = d_t; weight = -z / d_t`` (MXNet's ftml_update; the caller passes
+    ``d_scale = (1 - beta1**t) / lr`` and ``v_scale = 1 / (1 - beta2**t)``)."""
+    clipped = f.clip(g * h.rescale_grad + x.weight * h.wd, h.clip_gradient)
+    v = h.beta2 * x.v + (f.one - h.beta2) * clipped * clipped
+
+    def d_t() -> Any:  # z reads the old d and this one: computed there, not read back
+        return h.d_scale * (f.sqrt(v * h.v_scale) + h.epsilon)
+
+    z = h.beta1 * x.z + (f.one - h.beta1) * clipped - (d_t() - h.beta1 * x.d) * x.weight
+    d = d_t()
+    return -z / d, d, v, z
+
+
+def _dcasgd(x: Any, h: Any, g: Any, f: Any) -> Any:
+    """``g = clip(rescale_grad*grad); mom = momentum*mom - lr*(g + wd*weight +
+    lamda*g*g*(weight - previous)); previous = weight; weight += mom`` (MXNet's DCASGD, delay
+    compensation)."""
+    clipped = f.clip(g * h.rescale_grad, h.clip_gradient)
+    mom = h.momentum * x.mom - h.lr * (clipped + h.wd * x.weight
+                                       + h.lamda * clipped * clipped * (x.weight - x.previous))
+    return x.weight + mom, mom, x.weight
+
+
+def _group_adagrad(x: Any, h: Any, g: Any, f: Any) -> Any:
+    """``g = clip(rescale_grad*grad); history += mean(g*g over the row);
+    weight -= lr * g / sqrt(history + epsilon)`` (MXNet's contrib group_adagrad_update: one
+    history value per row)."""
+    clipped = f.clip(g * h.rescale_grad, h.clip_gradient)
+    history = x.history + f.row_mean(clipped * clipped)
+    return x.weight - h.lr * clipped / f.sqrt(history + h.epsilon), history
+
+
+def _accumulate(x: Any, h: Any, g: Any, f: Any) -> Any:
+    """``weight += rescale_grad * grad; state = weight`` (MXNet's ``Test`` optimizer, which its
+    distributed tests set on the kvstore)."""
+    weight = x.weight + g * h.rescale_grad
+    return weight, weight
+
+
+def _quantize_2bit(x: Any, h: Any, g: Any, f: Any) -> Any:
+    """``r = residual + grad; code = 1 if r >= threshold, -1 if r <= -threshold, else 0;
+    residual = r - threshold*code`` (MXNet's 2-bit gradient compression on a kvstore push; the
+    "weight" array receives the codes, which the store sums and scales by ``threshold``)."""
+    r = x.residual + g
+    code = f.cast(r >= h.threshold) - f.cast(r <= -h.threshold)
+    return code, r - h.threshold * code
+
+
 def _rule(name: str, states: tuple[str, ...], hyper: tuple[str, ...], update: Any, doc: str,
-          functions: tuple[str, ...] = ("lazy", "std", "dense")) -> UpdateRule:
+          functions: tuple[str, ...] = ("lazy", "std", "dense"),
+          row_states: tuple[str, ...] = ()) -> UpdateRule:
     """A built-in rule, defined as a user's is."""
-    return define_update(name, update, states=states, hyper=hyper, functions=functions, doc=doc)
+    return define_update(name, update, states=states, hyper=hyper, functions=functions, doc=doc,
+                         row_states=row_states)
 
 
 BUILT_IN: dict[str, UpdateRule] = {rule.name: rule for rule in (
@@ -201,5 +255,21 @@ BUILT_IN: dict[str, UpdateRule] = {rule.name: rule for rule in (
                 ("beta1", "beta2", "epsilon", "wd", "rescale_grad", "clip_gradient", "mean_scale",
                  "var_scale"),
                 _lamb, "lamb_update_phase1: mean, var and the step in one pass", ("dense",)),
+    _rule("ftml", ("d", "v", "z"),
+                ("beta1", "beta2", "epsilon", "wd", "rescale_grad", "clip_gradient", "d_scale",
+                 "v_scale"),
+                _ftml, "ftml_update: d, v, z and weight in one pass (schedule from the caller)",
+                ("dense",)),
+    _rule("dcasgd", ("mom", "previous"),
+                ("lr", "momentum", "lamda", "wd", "rescale_grad", "clip_gradient"), _dcasgd,
+                "DCASGD: momentum, previous weight and weight in one pass"),
+    _rule("group_adagrad", (), ("lr", "epsilon", "rescale_grad", "clip_gradient"),
+                _group_adagrad, "group_adagrad_update: a row's history, then its weight",
+                ("lazy", "dense"), row_states=("history",)),
+    _rule("accumulate", ("state",), ("rescale_grad",), _accumulate,
+                "MXNet's Test optimizer: weight += rescale_grad * grad, state = weight"),
+    _rule("quantize_2bit", ("residual",), ("threshold",), _quantize_2bit,
+                "2-bit gradient compression: each value's code (-1, 0, 1) and its residual",
+                ("dense",)),
 )}
 """Every built-in rule by name, in the registry's order."""

@@ -480,7 +480,10 @@ def store_order(rule: UpdateRule) -> list[int]:
     new value goes after it; ties keep the rule's order. Row states are stored last."""
     n_elem = 1 + len(rule.states)
     outs = rule.outputs[:n_elem]
-    ids = {id(o): i for i, o in enumerate(outs) if o is not rule.reads[rule.arrays[i]]}
+    # outputs with a new value (an output that copies an array's old value, such as DCASGD's
+    # previous weight, is that read: others reading it read the old value too)
+    ids = {id(o): i for i, o in enumerate(outs) if o.op != "read"}
+    stored = {i for i, o in enumerate(outs) if o is not rule.reads[rule.arrays[i]]}
     before: dict[int, set[int]] = {i: set() for i in range(n_elem)}
     for b, out in enumerate(outs):
         stop = (lambda n, b=b: (id(n) in ids and ids[id(n)] != b) or n.op in REDUCTIONS)
@@ -489,7 +492,7 @@ def store_order(rule: UpdateRule) -> list[int]:
                 before[b].add(ids[id(n)])  # uses the new value of that output
             if n.op == "read" and n.args[0] in rule.arrays[:n_elem]:
                 a = rule.arrays.index(n.args[0])
-                if a != b and a in ids.values():
+                if a != b and a in stored:
                     before[a].add(b)  # b reads the old value: it goes first
     order: list[int] = []
     while len(order) < n_elem:
