@@ -21,7 +21,8 @@ _ON_FIRST_USE = {
     "init": "initializer", "initializer": "initializer",
     "interop": "interop", "io": "io", "kv": "kvstore", "kvstore": "kvstore",
     "lr_scheduler": "lr_scheduler", "metric": "metric", "mod": "module", "model": "model",
-    "module": "module", "name": "name", "operator": "operator", "sym": "symbol",
+    "module": "module", "name": "name", "operator": "operator", "profiler": "profiler",
+    "sym": "symbol",
     "symbol": "symbol", "test_utils": "test_utils", "updates": "updates",
 }
 """``mx.<attribute>`` -> the submodule imported on first use (the training surface: a process
@@ -32,7 +33,8 @@ __all__ = [
     "autograd", "base", "callback", "context", "cpu", "cpu_pinned", "current_context", "executor",
     "gluon",
     "gpu", "init", "initializer", "interop", "io", "kernels", "kv", "kvstore", "lr_scheduler",
-    "metric", "model", "name", "nd", "ndarray", "num_gpus", "operator", "optimizer", "random",
+    "metric", "model", "name", "nd", "ndarray", "num_gpus", "operator", "optimizer", "profiler",
+    "random",
     "rnd", "sym", "symbol", "test_utils",
     "mod", "module",
     "updates",

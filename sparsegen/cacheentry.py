@@ -25,7 +25,8 @@ class Kernel:
         self.key = key
         self.path = path
         self.functions: dict[str, Callable[..., Any]] = {
-            name: runtime.wrap(module[definition.symbol(key.dtypes, name)])
+            name: runtime.wrap(module[definition.symbol(key.dtypes, name)],
+                               f"{key.kernel}.{name}")
             for name, _ in definition.signatures
         }
         for name, function in self.functions.items():

@@ -64,6 +64,12 @@ SPARSE_ALIASED = (
 """The ops MXNet 1.9.1 also registers as ``_sparse_<name>`` (``<name>`` an op or an alias)."""
 
 
+MXNET_NAMES = {"_add_scalar": "_plus_scalar", "_sub_scalar": "_minus_scalar",
+               "_rsub_scalar": "_rminus_scalar"}
+"""The ops sparsegen's front end runs under another name than MXNet registers (its
+elementwise scalar kernels' function names): what the profiler reports them as."""
+
+
 def alias_target(name: str) -> str | None:
     """The op that MXNet's alias ``name`` names, or None when ``name`` is no alias."""
     if name.startswith("_sparse_") and name[len("_sparse_"):] in SPARSE_ALIASED:

@@ -41,6 +41,7 @@ finally:
 from .config import num_threads  # noqa: E402
 from .errors import SparsegenError  # noqa: E402
 from .files import process_dir  # noqa: E402
+from .trace import RECORDER  # noqa: E402
 
 RUNTIME_DIR_VARIABLE = "SPARSEGEN_TVM_RUNTIME_DIR"
 
@@ -151,18 +152,24 @@ def _compact(arg: Any) -> Any:
     return arg
 
 
-def wrap(function: Any) -> Callable[..., Any]:
-    """A Python callable for one kernel function that accepts empty numpy arrays too.
+def wrap(function: Any, name: str) -> Callable[..., Any]:
+    """A Python callable for kernel function ``name`` that accepts empty numpy arrays too, and
+    is timed while the profiler records (``trace.RECORDER``).
 
     TVM rejects numpy's zero strides of empty arrays, so those are re-strided before the call:
     a rejected call costs more than the check, since TVM's first error in a process reads its
     own debug information for the backtrace (about 0.35 s).
     """
 
-    def call(*args: Any) -> Any:
+    def run(*args: Any) -> Any:
         for arg in args:
             if isinstance(arg, np.ndarray) and arg.size == 0:
                 return function(*[_compact(a) for a in args])
         return function(*args)
+
+    def call(*args: Any) -> Any:
+        if RECORDER.on:
+            return RECORDER.timed(name, "kernel", run, *args)
+        return run(*args)
 
     return call

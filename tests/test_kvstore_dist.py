@@ -384,6 +384,25 @@ def test_a_dist_trainer_with_one_context_and_dense_weights_updates_on_the_kvstor
     np.testing.assert_allclose(layer.weight.data().asnumpy(), [[0.5, 0.0]])
 
 
+def test_setting_a_parameter_a_dist_kvstore_updates_is_refused_changing_nothing(tmp_path):
+    # MXNet: RuntimeError("Cannot reset distributed KVStore."); one worker's new value would
+    # leave the other workers' copies behind
+    params = mx.gluon.ParameterDict()
+    x = params.get("x", shape=(4, 2), stype="row_sparse")
+    params.initialize(ctx=mx.cpu(0), init="ones")
+    trainer = mx.gluon.Trainer(params, "sgd", {"learning_rate": 0.1}, kvstore="dist_sync")
+    path = str(tmp_path / "x.params")
+    params.save(path)
+    x.row_sparse_data(mx.nd.arange(0, 4))
+    assert trainer._kv_initialized and trainer._update_on_kvstore
+    with pytest.raises(RuntimeError, match="Parameter 'x': cannot set its data once the "
+                                           "distributed kvstore"):
+        x.set_data(mx.nd.zeros((4, 2)).tostype("row_sparse"))
+    with pytest.raises(mx.MXNetError, match="dist_sync"):
+        params.load(path)
+    np.testing.assert_array_equal(x.row_sparse_data(mx.nd.arange(0, 4)).asnumpy(), 1.0)
+
+
 def test_the_module_example_trains_on_two_processes_unchanged(tmp_path):
     """examples/module_factorization_machine.py with ``--kvstore dist_sync`` under the launcher:
     both workers finish, log MXNet's epoch lines, and their training log loss falls."""

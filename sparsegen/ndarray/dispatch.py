@@ -23,6 +23,7 @@ from .. import tape
 from ..context import shared_memory
 from ..errors import SparsegenError, StorageFallbackWarning
 from ..storage_rules import storage_rule
+from ..trace import RECORDER
 from .ndarray import NDArray
 from .storage import assign, check_cast, convert, hold, wrap
 
@@ -135,8 +136,15 @@ def invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None = None,
     has no output storage type (an in-place update, a check) returns what its implementation
     returns, and has no dense fallback. Inside ``autograd.record()`` the result is recorded
     with ``params`` and ``attrs`` (arguments only the gradient needs, as Embedding's
-    ``sparse_grad``).
+    ``sparse_grad``). While the profiler records, the call is kept as an ``operator`` event.
     """
+    if RECORDER.on:
+        return RECORDER.timed(op, "operator", _invoke, op, inputs, out, attrs, params)
+    return _invoke(op, inputs, out, attrs, params)
+
+
+def _invoke(op: str, inputs: tuple[NDArray, ...], out: NDArray | None,
+            attrs: dict[str, Any] | None, params: dict[str, Any]) -> Any:
     for position, array in enumerate(inputs):
         if not isinstance(array, NDArray):
             raise SparsegenError(f"{op}: input {position} must be an NDArray, got {type(array).__name__}")
