@@ -21,9 +21,10 @@ _ON_FIRST_USE = {
     "init": "initializer", "initializer": "initializer",
     "interop": "interop", "io": "io", "kv": "kvstore", "kvstore": "kvstore",
     "lr_scheduler": "lr_scheduler", "metric": "metric", "mod": "module", "model": "model",
+    "mon": "monitor", "monitor": "monitor",
     "module": "module", "name": "name", "operator": "operator", "profiler": "profiler",
     "sym": "symbol",
-    "symbol": "symbol", "test_utils": "test_utils", "updates": "updates",
+    "symbol": "symbol", "test_utils": "test_utils", "updates": "updates", "util": "util",
 }
 """``mx.<attribute>`` -> the submodule imported on first use (the training surface: a process
 that only runs NDArray code and optimizers does not pay for importing it)."""
@@ -33,9 +34,9 @@ __all__ = [
     "autograd", "base", "callback", "context", "cpu", "cpu_pinned", "current_context", "executor",
     "gluon",
     "gpu", "init", "initializer", "interop", "io", "kernels", "kv", "kvstore", "lr_scheduler",
-    "metric", "model", "name", "nd", "ndarray", "num_gpus", "operator", "optimizer", "profiler",
+    "metric", "model", "mon", "monitor", "name", "nd", "ndarray", "num_gpus", "operator", "optimizer", "profiler",
     "random",
-    "rnd", "sym", "symbol", "test_utils",
+    "rnd", "sym", "symbol", "test_utils", "util",
     "mod", "module",
     "updates",
 ]

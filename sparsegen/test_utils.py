@@ -11,8 +11,11 @@ and ``array`` (``nd.array``): MXNet's module exports them, and its tests use the
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import numbers
 import os
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -658,7 +661,7 @@ __all__ = [
     "current_context", "default_context", "default_dtype", "get_atol", "get_rtol", "get_tols",
     "list_gpus", "mx", "np", "np_reduce", "rnd", "rand_coord_2d", "rand_ndarray", "rand_shape_2d",
     "rand_shape_3d", "rand_shape_nd", "rand_sparse_ndarray", "random_arrays", "random_sample",
-    "same", "set_default_context",
+    "same", "set_default_context", "sys",
 ]
 __all__ += ["check_numeric_gradient"]
 
@@ -857,3 +860,120 @@ def check_consistency(sym: Any, ctx_list: list[dict[str, Any]], scale: float = 1
 
 
 __all__ += ["check_consistency"]
+
+
+# -- environment and stochastic checks ------------------------------------------------------------
+@contextlib.contextmanager
+def environment(*args: Any) -> Any:
+    """Set environment variables for a ``with`` block and restore them after (MXNet's
+    ``environment(name, value)`` or ``environment({name: value, ...})``; a value of None
+    unsets the variable)."""
+    if len(args) == 2:
+        settings = {args[0]: args[1]}
+    elif len(args) == 1 and isinstance(args[0], dict):
+        settings = dict(args[0])
+    else:
+        raise InvalidValue(f"environment takes (name, value) or a dict, got {args!r}")
+    before = {name: os.environ.get(name) for name in settings}
+    try:
+        for name, value in settings.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = str(value)
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def retry(n: int) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Run a stochastic test up to ``n`` times until it does not fail an assertion."""
+    if not isinstance(n, int) or n < 1:
+        raise InvalidValue(f"retry: n must be a positive int, got {n!r}")
+
+    def decorate(test: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(test)
+        def run(*args: Any, **kwargs: Any) -> None:
+            for attempt in range(n):
+                try:
+                    test(*args, **kwargs)
+                    return
+                except AssertionError:
+                    if attempt == n - 1:
+                        raise
+        return run
+    return decorate
+
+
+def gen_buckets_probs_with_ppf(ppf: Callable[[float], float],
+                               nbuckets: int) -> tuple[list[tuple[float, float]], list[float]]:
+    """``nbuckets`` equally likely buckets between the quantiles of ``ppf`` (the inverse cdf),
+    and their probabilities, for ``chi_square_check``."""
+    if nbuckets < 1:
+        raise InvalidValue(f"gen_buckets_probs_with_ppf: nbuckets must be >= 1, got {nbuckets}")
+    return ([(ppf(i / nbuckets), ppf((i + 1) / nbuckets)) for i in range(nbuckets)],
+            [1.0 / nbuckets] * nbuckets)
+
+
+def mean_check(generator: Callable[[int], Any], mu: float, sigma: float,
+               nsamples: int = 1000000) -> bool:
+    """Whether the mean of ``generator(nsamples)`` lies within ``mu ± 3 sigma / sqrt(n)``."""
+    mean = np.asarray(generator(nsamples)).mean()
+    return bool(abs(mean - mu) < 3 * sigma / np.sqrt(nsamples))
+
+
+def var_check(generator: Callable[[int], Any], sigma: float, nsamples: int = 1000000) -> bool:
+    """Whether the sample variance of ``generator(nsamples)`` lies within
+    ``sigma² ± 3 sqrt(2 sigma⁴ / (n - 1))``."""
+    var = np.asarray(generator(nsamples)).var(ddof=1)
+    return bool(abs(var - sigma**2) < 3 * np.sqrt(2 * sigma**4 / (nsamples - 1)))
+
+
+def chi_square_check(generator: Callable[[int], Any], buckets: list, probs: Sequence[float],
+                     nsamples: int = 1000000) -> tuple[float, np.ndarray, np.ndarray]:
+    """The chi-square test's p-value that ``generator(nsamples)`` follows ``probs`` over
+    ``buckets`` (``(low, high)`` ranges of a continuous distribution, or the values of a
+    discrete one), with the observed and expected counts. The expected counts are scaled to
+    the samples that fell in a bucket (MXNet truncates them, which newer scipy refuses)."""
+    import scipy.stats
+
+    if not isinstance(buckets, list) or len(buckets) != len(probs) or not buckets:
+        raise InvalidValue(f"chi_square_check: buckets must be a non-empty list with one "
+                           f"probability each, got {len(buckets)} buckets, {len(probs)} probs")
+    samples = np.asarray(generator(nsamples)).reshape(-1)
+    if isinstance(buckets[0], (list, tuple)):
+        edges = np.array([edge for bucket in buckets for edge in bucket], np.float64)
+        if np.any(np.diff(edges) < 0):
+            raise InvalidValue(f"chi_square_check: buckets must be ascending and disjoint, got "
+                               f"{buckets}")
+        position = np.searchsorted(edges, samples, side="right")
+        observed = np.array([(position == 2 * i + 1).sum() for i in range(len(buckets))])
+    else:
+        observed = np.array([(samples == value).sum() for value in buckets])
+    weights = np.asarray(probs, np.float64)
+    expected = weights / weights.sum() * observed.sum()
+    _, p = scipy.stats.chisquare(observed, expected)
+    return float(p), observed, expected
+
+
+def verify_generator(generator: Callable[[int], Any], buckets: list, probs: Sequence[float],
+                     nsamples: int = 1000000, nrepeat: int = 5, success_rate: float = 0.2,
+                     alpha: float = 0.05) -> list[float]:
+    """Run ``chi_square_check`` ``nrepeat`` times; raise ``AssertionError`` unless at least
+    ``success_rate`` of them have p > ``alpha``. Returns the p-values."""
+    runs = [chi_square_check(generator, buckets, probs, nsamples) for _ in range(nrepeat)]
+    values = [p for p, _, _ in runs]
+    if sum(p > alpha for p in values) < nrepeat * success_rate:
+        raise AssertionError(f"Generator test fails, Chi-square p={values}, "
+                             f"obs_freq={[o.tolist() for _, o, _ in runs]}, "
+                             f"expected_freq={[e.tolist() for _, _, e in runs]}\n"
+                             f"buckets={buckets}, probs={probs}")
+    return values
+
+
+__all__ += ["chi_square_check", "environment", "gen_buckets_probs_with_ppf", "mean_check",
+            "retry", "var_check", "verify_generator"]

@@ -11,11 +11,11 @@ import numpy as np
 from .. import autograd
 from .. import ndarray as nd
 from ..context import Context, current_context
-from ..errors import InvalidValue
+from ..errors import InvalidType, InvalidValue
 from ..tape import GRAD_REQS
-from .graph import Node, params, topological
+from .graph import Node, entry_name, output_names, params, topological
 from .infer import dtypes, key, shapes, stypes
-from .ops import node_runner
+from .ops import input_names, node_runner
 from .symbol import Symbol
 
 
@@ -83,6 +83,7 @@ class Executor:
         self.aux_arrays = _per_argument(aux_states, self._aux_names, "aux_states", True)
         self.outputs = self._allocated_outputs()
         self._recorded = False  # whether the last forward recorded a graph for backward
+        self._monitor: tuple[Any, bool] | None = None  # set_monitor_callback's
 
     def _allocated_outputs(self) -> list[Any]:
         """Zero outputs of the inferred shapes and dtypes, as MXNet's executor has before the
@@ -148,13 +149,37 @@ class Executor:
             if runner is None:
                 values[where, 0] = arrays[name]
                 continue
-            result = runner([values[k] for k in inputs], ctx)
+            given = [values[k] for k in inputs]
+            if self._monitor is not None and self._monitor[1]:
+                self._report(self._watched[where][0], given)
+            result = runner(given, ctx)
             if isinstance(result, (list, tuple)):
                 for index, array in enumerate(result):
                     values[where, index] = array
             else:
                 values[where, 0] = result
+            if self._monitor is not None:
+                self._report(self._watched[where][1],
+                             list(result) if isinstance(result, (list, tuple)) else [result])
         return [values[head] for head in self._heads]
+
+    def set_monitor_callback(self, callback: Any, monitor_all: bool = False) -> None:
+        """Call ``callback(name, array)`` in ``forward`` with every op's outputs after it runs
+        (named as ``list_outputs`` names them, ``fullyconnected0_output``) and, with
+        ``monitor_all``, its inputs before (``fullyconnected0_data``, ``..._weight``): what
+        ``mx.monitor.Monitor`` installs."""
+        if not callable(callback):
+            raise InvalidType(f"set_monitor_callback: callback must be callable, got "
+                              f"{type(callback).__name__}")
+        self._watched = {id(n): ([f"{n.name}_{name}" for name in input_names(n)],
+                                 [entry_name((n, i)) for i in range(len(output_names(n)))])
+                         for n in topological(self._symbol._outputs) if not n.is_variable}
+        self._monitor = (callback, bool(monitor_all))
+
+    def _report(self, names: list[str], arrays: list[Any]) -> None:
+        assert self._monitor is not None
+        for name, array in zip(names, arrays):
+            self._monitor[0](name, array)
 
     def backward(self, out_grads: Any = None, is_train: bool = True) -> None:
         """Gradients of the outputs (weighted by ``out_grads``: one array per output, default

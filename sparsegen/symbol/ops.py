@@ -177,6 +177,14 @@ def definition(op: str) -> OpDef | None:
     return next((d for prefix in NAMESPACES if (d := generated(op, prefix))), None)
 
 
+def input_names(node: Node) -> list[str]:
+    """The names of ``node``'s inputs as MXNet lists them: its op's (``data``, ``weight``,
+    ...), ``arg0`` ... for a variadic op or past the op's names."""
+    spec = definition(node.op)
+    names = [] if spec is None or spec.variadic else list(spec.inputs)
+    return [names[i] if i < len(names) else f"arg{i}" for i in range(len(node.inputs))]
+
+
 def node_runner(node: Node) -> Callable[[list[Any], Context], Any]:
     """``runner(inputs, ctx)``: the output of ``node`` on ``inputs``, computed by the ``mx.nd``
     function of its op (looked up and its attributes parsed once, here)."""

@@ -10,6 +10,9 @@ import functools
 import logging
 import os
 import random
+import sys
+from pathlib import Path
+from tempfile import TemporaryDirectory  # noqa: F401 - MXNet's common.py exports one
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -18,6 +21,11 @@ import mxnet as mx  # sparsegen, through the harness's import hook
 from mxnet.base import MXNetError  # noqa: F401 - MXNet's common.py exports it
 
 _LOG = logging.getLogger("common")
+
+MXNET_TESTS = Path(os.getenv("MXNET_TESTS_DIR", "/work/mxnet-1.9.1/tests/python"))
+"""MXNet's tests/python: its ``common/models.py`` (small symbols) is MXNet's own test data."""
+sys.path.insert(0, str(MXNET_TESTS / "common"))
+import models  # noqa: E402, F401 - MXNet's common.py exports it
 
 
 def _seed_all(seed: int) -> None:

@@ -1,0 +1,133 @@
+"""``mx.util``: MXNet 1.9.1's utility functions that scripts and tests import. sparsegen has one
+set of shape semantics, numpy's (0-d arrays, zero-size dimensions), which MXNet turns on with
+``set_np_shape(True)``; its ``mx.np`` array interface is out of scope, so the switches that
+would turn it on refuse."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from .context import gpu_memory_info, num_gpus
+from .errors import NotSupported
+
+_NP_ARRAY = "mx.np arrays (MXNet's numpy interface) are out of scope for sparsegen"
+
+
+def get_gpu_count() -> int:
+    """The number of GPUs (``mx.context.num_gpus``)."""
+    return num_gpus()
+
+
+def get_gpu_memory(gpu_dev_id: int) -> tuple[int, int]:
+    """(free, total) bytes of GPU ``gpu_dev_id``."""
+    return gpu_memory_info(gpu_dev_id)
+
+
+def is_np_shape() -> bool:
+    """True: sparsegen's shapes are numpy's (0 is a zero-size dimension, () a 0-d array)."""
+    return True
+
+
+def set_np_shape(active: bool) -> bool:
+    """MXNet's switch between its legacy and numpy shape semantics: sparsegen has numpy's
+    only, so ``True`` changes nothing and ``False`` refuses; returns the previous state."""
+    if not active:
+        raise NotSupported("set_np_shape(False): sparsegen always uses numpy's shape semantics "
+                           "(0 is a zero-size dimension, not an unknown one)")
+    return True
+
+
+@contextlib.contextmanager
+def np_shape(active: bool = True) -> Iterator[None]:
+    """A scope of numpy shape semantics (always on in sparsegen; ``False`` refuses)."""
+    set_np_shape(active)
+    yield
+
+
+def use_np_shape(func: Any) -> Any:
+    """A function or class run under numpy shape semantics: unchanged in sparsegen."""
+    return func
+
+
+def is_np_array() -> bool:
+    """False: ``mx.np`` arrays are out of scope, NDArrays are MXNet's legacy arrays."""
+    return False
+
+
+def set_np_array(active: bool) -> bool:
+    """Turning ``mx.np`` arrays on refuses (out of scope); off is the state already."""
+    if active:
+        raise NotSupported(_NP_ARRAY)
+    return False
+
+
+@contextlib.contextmanager
+def np_array(active: bool = True) -> Iterator[None]:
+    """A scope of ``mx.np`` arrays: refuses (out of scope) unless ``active`` is False."""
+    set_np_array(active)
+    yield
+
+
+def set_np(shape: bool = True, array: bool = True) -> None:
+    """MXNet's numpy mode: numpy shapes are on already, ``mx.np`` arrays refuse."""
+    set_np_shape(shape)
+    set_np_array(array)
+
+
+def reset_np() -> None:
+    """Back to MXNet's defaults: legacy arrays (numpy shapes stay, the only semantics)."""
+    set_np_array(False)
+
+
+def _refused(func: Any) -> Any:
+    """``func`` that refuses when called: it needs ``mx.np`` arrays."""
+    @functools.wraps(func)
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise NotSupported(f"{getattr(func, '__name__', func)} is decorated to run on "
+                           f"{_NP_ARRAY}")
+    return refuse
+
+
+def use_np_array(func: Any) -> Any:
+    """A function needing ``mx.np`` arrays: defining it works, calling it refuses (a class is
+    returned unchanged, as its methods decide)."""
+    return func if isinstance(func, type) else _refused(func)
+
+
+use_np = use_np_array
+
+
+def getenv(name: str) -> str | None:
+    """The value of environment variable ``name`` (None when unset)."""
+    return os.environ.get(name)
+
+
+def setenv(name: str, value: str | None) -> None:
+    """Set environment variable ``name`` (unset it when ``value`` is None)."""
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = str(value)
+
+
+def makedirs(d: str) -> None:
+    """``os.makedirs(d, exist_ok=True)`` after expanding ``~``."""
+    os.makedirs(os.path.expanduser(d), exist_ok=True)
+
+
+def set_module(module: str) -> Callable[[Any], Any]:
+    """A decorator setting ``__module__`` of a function or class (MXNet's documentation aid)."""
+    def decorate(func: Any) -> Any:
+        if module is not None:
+            func.__module__ = module
+        return func
+    return decorate
+
+
+__all__ = ["get_gpu_count", "get_gpu_memory", "getenv", "is_np_array", "is_np_shape",
+           "makedirs", "np_array", "np_shape", "reset_np", "set_module", "set_np",
+           "set_np_array", "set_np_shape", "setenv", "use_np", "use_np_array", "use_np_shape"]

@@ -1,0 +1,107 @@
+"""``mx.util`` (numpy shape semantics always on, ``mx.np`` arrays refused) and the
+``mx.test_utils`` helpers MXNet's tests import: ``environment``, ``retry`` and the stochastic
+checks (against distributions whose answers are known, and against ones that must fail)."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+import scipy.stats
+
+import sparsegen as mx
+from sparsegen import test_utils as tu
+
+
+def test_util_shape_and_array_switches():
+    assert mx.util.is_np_shape() and not mx.util.is_np_array()
+    assert mx.util.set_np_shape(True) is True
+    with mx.util.np_shape(True):
+        assert mx.nd.zeros((0, 3)).shape == (0, 3)  # numpy's semantics: a zero-size array
+    for call in (lambda: mx.util.set_np_shape(False), lambda: mx.util.set_np(),
+                 lambda: mx.util.set_np_array(True)):
+        with pytest.raises(mx.MXNetError):
+            call()
+
+    @mx.util.use_np_shape
+    def shaped():
+        return 3
+
+    @mx.util.use_np
+    def needs_np():
+        return 4
+
+    assert shaped() == 3
+    with pytest.raises(NotImplementedError, match="needs_np is decorated to run on mx.np"):
+        needs_np()
+    mx.util.reset_np()
+
+
+def test_util_environment_and_devices(tmp_path, monkeypatch):
+    monkeypatch.delenv("SG_UTIL_TEST", raising=False)
+    mx.util.setenv("SG_UTIL_TEST", "7")
+    assert mx.util.getenv("SG_UTIL_TEST") == "7"
+    mx.util.setenv("SG_UTIL_TEST", None)
+    assert mx.util.getenv("SG_UTIL_TEST") is None
+    mx.util.makedirs(str(tmp_path / "a" / "b"))
+    mx.util.makedirs(str(tmp_path / "a" / "b"))  # exists: fine
+    assert (tmp_path / "a" / "b").is_dir()
+    assert mx.util.get_gpu_count() == mx.context.num_gpus()
+
+
+def test_environment_sets_and_restores(monkeypatch):
+    monkeypatch.setenv("SG_ENV_A", "old")
+    monkeypatch.delenv("SG_ENV_B", raising=False)
+    with pytest.raises(KeyError):
+        with tu.environment({"SG_ENV_A": "new", "SG_ENV_B": 1}):
+            assert os.environ["SG_ENV_A"] == "new" and os.environ["SG_ENV_B"] == "1"
+            raise KeyError  # restored even so
+    assert os.environ["SG_ENV_A"] == "old" and "SG_ENV_B" not in os.environ
+    with tu.environment("SG_ENV_A", None):
+        assert "SG_ENV_A" not in os.environ
+    assert os.environ["SG_ENV_A"] == "old"
+    with pytest.raises(mx.MXNetError, match="name, value"):
+        with tu.environment("a", "b", "c"):
+            pass
+
+
+def test_retry_reruns_assertion_failures_only():
+    calls = []
+
+    @tu.retry(3)
+    def flaky():
+        calls.append(1)
+        assert len(calls) == 3
+
+    flaky()
+    assert len(calls) == 3
+
+    @tu.retry(2)
+    def broken():
+        raise AssertionError("always")
+
+    with pytest.raises(AssertionError, match="always"):
+        broken()
+
+
+def test_stochastic_checks_accept_the_right_distribution_and_reject_a_wrong_one():
+    rng = np.random.default_rng(0)
+    buckets, probs = tu.gen_buckets_probs_with_ppf(lambda q: scipy.stats.norm.ppf(q), 5)
+    assert probs == [0.2] * 5 and buckets[0][0] == -np.inf and buckets[-1][1] == np.inf
+    p_values = tu.verify_generator(lambda n: rng.standard_normal(n), buckets, probs,
+                                   nsamples=20000)
+    assert len(p_values) == 5
+    with pytest.raises(AssertionError, match="Generator test fails"):
+        tu.verify_generator(lambda n: rng.standard_normal(n) + 0.5, buckets, probs,
+                            nsamples=20000)
+    # a discrete distribution: the values themselves are the buckets
+    p, observed, expected = tu.chi_square_check(lambda n: rng.integers(0, 3, n), [0, 1, 2],
+                                                [1 / 3] * 3, nsamples=30000)
+    assert observed.sum() == 30000 and expected.sum() == pytest.approx(30000) and p > 1e-4
+    assert tu.mean_check(lambda n: rng.normal(2.0, 1.0, n), 2.0, 1.0, 100000)
+    assert not tu.mean_check(lambda n: rng.normal(2.1, 1.0, n), 2.0, 1.0, 100000)
+    assert tu.var_check(lambda n: rng.normal(0, 2.0, n), 2.0, 100000)
+    assert not tu.var_check(lambda n: rng.normal(0, 2.2, n), 2.0, 100000)
+    with pytest.raises(mx.MXNetError, match="ascending and disjoint"):
+        tu.chi_square_check(lambda n: rng.random(n), [(0.5, 1.0), (0.0, 0.5)], [0.5, 0.5], 10)
