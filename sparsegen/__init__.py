@@ -25,6 +25,7 @@ _ON_FIRST_USE = {
     "module": "module", "name": "name", "operator": "operator", "profiler": "profiler",
     "sym": "symbol",
     "symbol": "symbol", "test_utils": "test_utils", "updates": "updates", "util": "util",
+    "viz": "visualization", "visualization": "visualization",
 }
 """``mx.<attribute>`` -> the submodule imported on first use (the training surface: a process
 that only runs NDArray code and optimizers does not pay for importing it)."""
@@ -36,7 +37,7 @@ __all__ = [
     "gpu", "init", "initializer", "interop", "io", "kernels", "kv", "kvstore", "lr_scheduler",
     "metric", "model", "mon", "monitor", "name", "nd", "ndarray", "num_gpus", "operator", "optimizer", "profiler",
     "random",
-    "rnd", "sym", "symbol", "test_utils", "util",
+    "rnd", "sym", "symbol", "test_utils", "util", "viz", "visualization",
     "mod", "module",
     "updates",
 ]

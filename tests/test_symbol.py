@@ -344,3 +344,21 @@ def test_infer_shape_of_wide_and_deep_is_mxnets():
     shapes = dict(zip(out.list_arguments(), args))
     assert shapes["hidden_weight"] == (50, 28)
     assert shapes["embed_2_weight"] == (7, 8) and outs == [(10, 2)]
+
+
+@pytest.mark.parametrize("kw, data, weight, out", [
+    ({"kernel": (3, 3), "num_filter": 4}, (2, 1, 8, 8), (4, 1, 3, 3), (2, 4, 6, 6)),
+    ({"kernel": (3, 3), "num_filter": 6, "stride": (2, 1), "pad": (1, 0), "num_group": 2},
+     (1, 4, 9, 7), (6, 2, 3, 3), (1, 6, 5, 5)),
+    ({"kernel": (2,), "num_filter": 3, "dilate": (3,), "no_bias": True}, (2, 5, 10),
+     (3, 5, 2), (2, 3, 7)),
+])
+def test_convolution_creates_its_weight_and_infers_its_shapes(kw, data, weight, out):
+    # MXNet 1.9.1 gives these: (x + 2 pad - dilate (k - 1) - 1) // stride + 1 per axis
+    conv = mx.sym.Convolution(mx.sym.Variable("data"), name="conv", **kw)
+    names = ["data", "conv_weight"] + ([] if kw.get("no_bias") else ["conv_bias"])
+    assert conv.list_arguments() == names
+    args, outs, _ = conv.infer_shape(data=data)
+    assert args[:2] == [data, weight] and outs == [out]
+    executor = conv.simple_bind(mx.cpu(), data=data)
+    assert executor.forward()[0].shape == out

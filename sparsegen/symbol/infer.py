@@ -72,6 +72,27 @@ def _fully_connected(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape
     return filled, (data[0], hidden) if flatten else data[:-1] + (hidden,)
 
 
+def _convolution(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
+    """Convolution's weight ``(num_filter, channels / num_group, *kernel)``, bias and output
+    (MXNet's: ``(x + 2 pad - dilate (kernel - 1) - 1) // stride + 1`` per spatial axis)."""
+    data = shapes[0]
+    if data is None:
+        return shapes, None
+
+    def ints(value: Any, default: int) -> tuple[int, ...]:
+        value = default if value is None or value == () else value
+        return tuple(int(v) for v in value) if isinstance(value, (tuple, list)) else \
+            (int(value),) * (len(data) - 2)
+
+    kernel = ints(p["kernel"], 1)
+    stride, dilate, pad = ints(p.get("stride"), 1), ints(p.get("dilate"), 1), ints(p.get("pad"), 0)
+    filters, groups = int(p["num_filter"]), int(p.get("num_group", 1))
+    filled = [data, (filters, data[1] // groups, *kernel), (filters,)][:len(shapes)]
+    spatial = tuple((x + 2 * q - d * (k - 1) - 1) // st + 1
+                    for x, k, st, d, q in zip(data[2:], kernel, stride, dilate, pad))
+    return filled, (data[0], filters, *spatial)
+
+
 def _embedding(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
     weight = (int(p["input_dim"]), int(p["output_dim"]))
     data = shapes[0]
@@ -183,7 +204,7 @@ _ELEMWISE_SAME = ("elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div"
                   "_mod", "_power", "_equal", "_not_equal", "_greater", "_greater_equal",
                   "_lesser", "_lesser_equal")
 SHAPE_RULES: dict[str, ShapeRule] = {
-    "dot": _dot, "FullyConnected": _fully_connected,
+    "dot": _dot, "FullyConnected": _fully_connected, "Convolution": _convolution,
     **{op: _embedding for op in EMBEDDINGS},
     "Concat": _concat, "Reshape": _reshape, "transpose": _transpose,
     "expand_dims": _expand_dims, "SoftmaxOutput": _softmax_output,

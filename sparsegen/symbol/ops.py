@@ -51,6 +51,7 @@ _OUTPUTS = ("LinearRegressionOutput", "LogisticRegressionOutput", "MAERegression
 OPS: dict[str, OpDef] = {
     "dot": OpDef("dot", ("lhs", "rhs")),
     "FullyConnected": OpDef("FullyConnected", ("data", "weight", "bias"), ("weight", "bias")),
+    "Convolution": OpDef("Convolution", ("data", "weight", "bias"), ("weight", "bias")),
     "Embedding": OpDef("Embedding", ("data", "weight"), ("weight",)),
     "Activation": OpDef("Activation"),
     "softmax": OpDef("softmax"),
