@@ -975,5 +975,24 @@ def verify_generator(generator: Callable[[int], Any], buckets: list, probs: Sequ
     return values
 
 
-__all__ += ["chi_square_check", "environment", "gen_buckets_probs_with_ppf", "mean_check",
-            "retry", "var_check", "verify_generator"]
+@contextlib.contextmanager
+def discard_stderr() -> Any:
+    """Send what the block writes to the process's standard error (file descriptor 2, C
+    libraries included) to the null device."""
+    sys.stderr.flush()
+    descriptor = 2  # the process's standard error, whatever object sys.stderr is now
+    saved = os.dup(descriptor)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), descriptor)
+            yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, descriptor)
+        os.close(saved)
+
+
+from .util import use_np  # noqa: E402 - MXNet's test_utils re-exports it
+
+__all__ += ["chi_square_check", "discard_stderr", "environment", "gen_buckets_probs_with_ppf",
+            "mean_check", "retry", "use_np", "var_check", "verify_generator"]

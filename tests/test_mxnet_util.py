@@ -105,3 +105,10 @@ def test_stochastic_checks_accept_the_right_distribution_and_reject_a_wrong_one(
     assert not tu.var_check(lambda n: rng.normal(0, 2.2, n), 2.0, 100000)
     with pytest.raises(mx.MXNetError, match="ascending and disjoint"):
         tu.chi_square_check(lambda n: rng.random(n), [(0.5, 1.0), (0.0, 0.5)], [0.5, 0.5], 10)
+
+
+def test_discard_stderr_silences_descriptor_2_and_restores_it(capfd):
+    with tu.discard_stderr():  # what C libraries write (the descriptor, not sys.stderr)
+        os.write(2, b"hidden from the terminal\n")
+    os.write(2, b"shown\n")
+    assert capfd.readouterr().err == "shown\n"
