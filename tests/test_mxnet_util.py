@@ -112,3 +112,13 @@ def test_discard_stderr_silences_descriptor_2_and_restores_it(capfd):
         os.write(2, b"hidden from the terminal\n")
     os.write(2, b"shown\n")
     assert capfd.readouterr().err == "shown\n"
+
+
+def test_mx_np_stands_in_and_refuses_every_use():
+    import sparsegen.numpy as mx_np
+
+    assert mx.np is mx.numpy is mx_np
+    with pytest.raises(NotImplementedError, match="mx.np.zeros: MXNet's numpy interface"):
+        mx.np.zeros((2,))
+    with pytest.raises(mx.MXNetError, match="mx.np.random"):
+        mx_np.random.uniform(size=(1,))

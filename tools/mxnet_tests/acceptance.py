@@ -1,0 +1,89 @@
+"""MXNet's own unit tests as the acceptance of sparsegen: run the files under MXNet 1.9.1 (its
+own venv: the denominator) and under sparsegen (``run.py``'s harness), and count, per file, how
+many of the tests that pass on MXNet pass on sparsegen.
+
+    python tools/mxnet_tests/acceptance.py --mxnet-python /work/mxvenv/bin/python \\
+        [--files test_ndarray.py ...] [--status FILE]
+
+MXNet's side runs with its own ``common.py`` (and ``nose.tools`` from ``shim/``), from a copy of
+its ``tests/python`` tree; pytest writes a JUnit XML report of each test's outcome.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import shutil
+import subprocess
+import tempfile
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from run import DEFAULT_TESTS, run_tests
+
+HERE = Path(__file__).resolve().parent
+FILES = ("test_ndarray.py", "test_autograd.py", "test_gluon.py", "test_gluon_trainer.py",
+         "test_loss.py", "test_metric.py", "test_init.py", "test_io.py", "test_kvstore.py",
+         "test_module.py", "test_optimizer.py", "test_random.py", "test_executor.py",
+         "test_infer_shape.py", "test_symbol.py", "test_sparse_ndarray.py",
+         "test_sparse_operator.py")
+"""The files issue 38 names: MXNet's tests of the surface sparse programs use."""
+
+
+def mxnet_passes(python: str, tests: Path, files: list[str], timeout: float) -> set[str]:
+    """The tests (``file::name``) that pass under MXNet run by ``python``."""
+    with tempfile.TemporaryDirectory(prefix="mxnet-own-") as work:
+        tree = Path(work) / "python"
+        shutil.copytree(tests.parent, tree)
+        report = Path(work) / "junit.xml"
+        env = dict(os.environ, MXNET_TEST_SEED="1", PYTHONPATH=str(HERE / "shim"))
+        subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                        f"--junitxml={report}", *files], cwd=tree / tests.name, env=env,
+                       check=False, timeout=timeout)
+        passed = set()
+        for case in ET.parse(report).iter("testcase"):
+            if not any(child.tag in ("failure", "error", "skipped") for child in case):
+                passed.add(f"{case.get('classname').split('.')[-1]}.py::{case.get('name')}")
+        return passed
+
+
+def table(mxnet: set[str], outcomes: list[dict]) -> str:
+    """Per file: the tests passing on MXNet, how many of them pass on sparsegen, and what
+    stops the others (by outcome)."""
+    ours = {o["test"]: o["outcome"] for o in outcomes}
+    stopped_files = {o["test"]: o["outcome"] for o in outcomes if "::" not in o["test"]}
+    per_file: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    for test in sorted(mxnet):
+        name = test.split("::")[0]
+        per_file[name][ours.get(test, stopped_files.get(name, "not run"))] += 1
+    rows = ["| file | pass on MXNet | pass on sparsegen | the others |", "|---|---|---|---|"]
+    for name, counts in sorted(per_file.items()):
+        others = ", ".join(f"{n} {k}" for k, n in counts.most_common() if k != "passed")
+        rows.append(f"| {name} | {sum(counts.values())} | {counts['passed']} | {others} |")
+    total = sum(sum(c.values()) for c in per_file.values())
+    passed = sum(c["passed"] for c in per_file.values())
+    return "\n".join(rows + ["", f"{passed} of the {total} tests that pass on MXNet 1.9.1 "
+                                 "pass on sparsegen"])
+
+
+def main() -> int:
+    """Run both sides and print (and write) the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mxnet-python", required=True, help="python of MXNet 1.9.1's venv")
+    parser.add_argument("tests", nargs="?", type=Path, default=DEFAULT_TESTS)
+    parser.add_argument("--files", nargs="+", default=list(FILES))
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per test")
+    parser.add_argument("--status", type=Path, help="also write the table there (markdown)")
+    args = parser.parse_args()
+    mxnet = mxnet_passes(args.mxnet_python, args.tests, args.files, 4 * 3600)
+    outcomes = run_tests(args.tests, args.files, None, args.timeout, True, True)
+    text = table(mxnet, outcomes)
+    print(text)
+    if args.status:
+        args.status.write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
