@@ -321,3 +321,17 @@ def test_check_consistency_across_dtypes():
         check_consistency(net, entries, ground_truth={"fc_output": np.zeros((4, 3))})
     with pytest.raises(InvalidValue, match="two entries"):
         check_consistency(net, entries[:1])
+
+
+def test_backward_after_an_inference_forward_gives_the_gradients():
+    # MXNet's test_bind does forward() (is_train=False) then backward(): the gradients of
+    # the inference-mode graph (Dropout passes everything through)
+    a, b = mx.sym.Variable("a"), mx.sym.Variable("b")
+    out = mx.sym.Dropout(a * b, p=0.5) + a
+    x, y = np.array([[1.0, -2.0]]), np.array([[3.0, 0.5]])
+    grads = {"a": mx.nd.zeros((1, 2)), "b": mx.nd.zeros((1, 2))}
+    executor = out.bind(mx.cpu(), {"a": mx.nd.array(x), "b": mx.nd.array(y)}, args_grad=grads)
+    np.testing.assert_allclose(executor.forward()[0].asnumpy(), x * y + x)
+    executor.backward(mx.nd.array([[2.0, 10.0]]))
+    np.testing.assert_allclose(grads["a"].asnumpy(), [[2.0, 10.0]] * (y + 1))
+    np.testing.assert_allclose(grads["b"].asnumpy(), [[2.0, 10.0]] * x)

@@ -120,24 +120,30 @@ class Executor:
 
     def forward(self, is_train: bool = False, **kwargs: Any) -> list[Any]:
         """Copy ``kwargs`` into the arguments, run the graph (recorded for ``backward`` when
-        ``is_train`` and some argument takes a gradient) and return ``outputs``."""
+        ``is_train`` and some argument takes a gradient) and return ``outputs``. A ``backward``
+        after ``forward(is_train=False)`` runs the graph again, recorded in inference mode."""
         arrays = self.arg_dict
         for name, value in kwargs.items():
             if name not in arrays:
                 raise InvalidValue(f"forward: {name} is not an argument ({list(arrays)})")
             value.copyto(arrays[name]) if isinstance(value, nd.NDArray) else \
                 arrays[name].__setitem__(slice(None), value)
-        variables = [(a, g, r) for a, g, r in zip(self.arg_arrays, self.grad_arrays,
-                                                  self._grad_req) if r != "null"]
-        self._recorded = bool(is_train and variables)
-        if self._recorded:
-            autograd.mark_variables(*map(list, zip(*variables)))
-            with autograd.record(train_mode=True):
-                self.outputs = self.compute()
+        if is_train and any(r != "null" for r in self._grad_req):
+            self._record(train_mode=True)
         else:
+            self._recorded = False
             with autograd.pause(train_mode=bool(is_train)):
                 self.outputs = self.compute()
         return self.outputs
+
+    def _record(self, train_mode: bool) -> None:
+        """Run the graph recorded for ``backward``, the arguments with a gradient marked."""
+        variables = [(a, g, r) for a, g, r in zip(self.arg_arrays, self.grad_arrays,
+                                                  self._grad_req) if r != "null"]
+        autograd.mark_variables(*map(list, zip(*variables)))
+        with autograd.record(train_mode=train_mode):
+            self.outputs = self.compute()
+        self._recorded = True
 
     def compute(self) -> list[Any]:
         """The outputs on the bound arrays, in the current autograd scope (recorded when
@@ -188,9 +194,8 @@ class Executor:
         head gradients, as MXNet's."""
         if not any(req != "null" for req in self._grad_req):
             return
-        if not self._recorded:
-            raise InvalidValue("backward: the last forward ran with is_train=False; run "
-                               "forward(is_train=True) first")
+        if not self._recorded:  # after forward(is_train=False), as MXNet allows: run it again
+            self._record(train_mode=False)  # recorded, in inference mode, as that forward ran
         if isinstance(out_grads, nd.NDArray):
             out_grads = [out_grads]
         autograd.backward(self.outputs, head_grads=out_grads, retain_graph=True,
