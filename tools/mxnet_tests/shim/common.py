@@ -101,3 +101,31 @@ def xfail_when_nonstandard_decimal_separator(test: Callable[..., Any]) -> Callab
     """The test as it is: the harness runs with the C locale's decimal point."""
     return test
 
+
+
+def assert_raises_cudnn_not_satisfied(min_version: str) -> Callable[..., Any]:
+    """The test as it is: sparsegen does not use cuDNN, so no version can fall short."""
+    return lambda test: test
+
+
+assert_raises_cuda_not_satisfied = assert_raises_cudnn_not_satisfied
+
+
+def with_environment(*settings: Any) -> Callable[..., Any]:
+    """Run the test with environment variables set (``mx.test_utils.environment``)."""
+    def decorate(test: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(test)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            with mx.test_utils.environment(*settings):
+                return test(*args, **kwargs)
+        return run
+    return decorate
+
+
+def run_in_spawned_process(func: Callable[..., Any], env: dict, *args: Any) -> bool:
+    """Run ``func(seed, *args)`` in this process with ``env`` set (MXNet spawns one to escape
+    its backend's cached environment reads; sparsegen reads the environment when asked)."""
+    seed = int(np.random.randint(0, np.iinfo(np.int32).max))
+    with mx.test_utils.environment(env):
+        func(seed, *args)
+    return True
