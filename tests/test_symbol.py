@@ -362,3 +362,22 @@ def test_convolution_creates_its_weight_and_infers_its_shapes(kw, data, weight, 
     assert args[:2] == [data, weight] and outs == [out]
     executor = conv.simple_bind(mx.cpu(), data=data)
     assert executor.forward()[0].shape == out
+
+
+@pytest.mark.parametrize("name, oracle", [("maximum", np.maximum), ("minimum", np.minimum),
+                                          ("power", np.power), ("pow", np.power)])
+def test_pairwise_functions_of_symbols_and_numbers(name, oracle):
+    # MXNet's mx.sym.maximum / minimum / power / pow: two symbols, a symbol and a number
+    # either side, or two numbers
+    function = getattr(mx.sym, name)
+    x, y = mx.sym.Variable("x"), mx.sym.Variable("y")
+    xs, ys = np.array([3.0, 5.0, 2.0, 1.5]), np.array([1.0, 6.0, 2.5, 2.0])
+    for made, want in ((function(x, y), oracle(xs, ys)), (function(x, 2), oracle(xs, 2)),
+                       (function(2, x), oracle(2, xs))):
+        graph = mx.sym.load_json(made.tojson())  # the scalar op's name and scalar round-trip
+        args = {k: mx.nd.array(v) for k, v in (("x", xs), ("y", ys))
+                if k in graph.list_arguments()}
+        np.testing.assert_allclose(graph.eval(**args)[0].asnumpy(), want, rtol=1e-6)
+    assert function(2, 3) == oracle(2, 3)
+    with pytest.raises(mx.MXNetError, match=f"mx.sym.{function.__name__}: operands"):
+        function(x, "2")

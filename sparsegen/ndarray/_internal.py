@@ -9,7 +9,7 @@ from typing import Any
 from .ndarray import NDArray
 
 # -- arith --
-from .arith import UNION_FUNCTIONS
+from .arith import UNION_FUNCTIONS, maximum, minimum
 # -- elemwise --
 from .elemwise import INTERNAL_UNARY_OPS
 # -- reduce --
@@ -28,6 +28,7 @@ SCALAR_OPS: dict[str, Callable[[Any, Any], Any]] = {
     "_equal_scalar": lambda x, s: x == s, "_not_equal_scalar": lambda x, s: x != s,
     "_greater_scalar": lambda x, s: x > s, "_greater_equal_scalar": lambda x, s: x >= s,
     "_lesser_scalar": lambda x, s: x < s, "_lesser_equal_scalar": lambda x, s: x <= s,
+    "_maximum_scalar": maximum, "_minimum_scalar": minimum,
 }
 """MXNet's ops of an array and a scalar (what NDArray's and Symbol's operators write) and what
 each computes, on arrays or on Python numbers."""

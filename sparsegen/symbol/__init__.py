@@ -8,8 +8,12 @@ The modules add their methods to ``Symbol``: ``ops`` the fluent ones (``x.square
 
 from __future__ import annotations
 
+import builtins
 import types
+from numbers import Number
 from typing import Any
+
+from ..errors import InvalidType
 
 from . import executor, infer, ops, serialize
 from .executor import Executor
@@ -47,6 +51,28 @@ def _namespace(name: str, functions: dict, prefixes: tuple[str, ...]) -> types.M
     return module
 
 
+def _pairwise(name: str, array_op: str, scalar_op: str, rscalar_op: str,
+              numbers: Any) -> Any:
+    """MXNet's ``mx.sym.<name>(left, right)``: of two symbols (``array_op``), a symbol and a
+    number (``scalar_op``; ``rscalar_op`` with the number first), or two numbers (``numbers``)."""
+
+    def function(left: Any, right: Any) -> Any:
+        if isinstance(left, Symbol) and isinstance(right, Symbol):
+            return getattr(_internal, array_op)(left, right)
+        if isinstance(left, Symbol) and isinstance(right, Number):
+            return getattr(_internal, scalar_op)(left, scalar=right)
+        if isinstance(left, Number) and isinstance(right, Symbol):
+            return getattr(_internal, rscalar_op)(right, scalar=left)
+        if isinstance(left, Number) and isinstance(right, Number):
+            return numbers(left, right)
+        raise InvalidType(f"mx.sym.{name}: operands must be Symbols or numbers, got "
+                          f"{type(left).__name__} and {type(right).__name__}")
+
+    function.__name__ = name
+    function.__doc__ = f"MXNet's ``mx.sym.{name}`` of Symbols or numbers, elementwise."
+    return function
+
+
 globals().update(ops.FUNCTIONS)
 sparse = _namespace("sparse", {**{name: ops.FUNCTIONS[name] for name in ops.SPARSE},
                                **{n: ops.make(n, s) for n, s in ops.SPARSE_ONLY.items()}},
@@ -56,8 +82,12 @@ _internal = _namespace("_internal", {n: ops.make(n, s) for n, s in ops.INTERNAL.
                        ("_internal.",))
 random = _namespace("random", {n: ops.make(n, s) for n, s in ops.RANDOM.items()}, ())
 op = _namespace("op", dict(ops.FUNCTIONS), ("",))  # MXNet's mx.sym.op: the same op functions
+maximum = _pairwise("maximum", "_maximum", "_maximum_scalar", "_maximum_scalar", builtins.max)
+minimum = _pairwise("minimum", "_minimum", "_minimum_scalar", "_minimum_scalar", builtins.min)
+power = _pairwise("power", "_power", "_power_scalar", "_rpower_scalar", builtins.pow)
+pow = power  # noqa: A001 - MXNet's name
 __getattr__ = _generator(globals(), ("",))
 
 __all__ = ["Executor", "Group", "Node", "Symbol", "Variable", "contrib", "load", "load_json",
-           "op", "random", "sparse", "var", *ops.FUNCTIONS]
+           "maximum", "minimum", "op", "pow", "power", "random", "sparse", "var", *ops.FUNCTIONS]
 del executor, serialize

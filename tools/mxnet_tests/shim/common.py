@@ -19,6 +19,7 @@ import numpy as np
 
 import mxnet as mx  # sparsegen, through the harness's import hook
 from mxnet.base import MXNetError  # noqa: F401 - MXNet's common.py exports it
+from mxnet.test_utils import environment  # noqa: F401 - MXNet's common.py exports it too
 
 _LOG = logging.getLogger("common")
 
