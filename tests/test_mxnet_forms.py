@@ -164,3 +164,43 @@ def test_onehot_encode_writes_out():
         mx.nd.onehot_encode(mx.nd.array([0]), mx.nd.zeros((4,)))
     with pytest.raises(InvalidValue, match="as many axes"):
         mx.nd.moveaxis(mx.nd.zeros((2, 3)), 0, [0, 1])
+
+
+def test_inplace_shape_methods_return_views_as_mxnet():
+    x = mx.nd.array(np.arange(30.0).reshape(5, 2, 3))
+    flat = x.flatten(inplace=True)
+    assert flat.shape == (5, 6)
+    flat[:] = -1  # a view: x changes too
+    assert (x.asnumpy() == -1).all()
+    assert (x.flatten().asnumpy() == -1).all() and x.flatten().shape == (5, 6)
+    y = mx.nd.array(np.arange(6.0).reshape(2, 3))
+    for axis, shape in ((1, (2, 1, 3)), (-1, (2, 3, 1)), (0, (1, 2, 3))):
+        view = y.expand_dims(axis, inplace=True)
+        assert view.shape == shape == y.expand_dims(axis).shape
+    view = y.expand_dims(1, inplace=True)
+    view[:] = 7
+    assert (y.asnumpy() == 7).all()
+    z = mx.nd.ones((1, 3, 1))
+    assert z.squeeze(inplace=True).shape == (3,) and z.squeeze(axis=(0,), inplace=True).shape == (3, 1)
+    z.squeeze(inplace=True)[:] = 2
+    assert (z.asnumpy() == 2).all()
+    with pytest.raises(mx.MXNetError, match="axis 1 has size 3"):
+        z.squeeze(axis=1, inplace=True)
+    with pytest.raises(mx.MXNetError):
+        y.expand_dims(5, inplace=True)
+
+
+@given(st.lists(st.sampled_from([0.0, -0.0, 1.5, -2.0, 8.0, np.inf, -np.inf, np.nan]),
+                min_size=1, max_size=8), st.sampled_from(["float32", "float64"]))
+def test_abs_reciprocal_and_contrib_isinf_isnan_isfinite_against_numpy(values, dtype):
+    v = np.array(values, dtype)
+    x = mx.nd.array(v, dtype=dtype)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(abs(x).asnumpy(), np.abs(v))
+        np.testing.assert_array_equal(x.reciprocal().asnumpy(), np.reciprocal(v))
+        np.testing.assert_allclose(x.rcbrt().asnumpy(), 1 / np.cbrt(v), rtol=1e-6)
+    np.testing.assert_array_equal(mx.nd.contrib.isinf(x).asnumpy(), np.isinf(v))
+    np.testing.assert_array_equal(mx.nd.contrib.isnan(x).asnumpy(), np.isnan(v))
+    np.testing.assert_array_equal(mx.nd.contrib.isfinite(x).asnumpy(), np.isfinite(v))
+    s = abs(mx.sym.Variable("a"))
+    np.testing.assert_array_equal(s.eval(a=x)[0].asnumpy(), np.abs(v))

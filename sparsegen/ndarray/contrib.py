@@ -30,7 +30,23 @@ def getnnz(data: NDArray, axis: Any = None, out: NDArray | None = None, **kwargs
 from .arith import quadratic  # noqa: E402 - mx.nd.contrib.quadratic
 from .optim_ops import group_adagrad_update  # noqa: E402
 
-__all__ = ["getnnz", "group_adagrad_update", "quadratic"]
+
+def isinf(data: NDArray) -> NDArray:
+    """1 where ``data`` is +inf or -inf, else 0, in its dtype (MXNet's ``contrib.isinf``)."""
+    return abs(data) == float("inf")
+
+
+def isnan(data: NDArray) -> NDArray:
+    """1 where ``data`` is nan, else 0 (MXNet's ``contrib.isnan``)."""
+    return data != data
+
+
+def isfinite(data: NDArray) -> NDArray:
+    """1 where ``data`` is neither inf nor nan, else 0 (MXNet's ``contrib.isfinite``)."""
+    return (abs(data) != float("inf")) * (data == data)
+
+
+__all__ = ["getnnz", "group_adagrad_update", "isfinite", "isinf", "isnan", "quadratic"]
 
 # -- nn --
 from .nn import Embedding  # noqa: E402

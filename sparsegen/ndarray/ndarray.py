@@ -560,17 +560,35 @@ class NDArray:
             return _above.shape.transpose(self, *axes, **kwargs)
         return _above.shape.transpose(self, axes, **kwargs)
 
-    def expand_dims(self, *args: Any, **kwargs: Any) -> "NDArray":
-        """See ``mx.nd.expand_dims``."""
-        return _above.shape.expand_dims(self, *args, **kwargs)
+    def expand_dims(self, axis: Any, inplace: bool = False, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.expand_dims``; ``inplace``: a view of this (dense) array, as MXNet's."""
+        if inplace:
+            ndim = len(self.shape)
+            if isinstance(axis, bool) or not isinstance(axis, int) or not -ndim - 1 <= axis <= ndim:
+                return _above.shape.expand_dims(self, axis, **kwargs)  # raises, naming axis
+            at = axis % (ndim + 1)
+            return self.reshape((*self.shape[:at], 1, *self.shape[at:]))
+        return _above.shape.expand_dims(self, axis, **kwargs)
 
-    def squeeze(self, *args: Any, **kwargs: Any) -> "NDArray":
-        """See ``mx.nd.squeeze``."""
-        return _above.shape.squeeze(self, *args, **kwargs)
+    def squeeze(self, axis: Any = None, inplace: bool = False, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.squeeze``; ``inplace``: a view of this (dense) array, as MXNet's."""
+        if inplace:
+            ndim = len(self.shape)
+            given = axis if isinstance(axis, tuple) else (axis,)
+            valid = axis is None or all(isinstance(a, int) and not isinstance(a, bool)
+                                        and -ndim <= a < ndim and self.shape[a] == 1
+                                        for a in given)
+            if valid:
+                axes = ({i for i, d in enumerate(self.shape) if d == 1} if axis is None
+                        else {a % ndim for a in given})
+                return self.reshape(tuple(d for i, d in enumerate(self.shape) if i not in axes))
+        return _above.shape.squeeze(self, axis, **kwargs)  # a bad axis raises there
 
-    def flatten(self, *args: Any, **kwargs: Any) -> "NDArray":
-        """See ``mx.nd.flatten``."""
-        return _above.shape.flatten(self, *args, **kwargs)
+    def flatten(self, inplace: bool = False, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.flatten``; ``inplace``: a view of this (dense) array, as MXNet's."""
+        if inplace and self.shape:
+            return self.reshape((self.shape[0], -1))
+        return _above.shape.flatten(self, **kwargs)
 
     def swapaxes(self, *args: Any, **kwargs: Any) -> "NDArray":
         """See ``mx.nd.swapaxes``."""
@@ -723,8 +741,10 @@ def _fluent(name: str) -> Any:
 _UNARY_METHODS = (
     "abs", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "cbrt", "ceil", "cos",
     "cosh", "degrees", "exp", "expm1", "fix", "floor", "log", "log10", "log1p", "log2",
-    "radians", "rint", "round", "rsqrt", "sign", "sin", "sinh", "sqrt", "square", "tan", "trunc",
+    "radians", "rcbrt", "reciprocal", "rint", "round", "rsqrt", "sign", "sin", "sinh", "sqrt",
+    "square", "tan", "trunc",
 )
 """MXNet's NDArray methods that are unary elementwise ops (``x.sqrt()``, ...)."""
 for _name in _UNARY_METHODS:
     setattr(NDArray, _name, _fluent(_name))
+NDArray.__abs__ = NDArray.abs  # abs(x), as MXNet's

@@ -237,6 +237,10 @@ class Symbol:
     def __neg__(self) -> "Symbol":
         return _binary("mul", self, -1.0)
 
+    def __abs__(self) -> "Symbol":
+        """``abs(symbol)``: MXNet's ``abs`` op."""
+        return create("abs", NameManager.current().get(None, "abs"), [self._entry("data")], {})
+
     def __eq__(self, other: Any) -> "Symbol":  # type: ignore[override]
         return _binary("eq", self, other)
 
