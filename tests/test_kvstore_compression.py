@@ -122,3 +122,13 @@ def test_dist_sync_sums_each_workers_quantized_values_sent_as_int8(tmp_path):
             np.testing.assert_allclose(seen[f"w_{step}"], value, rtol=1e-6, atol=1e-6)
             # one int8 code per value (plus a small header), a quarter of float32's bytes
             assert int(seen[f"bytes_{step}"]) < worker.N * worker.D * 2
+
+
+def test_more_codes_than_int8_holds_are_summed_in_int32():
+    kv = mx.kv.create("device")
+    kv.set_gradient_compression({"type": "2bit", "threshold": 0.5})
+    kv.init("k", mx.nd.zeros((2, 2)))
+    kv.push("k", [mx.nd.ones((2, 2)) for _ in range(130)])  # each array's code is 1
+    out = mx.nd.zeros((2, 2))
+    kv.pull("k", out=out)
+    np.testing.assert_allclose(out.asnumpy(), 130 * 0.5)

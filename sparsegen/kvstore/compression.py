@@ -1,7 +1,8 @@
 """MXNet's 2-bit gradient compression of kvstore pushes (``set_gradient_compression``): each
 pushed float32 value plus its residual becomes a code (-1, 0 or 1 times ``threshold``), the
 rest stays in the residual for the next push. The codes are computed by update rule
-``quantize_2bit``'s kernel, travel and sum as int8 (a quarter of float32's bytes), and become
+``quantize_2bit``'s kernel, travel and sum as int8 (a quarter of float32's bytes; int32 past
+127 summands), and become
 ``threshold * sum`` where the store applies them."""
 
 from __future__ import annotations
@@ -58,12 +59,13 @@ class GradientCompression:
         """A fresh (zero) residual for pushes like ``value``."""
         return zeros(value.shape, value.context, dtype="float32")
 
-    def codes(self, value: NDArray, residual: NDArray) -> NDArray:
-        """The int8 codes of ``value`` plus ``residual``; ``residual`` keeps what they leave."""
+    def codes(self, value: NDArray, residual: NDArray, summands: int) -> NDArray:
+        """The codes of ``value`` plus ``residual`` (``residual`` keeps what they leave), as
+        int8 when the sum of ``summands`` of them fits (else int32)."""
         code = zeros(value.shape, value.context, dtype="float32")
         run("kvstore.push", "quantize_2bit", code, value, (residual,),
             {"threshold": self.threshold}, lambda w, s: False)
-        return code.astype("int8")
+        return code.astype("int8" if summands <= 127 else "int32")
 
     def values(self, codes: NDArray) -> NDArray:
         """Summed codes back as float32 values: ``threshold * codes``."""

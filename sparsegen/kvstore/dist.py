@@ -167,7 +167,7 @@ class DistKVStore(KVStore):
             super()._apply(key, self._rows_gathered(key, total))
         elif self._compression is not None:  # this worker's codes, summed over the workers
             self._collectives.agree("push compressed", key, 0)
-            buffer = _host(self._codes(key, 0, total)._storage)  # int8: a fresh array
+            buffer = _host(self._codes(key, 0, total, self.num_workers)._storage)  # fresh
             self._collectives.all_reduce("push", key, buffer)
             super()._apply(key, self._compression.values(NDArray(buffer, total.context)))
         else:

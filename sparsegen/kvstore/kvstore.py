@@ -120,19 +120,19 @@ class KVStore:
                                    f"value of shape {array.shape}")
         near = [a if a.context == stored.context else a.copyto(stored.context) for a in arrays]
         if self._compression is not None:  # each array its codes (MXNet: each device's)
-            codes = [self._codes(key, i, a) for i, a in enumerate(near)]
+            codes = [self._codes(key, i, a, len(near)) for i, a in enumerate(near)]
             return self._compression.values(add_n(*codes) if len(codes) > 1 else codes[0])
         return add_n(*near) if len(near) > 1 else near[0]  # the updater and _set only read it
 
-    def _codes(self, key: Key, slot: int, value: NDArray) -> NDArray:
-        """The 2-bit codes of push ``value`` (the ``slot``-th array of its key), its residual
-        kept for the next push."""
+    def _codes(self, key: Key, slot: int, value: NDArray, summands: int) -> NDArray:
+        """The 2-bit codes of push ``value`` (the ``slot``-th array of its key; ``summands``
+        codes will be summed), its residual kept for the next push."""
         assert self._compression is not None
         self._compression.check(key, value)
         residual = self._residuals.get((key, slot))
         if residual is None:
             residual = self._residuals[(key, slot)] = self._compression.residual(value)
-        return self._compression.codes(value, residual)
+        return self._compression.codes(value, residual, summands)
 
     def set_gradient_compression(self, compression_params: dict) -> None:
         """Compress pushes as MXNet's 2-bit compression (``{'type': '2bit', 'threshold':
