@@ -137,7 +137,7 @@ def test_group_adagrad_dense_gradient_updates_every_row_and_refuses_wd():
         opt.create_state(1, mx.nd.zeros((2, 2, 2)))
 
 
-def test_mxnets_test_optimizer_accumulates_and_copies_the_weight():
+def test_mxnets_test_optimizer_accumulates_and_copies_the_weight():  # rule accumulate
     w0, g = _arrays(2, (5, 2), "float32", 2)
     opt = mx.optimizer.create("test", rescale_grad=0.25)
     weight = mx.nd.array(w0)
