@@ -152,7 +152,7 @@ def _compact(arg: Any) -> Any:
     return arg
 
 
-def wrap(function: Any, name: str) -> Callable[..., Any]:
+def wrap(function: Any, name: str = "kernel") -> Callable[..., Any]:
     """A Python callable for kernel function ``name`` that accepts empty numpy arrays too, and
     is timed while the profiler records (``trace.RECORDER``).
 

@@ -190,6 +190,21 @@ def _check_optimizers(gpu: mx.Context, optimizers: tuple[tuple[str, dict], ...])
                                    err_msg=name)
 
 
+def _check_compression(gpu: mx.Context) -> None:
+    """2-bit compressed pushes of arrays on ``gpu`` (rule ``quantize_2bit``'s kernel there)
+    against numpy: residual + push, thresholded at 0.5, summed over the arrays."""
+    kv = mx.kv.create("device")
+    kv.set_gradient_compression({"type": "2bit", "threshold": 0.5})
+    kv.init(0, mx.nd.zeros((4, 3), ctx=gpu))
+    pushed = np.array([[0.3, 0.6, -0.7], [0.0, 1.2, -0.2], [0.5, -0.5, 0.49], [2.0, 0.1, -3.0]],
+                      np.float32)
+    kv.push(0, [mx.nd.array(pushed, ctx=gpu), mx.nd.array(pushed, ctx=gpu)])
+    out = mx.nd.zeros((4, 3), ctx=gpu)
+    kv.pull(0, out=out)
+    want = 2 * 0.5 * ((pushed >= 0.5).astype(np.float32) - (pushed <= -0.5))
+    np.testing.assert_allclose(out.asnumpy(), want)
+
+
 def _check_other_ops(ctx: mx.Context) -> None:
     """The ops of the kernel families that ``_check_ops`` leaves out, against numpy."""
     rng = np.random.default_rng(2)
@@ -244,6 +259,9 @@ def test_every_kernel_family_runs_on_the_gpu(gpu, monkeypatch):
     _check_optimizers(gpu, (("rmsprop", {}), ("rmsprop", {"centered": True}),  # issue 13
                             ("nag", {"momentum": 0.9}), ("signum", {}), ("signum", {"momentum": 0}),
                             ("adadelta", {}), ("adamax", {}), ("nadam", {}), ("lamb", {})))
+    _check_optimizers(gpu, (("ftml", {}), ("dcasgd", {"momentum": 0.9}), ("groupadagrad", {}),
+                            ("test", {})))  # issue 38
+    _check_compression(gpu)
     check_nn_on_gpu(gpu)  # the nn kernels (tests/test_nn_ops.py)
     check_conv_on_gpu(gpu)  # -- conv -- (tests/test_conv.py)
     check_batchnorm_on_gpu(gpu)  # -- batchnorm -- (tests/test_batchnorm.py)
