@@ -116,7 +116,11 @@ def dump(finished: bool = True, profile_process: str = "worker") -> None:
     _process(profile_process)
     path = Path(_PROFILER.config["filename"])
     text = json.dumps({"traceEvents": _events(), "displayTimeUnit": "ms"})
-    write_atomically(path, lambda tmp: tmp.write_text(text))
+    try:
+        write_atomically(path, lambda tmp: tmp.write_text(text))
+    except OSError as error:
+        raise InvalidValue(f"profiler.dump: cannot write {path}: {error.strerror or error}") \
+            from None
     if finished:
         set_state("stop")
         RECORDER.events.clear()

@@ -120,6 +120,15 @@ def test_user_events_of_domains(trace_file):
         task.stop()
 
 
+def test_a_dump_that_cannot_be_written_names_the_file(tmp_path):
+    profiler.set_config(filename=str(tmp_path / "missing" / "p.json"))
+    try:
+        with pytest.raises(mx.MXNetError, match="profiler.dump: cannot write .*p.json"):
+            profiler.dump()
+    finally:
+        profiler.set_config(filename="profile.json")
+
+
 def test_bad_arguments_are_refused_naming_them():
     for call, match in ((lambda: profiler.set_config(profile_everything=True),
                          "profile_everything"),
