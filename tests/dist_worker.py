@@ -241,4 +241,6 @@ def module(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    {"train": train, "compressed": compressed, "kill": kill, "bad": bad, "slow": slow, "module": module}[sys.argv[1]](Path(sys.argv[2]))
+    scenarios = {"train": train, "compressed": compressed, "kill": kill, "bad": bad,
+                 "slow": slow, "module": module}
+    scenarios[sys.argv[1]](Path(sys.argv[2]))

@@ -181,7 +181,10 @@ def test_inplace_shape_methods_return_views_as_mxnet():
     view[:] = 7
     assert (y.asnumpy() == 7).all()
     z = mx.nd.ones((1, 3, 1))
-    assert z.squeeze(inplace=True).shape == (3,) and z.squeeze(axis=(0,), inplace=True).shape == (3, 1)
+    assert z.squeeze(inplace=True).shape == (3,)
+    assert z.squeeze(axis=(0,), inplace=True).shape == (3, 1)
+    ones = mx.nd.ones((1, 1))
+    assert ones.squeeze(inplace=True).shape == (1,) == ones.squeeze().shape  # as MXNet
     z.squeeze(inplace=True)[:] = 2
     assert (z.asnumpy() == 2).all()
     with pytest.raises(mx.MXNetError, match="axis 1 has size 3"):

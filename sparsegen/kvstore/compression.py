@@ -2,8 +2,7 @@
 pushed float32 value plus its residual becomes a code (-1, 0 or 1 times ``threshold``), the
 rest stays in the residual for the next push. The codes are computed by update rule
 ``quantize_2bit``'s kernel, travel and sum as int8 (a quarter of float32's bytes; int32 past
-127 summands), and become
-``threshold * sum`` where the store applies them."""
+127 summands), and become ``threshold * sum`` where the store applies them."""
 
 from __future__ import annotations
 

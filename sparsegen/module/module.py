@@ -13,11 +13,11 @@ from ..context import Context, cpu
 from ..errors import InvalidType, InvalidValue, NotReady
 from ..initializer import InitDesc, Uniform
 from ..io import DataDesc
+from ..kvstore.compression import GradientCompression
 from ..model import load_checkpoint
 from ..params import integer
 from .base_module import BaseModule, check_input_names, parse_data_desc
 from .executor_group import DataParallelExecutorGroup
-from ..kvstore.compression import GradientCompression
 from .updates import create_kvstore, initialize_kvstore, update_locally, update_on_kvstore
 
 

@@ -563,31 +563,19 @@ class NDArray:
     def expand_dims(self, axis: Any, inplace: bool = False, **kwargs: Any) -> "NDArray":
         """See ``mx.nd.expand_dims``; ``inplace``: a view of this (dense) array, as MXNet's."""
         if inplace:
-            ndim = len(self.shape)
-            if isinstance(axis, bool) or not isinstance(axis, int) or not -ndim - 1 <= axis <= ndim:
-                return _above.shape.expand_dims(self, axis, **kwargs)  # raises, naming axis
-            at = axis % (ndim + 1)
-            return self.reshape((*self.shape[:at], 1, *self.shape[at:]))
+            return self.reshape(_above.shape.expand_dims_shape(self, axis))
         return _above.shape.expand_dims(self, axis, **kwargs)
 
     def squeeze(self, axis: Any = None, inplace: bool = False, **kwargs: Any) -> "NDArray":
         """See ``mx.nd.squeeze``; ``inplace``: a view of this (dense) array, as MXNet's."""
         if inplace:
-            ndim = len(self.shape)
-            given = axis if isinstance(axis, tuple) else (axis,)
-            valid = axis is None or all(isinstance(a, int) and not isinstance(a, bool)
-                                        and -ndim <= a < ndim and self.shape[a] == 1
-                                        for a in given)
-            if valid:
-                axes = ({i for i, d in enumerate(self.shape) if d == 1} if axis is None
-                        else {a % ndim for a in given})
-                return self.reshape(tuple(d for i, d in enumerate(self.shape) if i not in axes))
-        return _above.shape.squeeze(self, axis, **kwargs)  # a bad axis raises there
+            return self.reshape(_above.shape.squeeze_shape(self, axis))
+        return _above.shape.squeeze(self, axis, **kwargs)
 
     def flatten(self, inplace: bool = False, **kwargs: Any) -> "NDArray":
         """See ``mx.nd.flatten``; ``inplace``: a view of this (dense) array, as MXNet's."""
-        if inplace and self.shape:
-            return self.reshape((self.shape[0], -1))
+        if inplace:
+            return self.reshape(_above.shape.flatten_shape(self))
         return _above.shape.flatten(self, **kwargs)
 
     def swapaxes(self, *args: Any, **kwargs: Any) -> "NDArray":

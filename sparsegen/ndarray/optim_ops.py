@@ -22,8 +22,8 @@ from .ndarray import NDArray
 from .optim_run import Lazy, never, run
 
 __all__ = [
-    "adam_update", "ftml_update", "ftrl_update", "nag_mom_update", "rmsprop_update", "rmspropalex_update",
-    "sgd_mom_update", "sgd_update", "signsgd_update", "signum_update",
+    "adam_update", "ftml_update", "ftrl_update", "nag_mom_update", "rmsprop_update",
+    "rmspropalex_update", "sgd_mom_update", "sgd_update", "signsgd_update", "signum_update",
 ]
 
 SPARSE_NAMES = ("adagrad_update", "adam_update", "ftrl_update", "sgd_mom_update", "sgd_update")

@@ -108,17 +108,21 @@ def flip(data: NDArray, axis: Any, out: NDArray | None = None) -> NDArray:
 reverse = flip
 
 
+def expand_dims_shape(data: NDArray, axis: Any) -> tuple[int, ...]:
+    """The shape of ``expand_dims(data, axis)`` (``axis`` checked)."""
+    a = _axis(axis, data.ndim, "expand_dims", extra=1)
+    return data.shape[:a] + (1,) + data.shape[a:]
+
+
 def expand_dims(data: NDArray, axis: Any, out: NDArray | None = None) -> NDArray:
     """``data`` with a new dimension of size 1 at ``axis`` (``-ndim-1 <= axis <= ndim``)."""
     data = _data(data, "expand_dims")
-    a = _axis(axis, data.ndim, "expand_dims", extra=1)
-    return _contiguous("expand_dims", data, data.shape[:a] + (1,) + data.shape[a:], out)
+    return _contiguous("expand_dims", data, expand_dims_shape(data, axis), out)
 
 
-def squeeze(data: NDArray, axis: Any = None, out: NDArray | None = None) -> NDArray:
-    """``data`` without its size-1 dimensions (those of ``axis`` only, when given); squeezing
-    every dimension leaves shape ``(1,)``, as MXNet."""
-    data = _data(data, "squeeze")
+def squeeze_shape(data: NDArray, axis: Any = None) -> tuple[int, ...]:
+    """The shape of ``squeeze(data, axis)`` (``axis`` checked): squeezing every dimension
+    leaves ``(1,)``, as MXNet."""
     if axis is None:
         dropped = tuple(k for k, n in enumerate(data.shape) if n == 1)
     else:
@@ -126,16 +130,27 @@ def squeeze(data: NDArray, axis: Any = None, out: NDArray | None = None) -> NDAr
         for a in dropped:
             if data.shape[a] != 1:
                 raise SparsegenError(f"squeeze: axis {a} has size {data.shape[a]}, not 1")
-    shape = tuple(n for k, n in enumerate(data.shape) if k not in dropped) or (1,)
-    return _contiguous("squeeze", data, shape, out)
+    return tuple(n for k, n in enumerate(data.shape) if k not in dropped) or (1,)
+
+
+def squeeze(data: NDArray, axis: Any = None, out: NDArray | None = None) -> NDArray:
+    """``data`` without its size-1 dimensions (those of ``axis`` only, when given); squeezing
+    every dimension leaves shape ``(1,)``, as MXNet."""
+    data = _data(data, "squeeze")
+    return _contiguous("squeeze", data, squeeze_shape(data, axis), out)
+
+
+def flatten_shape(data: NDArray) -> tuple[int, ...]:
+    """The shape of ``flatten(data)``: the first dimension by the product of the others."""
+    if data.ndim == 0:
+        raise SparsegenError("flatten: data must have at least one dimension, got shape ()")
+    return (data.shape[0], math.prod(data.shape[1:]))
 
 
 def flatten(data: NDArray, out: NDArray | None = None) -> NDArray:
     """``data`` as 2-D: its first dimension by the product of the others."""
     data = _data(data, "flatten")
-    if data.ndim == 0:
-        raise SparsegenError("flatten: data must have at least one dimension, got shape ()")
-    return _contiguous("flatten", data, (data.shape[0], math.prod(data.shape[1:])), out)
+    return _contiguous("flatten", data, flatten_shape(data), out)
 
 
 Flatten = flatten
@@ -414,7 +429,7 @@ def moveaxis(tensor: NDArray, source: Any, destination: Any) -> NDArray:
 
 __all__ = [
     "Concat", "Flatten", "Pad", "broadcast_axes", "broadcast_axis", "broadcast_like",
-    "broadcast_to", "concat", "concatenate", "expand_dims", "flatten", "flip", "moveaxis", "pad", "repeat", "reshape",
-    "reverse", "squeeze", "stack", "swapaxes", "tile", "transpose", "depth_to_space",
-    "space_to_depth",
+    "broadcast_to", "concat", "concatenate", "expand_dims", "flatten", "flip", "moveaxis",
+    "pad", "repeat", "reshape", "reverse", "squeeze", "stack", "swapaxes", "tile", "transpose",
+    "depth_to_space", "space_to_depth",
 ]

@@ -15,6 +15,7 @@ from .. import ndarray as nd
 from ..context import cpu
 from ..errors import InvalidValue, SparsegenError
 from ..opnames import ELEMWISE_UNARY
+from ..ops.conv import output_size
 from ..storage_rules import storage_rule
 from .graph import Entry, Node, dtype_name, output_names, params, stype_name, topological
 from .ops import EMBEDDINGS, SCALAR_OPS, node_runner
@@ -74,7 +75,7 @@ def _fully_connected(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape
 
 def _convolution(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
     """Convolution's weight ``(num_filter, channels / num_group, *kernel)``, bias and output
-    (MXNet's: ``(x + 2 pad - dilate (kernel - 1) - 1) // stride + 1`` per spatial axis)."""
+    (each spatial axis as the op computes it, ``ops.conv.output_size``)."""
     data = shapes[0]
     if data is None:
         return shapes, None
@@ -88,8 +89,7 @@ def _convolution(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], S
     stride, dilate, pad = ints(p.get("stride"), 1), ints(p.get("dilate"), 1), ints(p.get("pad"), 0)
     filters, groups = int(p["num_filter"]), int(p.get("num_group", 1))
     filled = [data, (filters, data[1] // groups, *kernel), (filters,)][:len(shapes)]
-    spatial = tuple((x + 2 * q - d * (k - 1) - 1) // st + 1
-                    for x, k, st, d, q in zip(data[2:], kernel, stride, dilate, pad))
+    spatial = tuple(output_size(*axis) for axis in zip(data[2:], kernel, stride, dilate, pad))
     return filled, (data[0], filters, *spatial)
 
 

@@ -1,7 +1,8 @@
 """Sorts along an axis (kernel ``nn_sort``): a stable merge sort of each line of a
 ``(pre, n, post)`` view (one ``rows`` block per line, bottom-up runs merged between the order
-and a scratch buffer), then the first ``k`` of each line's order as values and ids, or as a mask; and a csr's entries
-sorted by column within each row (the same merge sort on each row's column ids).
+and a scratch buffer), then the first ``k`` of each line's order as values and ids, or as a
+mask; and a csr's entries sorted by column within each row (the same merge sort on each row's
+column ids).
 
 nan orders after every number ascending and before every number descending (numpy's ascending
 order, reversed); equal values keep their positions' order in both directions.
