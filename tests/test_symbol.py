@@ -381,3 +381,12 @@ def test_pairwise_functions_of_symbols_and_numbers(name, oracle):
     assert function(2, 3) == oracle(2, 3)
     with pytest.raises(mx.MXNetError, match=f"mx.sym.{function.__name__}: operands"):
         function(x, "2")
+
+
+def test_retain_infers_its_data_shape():
+    # MXNet's test_sparse_retain infers shapes of a retain graph: not by running retain on
+    # dense zeros, which retain refuses
+    data = mx.sym.Variable("data", stype="row_sparse")
+    out = mx.sym.sparse.retain(data=data, indices=mx.sym.Variable("indices"))
+    args, outs, _ = out.infer_shape(data=(4, 4), indices=(1,))
+    assert args == [(4, 4), (1,)] and outs == [(4, 4)]

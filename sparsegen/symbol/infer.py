@@ -240,8 +240,9 @@ SHAPE_RULES["Custom"] = _custom
 
 SAME_SHAPE = (*ELEMWISE_UNARY, *SCALAR_OPS, "Activation", "LeakyReLU", "Dropout", "Cast",
               "cast_storage", "softmax", "log_softmax", "BlockGrad", "MakeLoss", "make_loss",
-              "clip", "zeros_like", "ones_like")
-"""Ops whose output has their first input's shape (elementwise, casts, losses of the data)."""
+              "clip", "zeros_like", "ones_like", "_sparse_retain")
+"""Ops whose output has their first input's shape (elementwise, casts, losses of the data,
+retain: running it on dense zeros to see would be refused)."""
 
 
 def _evaluated(node: Node) -> ShapeRule:
