@@ -48,3 +48,8 @@ class InvalidState(SparsegenError, RuntimeError):
 class NotReady(SparsegenError, AssertionError):
     """A call before the step it needs (a Module used before ``bind`` or ``init_params``), where
     MXNet fails an ``assert``: catchable as either."""
+
+
+class MissingValue(SparsegenError, RuntimeError):
+    """A value the call needs was not given (a parameter absent from ``init_params``'
+    ``arg_params`` without ``allow_missing``), where MXNet raises ``RuntimeError``."""

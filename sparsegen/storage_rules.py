@@ -43,8 +43,8 @@ def storage_rule(op: str, stypes: tuple[str, ...]) -> StorageRule | None:
 
 COMPOSED_OPS = (
     "SoftmaxOutput", "LinearRegressionOutput", "LogisticRegressionOutput",
-    "MAERegressionOutput", "MakeLoss", "make_loss", "BlockGrad", "BatchNorm",
+    "MAERegressionOutput", "MakeLoss", "make_loss", "BlockGrad", "BatchNorm", "_copyto",
 )
 """Ops with no rule of their own: the front end (``ndarray/output.py``, ``ndarray/batchnorm.py``)
-computes them with other ops and records each as one node, whose gradient rule is in
-``autograd/gradients``."""
+computes them with other ops (``_copyto``: ``as_in_context`` moves the storage to another
+context) and records each as one node, whose gradient rule is in ``autograd/gradients``."""

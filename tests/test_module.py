@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sparsegen as mx
-from sparsegen.errors import InvalidType, InvalidValue, NotReady
+from sparsegen.errors import InvalidType, InvalidValue, MissingValue, NotReady
 
 HERE = pathlib.Path(__file__).resolve().parent
 _spec = importlib.util.spec_from_file_location("record_module",
@@ -336,7 +336,7 @@ def test_bad_calls_raise_clear_errors():
     mod.bind([("data", (2, record.FEATURES))], [("softmax_label", (2,))])
     with pytest.raises(NotReady, match="init_params"):
         mod.forward(batch)
-    with pytest.raises(InvalidValue, match="fc_bias is not presented"):
+    with pytest.raises(MissingValue, match="fc_bias is not presented"):
         mod.init_params(arg_params={"fc_weight": mx.nd.zeros((record.FEATURES, 3))})
     mod.init_params()
     with pytest.raises(NotReady, match="init_optimizer"):

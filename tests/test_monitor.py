@@ -12,11 +12,12 @@ import pytest
 import sparsegen as mx
 
 
-def _executor():
+def _executor(data_req: str = "write"):
     data = mx.sym.Variable("data")
     fc = mx.sym.FullyConnected(data, num_hidden=2, name="fc")
     net = mx.sym.Activation(fc, act_type="relu", name="act")
-    exe = net.simple_bind(mx.cpu(), data=(4, 3))
+    exe = net.simple_bind(mx.cpu(), data=(4, 3), grad_req={"data": data_req, "fc_weight": "write",
+                                                           "fc_bias": "write"})
     rng = np.random.default_rng(0)
     weights = {"fc_weight": rng.standard_normal((2, 3)), "fc_bias": rng.standard_normal(2)}
     for name, value in weights.items():
@@ -58,6 +59,32 @@ def test_interval_pattern_sort_and_monitor_all():
     # op inputs by the op's argument names, its output, then the arguments; sorted by name
     assert seen[0] == seen[2] == sorted(["fc_data", "fc_weight", "fc_bias", "fc_output",
                                          "fc_weight", "fc_bias"])
+
+
+@pytest.mark.parametrize("data_req", ["write", "null"])
+def test_backward_reports_each_op_input_gradient_last_op_first(data_req):
+    """MXNet's names: ``<op>_backward_output`` for one input, ``..._output<i>`` for several;
+    numpy gradients of sum(relu(x @ W.T + b) * head) as the oracle; zeros for ``data`` when
+    it takes no gradient."""
+    exe, weights = _executor(data_req)
+    x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)
+    head = np.arange(8, dtype=np.float32).reshape(4, 2) - 3
+    seen = []
+    mon = mx.monitor.Monitor(1, stat_func=lambda a: seen.append(a.asnumpy()) or a.sum(),
+                             pattern=".*backward.*")
+    mon.install(exe)
+    mon.tic()
+    exe.forward(is_train=True, data=mx.nd.array(x))
+    exe.backward(mx.nd.array(head))
+    got = dict(zip([name for _, name, _ in mon.toc()], seen))
+    fc = x @ weights["fc_weight"].T + weights["fc_bias"]
+    d_fc = head * (fc > 0)
+    d_x = d_fc @ weights["fc_weight"] if data_req == "write" else np.zeros_like(x)
+    want = {"act_backward_output": d_fc, "fc_backward_output0": d_x,
+            "fc_backward_output1": d_fc.T @ x, "fc_backward_output2": d_fc.sum(axis=0)}
+    assert list(got) == list(want)  # the last op first, its inputs in order
+    for name, value in want.items():
+        np.testing.assert_allclose(got[name], value, rtol=1e-5, atol=1e-6, err_msg=name)
 
 
 def test_module_fit_logs_the_statistics(caplog):

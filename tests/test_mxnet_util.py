@@ -122,3 +122,20 @@ def test_mx_np_stands_in_and_refuses_every_use():
         mx.np.zeros((2,))
     with pytest.raises(mx.MXNetError, match="mx.np.random"):
         mx_np.random.uniform(size=(1,))
+
+
+def test_contrib_namespaces_and_amp_out_of_scope():
+    """``mx.contrib.nd`` / ``sym`` are the contrib namespaces; ``from mxnet.contrib.amp import
+    amp`` imports (scripts that import it and train in float32 run) and each AMP call raises
+    naming itself."""
+    from sparsegen.contrib.amp import amp
+    from sparsegen.errors import NotSupported
+
+    assert mx.contrib.nd is mx.nd.contrib and mx.contrib.ndarray is mx.nd.contrib
+    assert mx.contrib.sym is mx.sym.contrib and mx.contrib.symbol is mx.sym.contrib
+    with pytest.raises(NotSupported, match=r"mx\.contrib\.amp\.init: automatic mixed precision"):
+        amp.init()
+    with pytest.raises(NotSupported, match=r"mx\.contrib\.amp\.scale_loss"):
+        mx.contrib.amp.scale_loss
+    with pytest.raises(AttributeError, match="no attribute 'quantization'"):
+        mx.contrib.quantization

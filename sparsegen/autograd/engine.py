@@ -8,13 +8,31 @@ gradient stays row_sparse up to its variable.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..errors import InvalidValue, SparsegenError
 from ..tape import Node, tracked
 from .gradients import gradient_of
 from . import state
+
+
+_watched: dict[tuple[int, int], Any] | None = None
+"""While ``watch`` runs: (node id, output position) -> the gradient that reached that output."""
+
+
+@contextlib.contextmanager
+def watch(entries: dict[tuple[int, int], Any]) -> Iterator[None]:
+    """Fill ``entries`` (keys: a recorded array's ``_entry`` as ``(id(node), position)``) with
+    the gradient each of those arrays receives in the backward passes run inside (what an
+    executor's monitor reports as the backward outputs of the ops)."""
+    global _watched
+    previous, _watched = _watched, entries
+    try:
+        yield
+    finally:
+        _watched = previous
 
 
 def _arrays(values: Any, name: str) -> list[Any]:
@@ -114,6 +132,10 @@ def _deposit(array: Any, grad: Any, pending: dict, found: dict) -> None:
 
 def _step(node: Node, pending: dict, found: dict) -> None:
     out_grads = [pending.pop((id(node), k), None) for k in range(len(node.shapes))]
+    if _watched is not None:
+        for k, grad in enumerate(out_grads):
+            if (id(node), k) in _watched:
+                _watched[id(node), k] = grad
     if all(g is None for g in out_grads):
         return
     if node.freed:

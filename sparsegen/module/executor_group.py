@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import ndarray as nd
 from ..context import Context, cpu
-from ..errors import InvalidValue
+from ..errors import InvalidType, InvalidValue
 from ..io import DataDesc
 from ..symbol import Symbol
 from ..symbol.executor import Executor
@@ -33,6 +33,33 @@ def split_slices(batch_size: int, work_load_list: list[float]) -> list[slice]:
                                f"list {work_load_list} (some contexts would get no samples)")
         slices.append(slice(begin, end))
     return slices
+
+
+def group_contexts(group2ctxs: Any, count: int) -> list[dict[str, Context] | None]:
+    """Module's ``group2ctxs`` as one ``{ctx_group: Context}`` per data-parallel context: a list
+    of such dicts (one per context), or one dict whose values are a Context (every context's)
+    or a list of one or ``count`` Contexts; None places nothing."""
+    if group2ctxs is None:
+        return [None] * count
+    if isinstance(group2ctxs, (list, tuple)):
+        if len(group2ctxs) != count:
+            raise InvalidValue(f"Module: group2ctxs has {len(group2ctxs)} dicts for {count} "
+                               "contexts (one per context)")
+        return [dict(groups) for groups in group2ctxs]
+    if not isinstance(group2ctxs, dict):
+        raise InvalidType(f"Module: group2ctxs must be a dict or a list of dicts, got "
+                          f"{group2ctxs!r}")
+    per_context: list[dict[str, Context] | None] = [{} for _ in range(count)]
+    for group, value in group2ctxs.items():
+        listed = [value] * count if isinstance(value, Context) else list(value)
+        if len(listed) == 1:
+            listed *= count
+        if len(listed) != count:
+            raise InvalidValue(f"Module: group2ctxs[{group!r}] has {len(listed)} contexts for "
+                               f"{count} data-parallel contexts (give one, or one per context)")
+        for groups, where in zip(per_context, listed):
+            groups[group] = where  # type: ignore[index]
+    return per_context
 
 
 def grad_requests(arg_names: list[str], param_names: list[str], data_names: list[str],
@@ -85,9 +112,10 @@ class DataParallelExecutorGroup:
                  param_names: list[str], for_training: bool, inputs_need_grad: bool,
                  shared_group: "DataParallelExecutorGroup | None" = None, logger: Any = None,
                  fixed_param_names: list[str] | None = None, grad_req: Any = "write",
-                 state_names: list[str] | None = None) -> None:
+                 state_names: list[str] | None = None, group2ctxs: Any = None) -> None:
         self.symbol = symbol
         self.contexts = contexts
+        self.group2ctxs = group_contexts(group2ctxs, len(contexts))
         self.workload = workload
         self.param_names = param_names
         self.arg_names = symbol.list_arguments()
@@ -113,7 +141,8 @@ class DataParallelExecutorGroup:
         self.label_names = [d.name for d in label_shapes or []]
         self.data_layouts = [DataDesc.get_batch_axis(d.layout) for d in data_shapes]
         self.label_layouts = [DataDesc.get_batch_axis(d.layout) for d in label_shapes or []]
-        self.output_layouts = [0] * len(self.output_names)
+        self.output_layouts = [DataDesc.get_batch_axis(self.symbol[k].attr("__layout__"))
+                               for k in range(len(self.output_names))]
         axis = self.data_layouts[0] if self.data_layouts else -1
         self.batch_size = data_shapes[0].shape[axis] if axis >= 0 else None
         self.slices = (split_slices(self.batch_size, self.workload)
@@ -150,6 +179,7 @@ class DataParallelExecutorGroup:
         shared = None if shared_group is None else shared_group.execs[i]
         return self.symbol.simple_bind(self.contexts[i], grad_req=self.grad_req,
                                        type_dict=types, shared_exec=shared,
+                                       group2ctx=self.group2ctxs[i],
                                        **dict(self._shapes_of(i)))
 
     def _collect(self) -> None:

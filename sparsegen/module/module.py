@@ -10,14 +10,14 @@ from typing import Any
 from .. import ndarray as nd
 from .. import optimizer as opt
 from ..context import Context, cpu
-from ..errors import InvalidType, InvalidValue, NotReady
+from ..errors import InvalidType, InvalidValue, MissingValue, NotReady
 from ..initializer import InitDesc, Uniform
 from ..io import DataDesc
 from ..kvstore.compression import GradientCompression
 from ..model import load_checkpoint
 from ..params import integer
 from .base_module import BaseModule, check_input_names, parse_data_desc
-from .executor_group import DataParallelExecutorGroup
+from .executor_group import DataParallelExecutorGroup, group_contexts
 from .updates import create_kvstore, initialize_kvstore, update_locally, update_on_kvstore
 
 
@@ -42,8 +42,8 @@ class Module(BaseModule):
             raise InvalidValue(f"Module: work_load_list has {len(work_load_list)} entries for "
                                f"{len(contexts)} contexts")
         self._work_load_list = work_load_list
-        if group2ctxs is not None:
-            raise InvalidValue("Module: group2ctxs is not supported (one device per executor)")
+        group_contexts(group2ctxs, len(contexts))  # checked now, used by bind
+        self._group2ctxs = group2ctxs
         if compression_params is not None:  # checked now, set on the kvstore init_optimizer makes
             GradientCompression.from_params(compression_params)
         self._compression_params = compression_params
@@ -169,7 +169,7 @@ class Module(BaseModule):
                 if given[name] is not arr:
                     given[name].copyto(arr)
             elif given is not None and not allow_missing:
-                raise InvalidValue(f"init_params: {name} is not presented (not in the "
+                raise MissingValue(f"init_params: {name} is not presented (not in the "
                                    "parameters given; allow_missing=True initializes it)")
             elif initializer is not None:
                 initializer(desc, arr)
@@ -242,7 +242,7 @@ class Module(BaseModule):
             self._symbol, self._context, self._work_load_list, self._data_shapes,
             self._label_shapes, self._param_names, for_training, inputs_need_grad,
             shared_group, fixed_param_names=self._fixed_param_names, grad_req=grad_req,
-            state_names=self._state_names)
+            state_names=self._state_names, group2ctxs=self._group2ctxs)
         self.for_training, self.inputs_need_grad, self._grad_req = (
             for_training, inputs_need_grad, grad_req)
         if shared_module is not None:

@@ -306,7 +306,9 @@ class NDArray:
             from ..context import resolve
 
             ctx = resolve(other)
-            return _above.storage.wrap(place(self._storage, device_of(ctx), fresh=True), ctx)
+            copy = _above.storage.wrap(place(self._storage, device_of(ctx), fresh=True), ctx)
+            tape.record("_copyto", [self], copy)  # differentiable, as MXNet's cross-device copy
+            return copy
         if not isinstance(other, NDArray):
             raise TypeError(f"copyto: other must be an NDArray or a Context, got "
                             f"{type(other).__name__}")

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import autograd
 from .. import ndarray as nd
+from ..autograd import engine
 from ..context import Context, current_context
 from ..errors import InvalidType, InvalidValue
 from ..tape import GRAD_REQS
@@ -59,9 +60,11 @@ class Executor:
     ``grad_arrays``, as ``mxnet.executor.Executor``."""
 
     def __init__(self, symbol: Symbol, ctx: Context | None, args: Any, args_grad: Any = None,
-                 grad_req: Any = "write", aux_states: Any = None) -> None:
+                 grad_req: Any = "write", aux_states: Any = None,
+                 group2ctx: dict[str, Context] | None = None) -> None:
         self._symbol = symbol
         self._ctx = ctx or current_context()
+        self._group2ctx = _checked_groups(group2ctx)
         names = symbol.list_arguments()
         self._arg_names = names  # the graph does not change: its names and order are kept
         self._aux_names = symbol.list_auxiliary_states()
@@ -71,6 +74,8 @@ class Executor:
         self._plan = [(id(n), n.name, None, None) if n.is_variable else
                       (id(n), None, node_runner(n), [key(entry) for entry in n.inputs])
                       for n in topological(symbol._outputs)]
+        self._placed = {id(n): placement(n, self._ctx, self._group2ctx)  # model parallelism
+                        for n in topological(symbol._outputs) if self._group2ctx}
         self.arg_arrays = _per_argument(args, names, "args", True)
         self.grad_arrays = _per_argument(args_grad, names, "args_grad", False)
         reqs = grad_reqs(grad_req, names)
@@ -156,8 +161,13 @@ class Executor:
                 values[where, 0] = arrays[name]
                 continue
             given = [values[k] for k in inputs]
-            if self._monitor is not None and self._monitor[1]:
-                self._report(self._watched[where][0], given)
+            if self._placed:  # an op of a ctx_group runs on its group's context
+                ctx = self._placed[where]
+                given = [array.as_in_context(ctx) for array in given]
+            if self._monitor is not None:
+                self._given[where] = given  # backward reports their gradients
+                if self._monitor[1]:
+                    self._report(self._watched[where][0], given)
             result = runner(given, ctx)
             if isinstance(result, (list, tuple)):
                 for index, array in enumerate(result):
@@ -178,8 +188,11 @@ class Executor:
             raise InvalidType(f"set_monitor_callback: callback must be callable, got "
                               f"{type(callback).__name__}")
         self._watched = {id(n): ([f"{n.name}_{name}" for name in input_names(n)],
-                                 [entry_name((n, i)) for i in range(len(output_names(n)))])
+                                 [entry_name((n, i)) for i in range(len(output_names(n)))],
+                                 [f"{n.name}_backward_output"] if len(n.inputs) == 1 else
+                                 [f"{n.name}_backward_output{i}" for i in range(len(n.inputs))])
                          for n in topological(self._symbol._outputs) if not n.is_variable}
+        self._given: dict[int, list[Any]] = {}  # an op's inputs in the last forward, by node
         self._monitor = (callback, bool(monitor_all))
 
     def _report(self, names: list[str], arrays: list[Any]) -> None:
@@ -198,8 +211,29 @@ class Executor:
             self._record(train_mode=False)  # recorded, in inference mode, as that forward ran
         if isinstance(out_grads, nd.NDArray):
             out_grads = [out_grads]
-        autograd.backward(self.outputs, head_grads=out_grads, retain_graph=True,
-                          train_mode=is_train)  # MXNet's executor may run backward again
+        reached: dict[tuple[int, int], Any] = {}
+        if self._monitor is not None:
+            reached = {(id(a._entry[0]), a._entry[1]): None for given in self._given.values()
+                       for a in given if a._entry is not None}
+        with engine.watch(reached):
+            autograd.backward(self.outputs, head_grads=out_grads, retain_graph=True,
+                              train_mode=is_train)  # MXNet's executor may run backward again
+        if self._monitor is not None:
+            self._report_backward(reached)
+
+    def _report_backward(self, reached: dict[tuple[int, int], Any]) -> None:
+        """The monitor's backward report, MXNet's: per op from the last to the first, the
+        gradient of each of its inputs (``fc_backward_output0``, ...); zeros for an input that
+        takes no gradient (a label, or data without ``inputs_need_grad``)."""
+        for where, _, runner, _ in reversed(self._plan):
+            if runner is None:
+                continue
+            grads = []
+            for array in self._given[where]:
+                grad = (reached.get((id(array._entry[0]), array._entry[1]))
+                        if array._entry is not None else array.grad)
+                grads.append(grad if grad is not None else nd.zeros_like(array))
+            self._report(self._watched[where][2], grads)
 
     def copy_params_from(self, arg_params: dict[str, Any], aux_params: dict[str, Any] | None = None,
                          allow_extra_params: bool = False) -> None:
@@ -224,13 +258,32 @@ class Executor:
         args, grads = [], []
         for shape, array, grad in zip(arg_shapes, self.arg_arrays, self.grad_arrays):
             same = array.shape == shape
-            args.append(array if same else nd.zeros(shape, self._ctx, array.dtype, array.stype))
+            args.append(array if same else
+                        nd.zeros(shape, array.context, array.dtype, array.stype))
             grads.append(grad if same or grad is None else
-                         nd.zeros(shape, self._ctx, grad.dtype, grad.stype))
+                         nd.zeros(shape, grad.context, grad.dtype, grad.stype))
         aux = [array if array.shape == shape else
-               nd.zeros(shape, self._ctx, array.dtype, array.stype)
+               nd.zeros(shape, array.context, array.dtype, array.stype)
                for shape, array in zip(aux_shapes, self.aux_arrays)]
-        return Executor(self._symbol, self._ctx, args, grads, self._grad_req, aux)
+        return Executor(self._symbol, self._ctx, args, grads, self._grad_req, aux,
+                        self._group2ctx)
+
+
+def _checked_groups(group2ctx: Any) -> dict[str, Context]:
+    """``group2ctx`` (``{ctx_group: Context}``, or None) checked."""
+    if group2ctx is None:
+        return {}
+    if not isinstance(group2ctx, dict) or not all(
+            isinstance(k, str) and isinstance(v, Context) for k, v in group2ctx.items()):
+        raise InvalidType(f"bind: group2ctx must map ctx_group names to Contexts, got "
+                          f"{group2ctx!r}")
+    return dict(group2ctx)
+
+
+def placement(node: Node, ctx: Context, group2ctx: dict[str, Context]) -> Context:
+    """The context of ``node``: its ``ctx_group``'s in ``group2ctx``, else ``ctx``."""
+    group = node.attrs.get("ctx_group", node.attrs.get("__ctx_group__"))
+    return group2ctx.get(group, ctx) if group is not None else ctx
 
 
 def _grad_stype(symbol: Symbol, found_stypes: dict[tuple[int, int], str]) -> dict[str, str]:
@@ -259,7 +312,7 @@ def bind(self: Symbol, ctx: Context | None, args: Any, args_grad: Any = None,
     """An executor of the symbol on the arrays ``args`` (gradients into ``args_grad``) and
     the auxiliary states ``aux_states`` (a list in ``list_auxiliary_states`` order or a dict;
     needed when the symbol has some)."""
-    return Executor(self, ctx, args, args_grad, grad_req, aux_states)
+    return Executor(self, ctx, args, args_grad, grad_req, aux_states, group2ctx)
 
 
 def simple_bind(self: Symbol, ctx: Context | None, grad_req: Any = "write",
@@ -271,6 +324,7 @@ def simple_bind(self: Symbol, ctx: Context | None, grad_req: Any = "write",
     are allocated from the shapes ``kwargs``, ``type_dict`` and ``stype_dict`` by inference;
     an array of ``shared_exec`` of the same name, shape, dtype and storage is shared."""
     ctx = ctx or current_context()
+    groups = _checked_groups(group2ctx)
     names = self.list_arguments()
     found_shapes = shapes(self._outputs, kwargs)
     found_dtypes = dtypes(self._outputs, type_dict or {})
@@ -296,9 +350,10 @@ def simple_bind(self: Symbol, ctx: Context | None, grad_req: Any = "write",
             args.append(old)
             grads.append(shared_grads.get(name))
             continue
-        args.append(nd.zeros(shape, ctx, dtype, stype))
+        where = placement(node, ctx, groups)
+        args.append(nd.zeros(shape, where, dtype, stype))
         grads.append(None if reqs[name] in (None, "null") else
-                     nd.zeros(shape, ctx, dtype, grad_stypes.get(name, "default")))
+                     nd.zeros(shape, where, dtype, grad_stypes.get(name, "default")))
     shared_aux = {} if shared_exec is None else shared_exec.aux_dict
     aux = []
     for name in self.list_auxiliary_states():
@@ -306,8 +361,8 @@ def simple_bind(self: Symbol, ctx: Context | None, grad_req: Any = "write",
         shape, dtype = found_shapes[id(node), 0], found_dtypes.get((id(node), 0)) or "float32"
         old = shared_aux.get(name)
         aux.append(old if old is not None and (old.shape, np.dtype(old.dtype)) == (
-            shape, np.dtype(dtype)) else nd.zeros(shape, ctx, dtype))
-    return Executor(self, ctx, args, grads, reqs, aux)
+            shape, np.dtype(dtype)) else nd.zeros(shape, placement(node, ctx, groups), dtype))
+    return Executor(self, ctx, args, grads, reqs, aux, groups)
 
 
 def eval(self: Symbol, ctx: Context | None = None, **kwargs: Any) -> list[Any]:  # noqa: A001

@@ -111,6 +111,9 @@ def classify(error: BaseException) -> tuple[str, str]:
         if found:
             owner = _public(found.group(1)) if found.group(1) else found.group(2)
             return "missing", f"{owner}.{found.group(3)}"
+        found = re.search(r"^mx\.sym has no op '(\w+)'", text)  # the symbol namespace's message
+        if found:
+            return "missing", f"mx.sym.{found.group(1)}"
     if isinstance(error, NameError):
         found = re.search(r"name '(\w+)' is not defined", text)
         if found:

@@ -35,10 +35,14 @@ def run_tests(tests: Path, files: list[str], keyword: str | None, timeout: float
     """Run ``files`` of ``tests`` under pytest with the harness; the recorded outcomes
     (``with_gluon``: the tests that use Gluon or autograd count too; ``with_symbol``: those
     that use mx.sym, bind or check_symbolic_*)."""
-    with tempfile.TemporaryDirectory(prefix="mxnet-tests-") as work:
+    with tempfile.TemporaryDirectory(prefix="mxnet-tests-") as top:
+        work = Path(top) / tests.name  # beside a copy of ../train, which test_module.py imports
+        work.mkdir()
         for name in files:
-            shutil.copy(tests / name, Path(work) / name)
-        results = Path(work) / "results.jsonl"
+            shutil.copy(tests / name, work / name)
+        if (tests.parent / "train").is_dir():
+            shutil.copytree(tests.parent / "train", Path(top) / "train")
+        results = work / "results.jsonl"
         env = dict(os.environ, MXNET_TESTS_RESULTS=str(results),
                    MXNET_TESTS_TIMEOUT=str(timeout),
                    MXNET_TESTS_WITH_GLUON="1" if with_gluon else "",
@@ -46,7 +50,7 @@ def run_tests(tests: Path, files: list[str], keyword: str | None, timeout: float
                    PYTHONPATH=os.pathsep.join([str(HERE / "shim"), str(HERE),
                                                os.environ.get("PYTHONPATH", "")]))
         command = [sys.executable, "-m", "pytest", "-q", "-p", "plugin", "-p", "no:cacheprovider",
-                   "--rootdir", work, "--continue-on-collection-errors", "--tb=no", "-rN",
+                   "--rootdir", str(work), "--continue-on-collection-errors", "--tb=no", "-rN",
                    *files] + (["-k", keyword] if keyword else [])
         subprocess.run(command, cwd=work, env=env, check=False)
         if not results.exists():

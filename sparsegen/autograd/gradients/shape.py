@@ -101,3 +101,9 @@ def _slice_csr(node: Node, out_grads: list[Any]) -> tuple[Any]:
                 else nd.zeros((0,), ctx=x.context, dtype="int64"))
         g = take_gradient(rows, g, shape, axis)
     return (g,)
+
+
+@gradient("_copyto")
+def _copyto(node: Node, out_grads: list[Any]) -> tuple[Any]:
+    """A copy to another context (``as_in_context``): the gradient goes back to the input's."""
+    return (out_grads[0].as_in_context(node.inputs[0].context),)
