@@ -431,6 +431,73 @@ class MCC(_BinaryMetric):
 
 
 @register
+class PCC(EvalMetric):
+    """The multiclass Matthews correlation (Pearson's on a K x K confusion matrix), as
+    ``mx.metric.PCC``; predictions of another shape than the labels are scores (their argmax
+    the prediction). The matrix grows with the largest class id seen."""
+
+    def __init__(self, name: str = "pcc", output_names: list[str] | None = None,
+                 label_names: list[str] | None = None, has_global_stats: bool = True) -> None:
+        super().__init__(name, output_names=output_names, label_names=label_names,
+                         has_global_stats=has_global_stats)
+
+    @staticmethod
+    def _correlation(matrix: numpy.ndarray) -> float:
+        """The PCC of confusion matrix ``matrix`` (rows: predictions); nan when a side is
+        constant."""
+        n = matrix.sum()
+        x, y = matrix.sum(axis=1), matrix.sum(axis=0)
+        cov_xx, cov_yy = numpy.sum(x * (n - x)), numpy.sum(y * (n - y))
+        if cov_xx == 0 or cov_yy == 0:
+            return float("nan")
+        return float(numpy.sum(matrix.diagonal() * n - x * y) / (cov_xx * cov_yy) ** 0.5)
+
+    def update(self, labels: Any, preds: Any) -> None:
+        """Add a batch's (prediction, label) pairs to the confusion matrices."""
+        for label, pred in _pairs(labels, preds):
+            label = _class_ids(label).ravel()
+            pred = (pred.argmax(axis=1) if pred.shape != label.shape else _class_ids(pred)).ravel()
+            if label.size and min(label.min(), pred.min()) < 0:
+                raise InvalidValue(f"PCC: class ids must be >= 0, got labels {label.min()} / "
+                                   f"predictions {pred.min()}")
+            size = max(self.local_matrix.shape[0],
+                       int(max(label.max(), pred.max())) + 1 if label.size else 0)
+            batch = numpy.zeros((size, size))
+            numpy.add.at(batch, (pred, label), 1)
+            self.local_matrix = _grown(self.local_matrix, size) + batch
+            self.global_matrix = _grown(self.global_matrix, size) + batch
+        self.num_inst += 1
+        self.global_num_inst += 1
+
+    @property
+    def sum_metric(self) -> float:  # type: ignore[override]
+        """The local PCC times the update count (``get`` divides it back)."""
+        return self._correlation(self.local_matrix) * self.num_inst
+
+    @property
+    def global_sum_metric(self) -> float:  # type: ignore[override]
+        """The global PCC times the global update count."""
+        return self._correlation(self.global_matrix) * self.global_num_inst
+
+    def reset(self) -> None:
+        """Clear both confusion matrices."""
+        self.global_num_inst = 0
+        self.global_matrix = numpy.zeros((2, 2))
+        self.reset_local()
+
+    def reset_local(self) -> None:
+        """Clear the local confusion matrix."""
+        self.num_inst = 0
+        self.local_matrix = numpy.zeros((2, 2))
+
+
+def _grown(matrix: numpy.ndarray, size: int) -> numpy.ndarray:
+    """``matrix`` padded with zeros to ``size`` x ``size``."""
+    grow = size - matrix.shape[0]
+    return numpy.pad(matrix, ((0, grow), (0, grow))) if grow > 0 else matrix
+
+
+@register
 class Perplexity(EvalMetric):
     """exp of the mean negative log-probability of the labels (probabilities along ``axis``,
     clipped below at 1e-10); labels equal to ``ignore_label`` are not counted."""

@@ -31,6 +31,17 @@ def test_identity_matches_mxnet():
     kv.barrier()
 
 
+@pytest.mark.parametrize("kv_type", mx.kvstore.LOCAL_TYPES)
+def test_every_local_type_keeps_its_name_and_sums(kv_type):
+    kv = mx.kv.create(kv_type)
+    assert kv.type == kv_type
+    kv.init("w", mx.nd.zeros((2, 2)))
+    kv.push("w", [mx.nd.ones((2, 2)), mx.nd.array([[1, 2], [3, 4]])])
+    out = mx.nd.zeros((2, 2))
+    kv.pull("w", out=out)
+    np.testing.assert_array_equal(out.asnumpy(), [[2, 3], [4, 5]])
+
+
 def test_push_sums_then_optimizer_updates_as_mxnet():
     kv = mx.kv.create("local")
     kv.init(3, mx.nd.ones((2, 3)))
@@ -138,7 +149,7 @@ def test_custom_updater_and_optimizer_states(tmp_path):
 
 @pytest.mark.parametrize("call, error, match", [
     (lambda kv: mx.kv.create("dist_async"), InvalidValue,
-     "asynchronous kvstore type 'dist_async'.*local, device, dist_sync"),
+     "asynchronous kvstore type 'dist_async'.*local, device, local_allreduce_cpu.*dist_sync"),
     (lambda kv: mx.kv.create("nccl"), InvalidValue, "unsupported kvstore type 'nccl'"),
     (lambda kv: mx.kv.create("local", timeout=5), InvalidValue, "timeout is for the distrib"),
     (lambda kv: kv.init(0, mx.nd.ones((2,))), InvalidValue, "duplicate init of key 0"),

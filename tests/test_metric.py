@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sparsegen as mx
+from sparsegen.errors import InvalidValue
 
 FIXTURE = json.loads((pathlib.Path(__file__).parent / "fixtures" / "init_metric.json")
                      .read_text())["metric"]
@@ -204,6 +205,52 @@ def test_f1_and_mcc_against_formulas(sizes, average, seed):
             expected = score(*_counts(np.concatenate([b[0] for b in batches]),
                                       np.concatenate([b[1] for b in batches])))
         assert metric.get()[1] == pytest.approx(expected, abs=1e-12)
+
+
+def _pcc_formula(cm: np.ndarray) -> float:
+    """The PCC of confusion matrix ``cm`` by its defining triple sum (Gorodkin's R_K)."""
+    k = range(len(cm))
+    top = sum(cm[a, a] * cm[b, c] - cm[a, b] * cm[c, a] for a in k for b in k for c in k)
+    rows = sum(cm[a, :].sum() * sum(cm[f, :].sum() for f in k if f != a) for a in k)
+    cols = sum(cm[:, a].sum() * sum(cm[:, g].sum() for g in k if g != a) for a in k)
+    return top / math.sqrt(rows * cols)
+
+
+@settings(max_examples=25)
+@given(batches=st.lists(st.integers(1, 30), min_size=1, max_size=3),
+       classes=st.integers(2, 5), scores=st.booleans(), seed=st.integers(0, 99))
+def test_pcc_against_its_formula(batches, classes, scores, seed):
+    """Local and global PCC over batches (class ids or score rows); nan while a side of the
+    confusion matrix is constant; the local tally restarts at reset_local."""
+    rng = np.random.default_rng(seed)
+    metric = mx.metric.create("pcc")
+    total = np.zeros((classes, classes))
+    for n in batches:
+        labels, preds = rng.integers(0, classes, n), rng.integers(0, classes, n)
+        np.add.at(total, (preds, labels), 1)
+        given_preds = np.eye(classes)[preds] if scores else preds
+        metric.update([mx.nd.array(labels)], [mx.nd.array(given_preds)])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        want = _pcc_formula(total)
+    assert metric.get()[1] == pytest.approx(want, abs=1e-12, nan_ok=True)
+    assert metric.get_global()[1] == pytest.approx(want, abs=1e-12, nan_ok=True)
+    metric.reset_local()
+    assert math.isnan(metric.get()[1])
+    assert metric.get_global()[1] == pytest.approx(want, abs=1e-12, nan_ok=True)
+
+
+def test_pcc_is_mcc_and_pearson_on_two_classes():
+    labels = np.array([0] * 10 + [1] * 7)
+    preds = np.array([0] * 7 + [1] * 3 + [0] * 2 + [1] * 5)
+    results = []
+    for name in ("pcc", "mcc"):
+        metric = mx.metric.create(name)
+        metric.update([mx.nd.array(labels)], [mx.nd.array(np.eye(2)[preds])])
+        results.append(metric.get()[1])
+    pearson = np.corrcoef(labels, preds)[0, 1]
+    assert results[0] == pytest.approx(results[1]) == pytest.approx(pearson)
+    with pytest.raises(InvalidValue, match="PCC: class ids must be >= 0"):
+        mx.metric.PCC().update([mx.nd.array([-1, 0])], [mx.nd.array([0, 1])])
 
 
 @settings(max_examples=20)

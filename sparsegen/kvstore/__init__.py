@@ -7,8 +7,10 @@ from __future__ import annotations
 from ..errors import InvalidType, InvalidValue
 from .kvstore import KVStore
 
-LOCAL_TYPES = ("local", "device")
-"""The kvstore types that aggregate and update in this process."""
+LOCAL_TYPES = ("local", "device", "local_allreduce_cpu", "local_allreduce_device",
+               "local_update_cpu")
+"""The kvstore types that aggregate and update in this process (MXNet's ``local_*`` spellings
+name where it reduces: the sums are the same)."""
 
 DIST_TYPES = ("dist_sync", "dist_device_sync", "dist_sync_device")
 """The distributed kvstore types (synchronous, on torch.distributed; the three behave alike)."""
