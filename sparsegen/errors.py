@@ -53,3 +53,8 @@ class NotReady(SparsegenError, AssertionError):
 class MissingValue(SparsegenError, RuntimeError):
     """A value the call needs was not given (a parameter absent from ``init_params``'
     ``arg_params`` without ``allow_missing``), where MXNet raises ``RuntimeError``."""
+
+
+class InvalidCall(SparsegenError, AssertionError):
+    """A call the object's configuration rules out, where MXNet fails an ``assert`` (a
+    Trainer's ``update()`` when the kvstore runs the updates): catchable as either."""

@@ -210,11 +210,11 @@ def test_save_load_states(tmp_path):
     trainer.step(1)
     path = str(tmp_path / "trainer.states")
     trainer.save_states(path)
-    mean = trainer._updater.states[0][0].asnumpy()
+    mean = trainer._updaters[0].states[0][0].asnumpy()
     other = gluon.Trainer(layer.collect_params(), "sgd")
     other.load_states(path)
     assert type(other.optimizer).__name__ == "Adam"
-    np.testing.assert_array_equal(other._updater.states[0][0].asnumpy(), mean)
+    np.testing.assert_array_equal(other._updaters[0].states[0][0].asnumpy(), mean)
     assert other.optimizer.param_dict[0] is layer.weight
 
 
@@ -238,3 +238,63 @@ def test_dense_dropout_and_step_on_gpu(gpu):
     np.testing.assert_allclose(layer.weight.data().asnumpy(), w0 - 0.1 * mask.T @ x,
                                rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(layer.bias.data().asnumpy(), b0 - 0.1 * mask[0], rtol=1e-5)
+
+
+def _two_context_step(trainer: gluon.Trainer, x: gluon.Parameter, grads: list[np.ndarray]):
+    with autograd.record():
+        for w, g in zip(x.list_data(), grads):
+            (w * mx.nd.array(g, ctx=w.context)).sum().backward()
+    trainer.step(1)
+
+
+@pytest.mark.parametrize("update_on_kvstore", [None, False])
+def test_two_contexts_keep_their_own_states_and_count_a_step_once(update_on_kvstore):
+    """Momentum SGD on two copies equals numpy's on the summed gradient (each context keeps
+    its own momentum), and a FactorScheduler sees one update per step."""
+    x = gluon.Parameter("x", shape=(3,))
+    x.initialize(ctx=[mx.cpu(0), mx.cpu(1)], init="zeros")
+    schedule = mx.lr_scheduler.FactorScheduler(step=2, factor=0.5, base_lr=1.0)
+    trainer = gluon.Trainer([x], "sgd", {"learning_rate": 1.0, "momentum": 0.5,
+                                         "lr_scheduler": schedule},
+                            update_on_kvstore=update_on_kvstore)
+    rng = np.random.default_rng(0)
+    weight, momentum = np.zeros(3), np.zeros(3)
+    for step in range(5):
+        grads = [rng.standard_normal(3).astype(np.float32) for _ in range(2)]
+        _two_context_step(trainer, x, grads)
+        lr = 0.5 ** (step // 2)  # FactorScheduler: num_update 1, 2 at 1.0; 3, 4 at 0.5; ...
+        momentum = 0.5 * momentum - lr * (grads[0] + grads[1])
+        weight = weight + momentum
+        assert trainer.learning_rate == pytest.approx(lr)
+        for copy in x.list_data():
+            np.testing.assert_allclose(copy.asnumpy(), weight, rtol=1e-5, atol=1e-6)
+
+
+def test_update_and_allreduce_refused_when_the_kvstore_updates():
+    x = gluon.Parameter("x", shape=(2,))
+    x.initialize(ctx=[mx.cpu(0), mx.cpu(1)], init="zeros")
+    trainer = gluon.Trainer([x], "sgd", {"learning_rate": 0.1}, update_on_kvstore=True)
+    _two_context_step(trainer, x, [np.ones(2, np.float32)] * 2)
+    for call in (lambda: trainer.update(1), trainer.allreduce_grads):
+        with pytest.raises(AssertionError, match="updated on kvstore is not supported"):
+            call()
+    with pytest.raises(mx.MXNetError):
+        trainer.update(1)
+
+
+def test_loading_parameters_drops_the_store_the_trainer_made(tmp_path):
+    """MXNet's _reset_kvstore: after a load the next step starts a new store from the loaded
+    values (plain SGD, lr 0.1, gradient 1 per copy: -0.2 per step)."""
+    params = gluon.ParameterDict()
+    x = params.get("x", shape=(4,))
+    params.initialize(ctx=[mx.cpu(0), mx.cpu(1)], init="zeros")
+    trainer = gluon.Trainer(params, "sgd", {"learning_rate": 0.1}, kvstore="local")
+    path = str(tmp_path / "x.params")
+    params.save(path)
+    _two_context_step(trainer, x, [np.ones(4, np.float32)] * 2)
+    assert trainer._update_on_kvstore and trainer._kvstore.type == "local"
+    params.load(path)
+    assert trainer._kvstore is None and trainer._kv_initialized is False
+    _two_context_step(trainer, x, [np.ones(4, np.float32)] * 2)
+    for copy in x.list_data():
+        np.testing.assert_allclose(copy.asnumpy(), -0.2, rtol=1e-6)

@@ -15,7 +15,8 @@ import pickle
 from typing import Any
 
 from .. import autograd, kvstore as kvs, optimizer as opt
-from ..errors import InvalidState, InvalidType, InvalidValue, SparsegenError
+from ..context import Context
+from ..errors import InvalidCall, InvalidState, InvalidType, InvalidValue, SparsegenError
 from ..kvstore.compression import GradientCompression
 from ..ndarray import NDArray
 from ..ndarray import sparse as _sparse
@@ -42,6 +43,15 @@ def _parameters(params: Any) -> list[Parameter]:
             continue
         listed.append(param)
     return listed
+
+
+def _state_on(state: Any, ctx: Context) -> Any:
+    """A copy of an optimizer state (an NDArray, None, or a tuple or list of them) on ``ctx``."""
+    if isinstance(state, NDArray):
+        return state.copyto(ctx)
+    if isinstance(state, (tuple, list)):
+        return type(state)(_state_on(s, ctx) for s in state)
+    return state
 
 
 class Trainer:
@@ -82,7 +92,18 @@ class Trainer:
             self._optimizer.param_dict = param_dict
         else:
             self._optimizer = opt.create(optimizer, param_dict=param_dict, **optimizer_params)
-        self._updater = opt.get_updater(self._optimizer)
+        self._updaters = [opt.get_updater(self._optimizer)]  # one per context, as MXNet's
+
+    def _context_updaters(self, contexts: list[Context]) -> list[opt.Updater]:
+        """One updater per context of the weights' copies, each keeping its own optimizer
+        states; one added later starts from a copy of the first one's states on its context
+        (after ``load_states``, every context resumes from the loaded states, as MXNet's)."""
+        for where in contexts[len(self._updaters):]:
+            updater = opt.get_updater(self._optimizer)
+            updater.states = {index: _state_on(state, where)
+                              for index, state in self._updaters[0].states.items()}
+            self._updaters.append(updater)
+        return self._updaters
 
     @property
     def optimizer(self) -> opt.Optimizer:
@@ -135,7 +156,7 @@ class Trainer:
         if store is not None and self._compression_params is not None:
             store.set_gradient_compression(self._compression_params)
         if store is not None and update:
-            store.set_updater(self._updater)
+            store.set_updater(self._updaters[0])
         self._kvstore, self._update_on_kvstore, self._kv_initialized = (
             store, update if store is not None else None, True)
 
@@ -171,19 +192,25 @@ class Trainer:
             self._kvstore.row_sparse_pull(self._key(param), out=out, row_ids=row_id)
 
     def _reset_kvstore_value(self, param: Parameter, data: NDArray) -> None:
-        """``set_data`` of a parameter sets the value its kvstore holds; a distributed store
-        that runs the updates refuses (as MXNet: one worker's new value would leave the
-        others' copies behind), before anything changes."""
+        """``set_data`` (or a load) of a parameter sets the value its kvstore holds: a store
+        the Trainer created and updates on is dropped, a new one made at the next step (MXNet's
+        ``_reset_kvstore``; the optimizer states are kept); a distributed store that runs the
+        updates refuses (as MXNet: one worker's new value would leave the others' copies
+        behind), before anything changes; a store given as an object takes the value."""
         index = self._param2idx.get(param.name)
-        if (self._kvstore is not None and index in self._kv_keys and self._update_on_kvstore
-                and "dist" in self._kvstore.type):
+        if self._kvstore is None or index not in self._kv_keys:
+            return
+        if self._update_on_kvstore and "dist" in self._kvstore.type:
             raise InvalidState(f"Parameter '{param.name}': cannot set its data once the "
                                f"distributed kvstore ({self._kvstore.type}) updates it "
                                "(update_on_kvstore=True): load or set parameters before the "
                                "Trainer's first step or row_sparse pull")
-        if self._kvstore is not None and index in self._kv_keys:
-            with autograd.pause():
-                self._kvstore._set(index, data)
+        if self._update_on_kvstore and not isinstance(self._kv_config[0], kvs.KVStore):
+            self._kvstore, self._update_on_kvstore, self._kv_initialized = None, None, False
+            self._kv_keys = set()
+            return
+        with autograd.pause():
+            self._kvstore._set(index, data)
 
     # -- steps ------------------------------------------------------------------------------
     def step(self, batch_size: int, ignore_stale_grad: bool = False) -> None:
@@ -203,7 +230,7 @@ class Trainer:
         ``update_on_kvstore``)."""
         self._init_kvstore()
         if self._update_on_kvstore:
-            raise InvalidValue("allreduce_grads() when parameters are updated on kvstore is "
+            raise InvalidCall("allreduce_grads() when parameters are updated on kvstore is "
                                "not supported. Try setting `update_on_kvstore` to False when "
                                "creating trainer.")
         self._reduce_grads()
@@ -212,7 +239,7 @@ class Trainer:
         """The update half of ``step`` (after ``allreduce_grads``)."""
         self._init_kvstore()
         if self._update_on_kvstore:
-            raise InvalidValue("update() when parameters are updated on kvstore is not "
+            raise InvalidCall("update() when parameters are updated on kvstore is not "
                                "supported. Try setting `update_on_kvstore` to False when "
                                "creating trainer.")
         self._optimizer.rescale_grad = self._scale / batch_size
@@ -272,9 +299,11 @@ class Trainer:
                 if param.grad_req == "null":
                     continue
                 arrays = param._check_and_get(param._data, list)
-                for array, is_fresh in zip(arrays, self._fresh(param, ignore_stale_grad)):
+                updaters = self._context_updaters([a.context for a in arrays])
+                fresh = self._fresh(param, ignore_stale_grad)
+                for updater, array, is_fresh in zip(updaters, arrays, fresh):
                     if is_fresh:
-                        self._updater(index, array._grad, array)
+                        updater(index, array._grad, array)
 
     # -- states -----------------------------------------------------------------------------
     def save_states(self, fname: str) -> None:
@@ -283,7 +312,7 @@ class Trainer:
         optimizer = copy.copy(self._optimizer)
         optimizer.param_dict = {}
         with open(fname, "wb") as f:
-            pickle.dump((self._updater.states, optimizer), f)
+            pickle.dump((self._updaters[0].states, optimizer), f)
 
     def load_states(self, fname: str) -> None:
         """Load the optimizer and its states saved by ``save_states``."""
@@ -294,7 +323,7 @@ class Trainer:
             raise InvalidValue(f"{fname} does not hold trainer states (save_states writes them)")
         optimizer.param_dict = dict(enumerate(self._params))
         self._optimizer = optimizer
-        self._updater = opt.get_updater(optimizer)
-        self._updater.states = states
+        self._updaters = [opt.get_updater(optimizer)]
+        self._updaters[0].states = states
         if self._kvstore is not None and self._update_on_kvstore:
-            self._kvstore.set_updater(self._updater)
+            self._kvstore.set_updater(self._updaters[0])

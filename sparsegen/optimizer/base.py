@@ -68,7 +68,8 @@ class Optimizer:
         self.multi_precision = multi_precision
         self.begin_num_update = begin_num_update
         self.num_update = begin_num_update
-        self._index_update_count: dict[Any, int] = {}
+        self._all_index_update_counts: dict[int, dict[Any, int]] = {0: {}}
+        self._index_update_count = self._all_index_update_counts[0]
         self.idx2name = dict(param_idx2name or {})
         if param_dict is not None and not isinstance(param_dict, dict):
             raise SparsegenError(f"param_dict must be a dict of indices to parameters, got "
@@ -168,6 +169,12 @@ class Optimizer:
     def _get_wd(self, index: Any) -> float:
         """The weight decay of weight ``index``."""
         return self.wd * self._multiplier(index, self.wd_mult, "wd_mult")
+
+    def _set_current_context(self, device_id: int) -> None:
+        """Count updates per device from now on, as MXNet's: the copies of one weight on
+        several devices (one ``Updater`` each) are counted apart, so a step raises
+        ``num_update`` once."""
+        self._index_update_count = self._all_index_update_counts.setdefault(device_id, {})
 
     def _update_count(self, index: Any) -> None:
         """Count one update of weight ``index`` (and raise ``num_update`` to match)."""

@@ -21,6 +21,7 @@ class Updater:
 
     def __call__(self, index: Any, grad: NDArray, weight: NDArray) -> None:
         check_index(index)
+        self.optimizer._set_current_context(weight.context.device_id)
         state = self.states.get(index)
         if index not in self.states:
             state = self.optimizer.create_state_multi_precision(index, weight)
