@@ -58,3 +58,8 @@ class MissingValue(SparsegenError, RuntimeError):
 class InvalidCall(SparsegenError, AssertionError):
     """A call the object's configuration rules out, where MXNet fails an ``assert`` (a
     Trainer's ``update()`` when the kvstore runs the updates): catchable as either."""
+
+
+class InvalidArgument(InvalidValue, AssertionError):
+    """A bad argument value that MXNet refuses with a failed ``assert`` (a Parameter's
+    ``stype``): catchable as ``ValueError``, ``AssertionError`` or ``MXNetError``."""

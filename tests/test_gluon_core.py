@@ -143,8 +143,6 @@ def test_dense_deferred_shape_and_errors():
         rsp.data()
     with pytest.raises(RuntimeError, match="no Trainer"):
         rsp.row_sparse_data(mx.nd.array([0]))
-    with pytest.raises(NotImplementedError):
-        rsp.var()
 
 
 def test_real_initializers():
@@ -283,3 +281,76 @@ def test_dropout_mask_shape_and_scale(shape, p, data):
         assert (out == np.take(out, [0], axis=axis)).all()
     if p == 0:
         np.testing.assert_array_equal(out, x)
+
+
+def test_bad_storage_types_fail_as_mxnet_asserts():
+    for kwargs in ({"stype": "invalid"}, {"grad_stype": "invalid"}):
+        with pytest.raises(AssertionError, match="must be one of 'default', 'row_sparse'"):
+            gluon.Parameter("weight", shape=(2, 2), **kwargs)
+        with pytest.raises(ValueError):
+            gluon.Parameter("weight", shape=(2, 2), **kwargs)
+
+
+def test_shared_parameters_merge_known_dimensions():
+    """A block built on another's parameters fills the dimensions either side knows."""
+    first = gluon.nn.Dense(5, prefix="a_")  # in_units unknown: (5, 0)
+    second = gluon.nn.Dense(5, in_units=4, prefix="b_", params=first.collect_params())
+    assert first.weight is second.weight and first.weight.shape == (5, 4)
+    third = gluon.nn.Dense(5, prefix="c_", params=first.collect_params())  # (5, 0) asked
+    assert third.weight.shape == (5, 4)
+    with pytest.raises(SparsegenError, match=r"expected shape \(5, 4\) is incompatible with "
+                                             r"given shape \(5, 3\)"):
+        gluon.nn.Dense(5, in_units=3, prefix="d_", params=first.collect_params())
+
+
+def test_load_with_the_saved_dtype_casts_initialized_copies(tmp_path):
+    saved = gluon.ParameterDict("")
+    saved.get("w0", shape=(2, 2), dtype="float32")
+    saved.get("w1", shape=(2, 2), dtype="int8")
+    saved.initialize(mx.init.One())
+    path = str(tmp_path / "p.params")
+    saved.save(path)
+    params = gluon.ParameterDict("")
+    params.get("w0", shape=(2, 2), dtype="float16")
+    params.get("w1", shape=(2, 2), dtype="float64")
+    params.load(path, cast_dtype=True, dtype_source="current")
+    assert [params[k].data().dtype for k in ("w0", "w1")] == [np.float16, np.float64]
+    params.load(path, cast_dtype=True, dtype_source="saved")
+    assert [params[k].data().dtype for k in ("w0", "w1")] == [np.float32, np.int8]
+    assert params["w1"].dtype == np.int8
+    np.testing.assert_array_equal(params["w1"].data().asnumpy(), np.ones((2, 2)))
+
+
+def test_blocks_in_a_plain_container_warn_at_collect_params():
+    class Listed(gluon.Block):
+        def __init__(self):
+            super().__init__()
+            with self.name_scope():
+                self.layers = [gluon.nn.Dense(2), {"x": gluon.nn.Dense(3)}]
+                self.plain = {"a": "4", "b": 123}
+
+    with pytest.warns(UserWarning, match='"layers" is an unregistered container with Blocks'):
+        params = Listed().collect_params()
+    assert len(params) == 0
+
+
+def test_layers_on_symbols_name_their_nodes_as_mxnet():
+    dense = gluon.nn.Dense(8, activation="tanh", in_units=3, flatten=False, prefix="test_")
+    out = dense(mx.sym.Variable("data"))
+    assert out.list_outputs() == ["test_tanh_fwd_output"]
+    assert out.infer_shape(data=(2, 5, 3))[1] == [(2, 5, 8)]
+    np.testing.assert_array_equal(mx.nd.relu(mx.nd.array([-1.0, 2.0]), name="x", attr={}).asnumpy(),
+                                  [0.0, 2.0])  # nd functions ignore a node's name and attr
+
+
+@pytest.mark.parametrize("stype", ["default", "row_sparse", "csr"])
+def test_clip_global_norm_against_numpy(stype, recwarn):
+    rng = np.random.default_rng(5)
+    values = [rng.standard_normal((3, 4)) * (rng.random((3, 4)) < 0.5) for _ in range(2)]
+    arrays = [mx.nd.array(v).tostype(stype) for v in values]
+    total = np.sqrt(sum((v ** 2).sum() for v in values))
+    norm = gluon.utils.clip_global_norm(arrays, 1.0)
+    assert norm == pytest.approx(total, rel=1e-5)
+    for array, value in zip(arrays, values):
+        np.testing.assert_allclose(array.asnumpy(), value / (total + 1e-8), rtol=1e-5)
+    assert not [w for w in recwarn if issubclass(w.category, mx.StorageFallbackWarning)]

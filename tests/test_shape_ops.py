@@ -123,6 +123,10 @@ def test_slice_axis_slice_like_and_split():
     like = mx.nd.ones((1, 2, 3))
     np.testing.assert_array_equal(mx.nd.slice_like(a, like).asnumpy(), x[:1, :2, :3])
     np.testing.assert_array_equal(a.slice_like(like, axes=(0, -1)).asnumpy(), x[:1, :, :3])
+    smaller = mx.nd.ones((1, 2))  # negative axes count from data's end, as MXNet's
+    np.testing.assert_array_equal(a.slice_like(smaller, axes=(0, -2)).asnumpy(), x[:1, :2])
+    with pytest.raises(mx.MXNetError, match=r"axis 2 \(of axes \(2,\)\) is beyond"):
+        a.slice_like(smaller, axes=(2,))
     parts = mx.nd.split(a, num_outputs=3, axis=1)
     for got, expect in zip(parts, np.split(x, 3, axis=1)):
         np.testing.assert_array_equal(got.asnumpy(), expect)
@@ -295,3 +299,30 @@ def test_on_emulated_gpu(monkeypatch):
     assert got.stype == "csr" and got.context == mx.gpu(0)
     np.testing.assert_array_equal(got.asnumpy(), x[0, 1:3, 1:3])
     np.testing.assert_array_equal(mx.nd.concat(c, c, dim=0).asnumpy(), np.concatenate([x[0]] * 2))
+
+
+@settings(max_examples=30, deadline=None)
+@given(dims=st.lists(st.integers(1, 4), min_size=1, max_size=4), data=st.data())
+def test_reshape_like_against_numpy(dims, data):
+    """MXNet's reshape_like: lhs's dimensions [lhs_begin, lhs_end) become rhs's
+    [rhs_begin, rhs_end) (by default the whole of each); numpy's reshape is the oracle."""
+    x = _values(tuple(dims), seed=len(dims))
+    lb = data.draw(st.integers(0, len(dims)))
+    le = data.draw(st.integers(lb, len(dims)))
+    middle = int(np.prod(dims[lb:le]))
+    rhs_dims = data.draw(st.sampled_from([(middle,), (1, middle), (middle, 1, 2)]))
+    rhs = mx.nd.zeros(rhs_dims)
+    rb, re_ = (0, 1) if len(rhs_dims) == 1 else (0, 2)
+    want = tuple(dims[:lb]) + tuple(rhs_dims[rb:re_]) + tuple(dims[le:])
+    got = mx.nd.reshape_like(_nd(x), rhs, lhs_begin=lb, lhs_end=le, rhs_begin=rb, rhs_end=re_)
+    np.testing.assert_array_equal(got.asnumpy(), x.reshape(want))
+    whole = _nd(x).reshape_like(mx.nd.zeros((x.size,)))
+    np.testing.assert_array_equal(whole.asnumpy(), x.ravel())
+
+
+def test_reshape_like_refuses_a_shape_of_another_size_naming_it():
+    with pytest.raises(mx.MXNetError, match=r"lhs of shape \(2, 3\) \(6 elements\) cannot take "
+                                            r"the shape \(4,\)"):
+        mx.nd.reshape_like(mx.nd.zeros((2, 3)), mx.nd.zeros((4,)))
+    with pytest.raises(mx.MXNetError, match="lhs_begin 3 is out of range for 2 dimensions"):
+        mx.nd.reshape_like(mx.nd.zeros((2, 3)), mx.nd.zeros((6,)), lhs_begin=3)

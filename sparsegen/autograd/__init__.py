@@ -132,5 +132,16 @@ def mark_variables(variables: Any, gradients: Any, grad_reqs: Any = "write") -> 
         variable._grad, variable._grad_req, variable._entry = buffer, req, None
 
 
-__all__ = ["Function", "backward", "grad", "is_recording", "is_training", "mark_variables",
-           "pause", "predict_mode", "record", "set_recording", "set_training", "train_mode"]
+def __getattr__(name: str) -> Any:
+    """``NDArray``, which MXNet's autograd module exports too (its tests take it from
+    ``from mxnet.autograd import *``); imported on use, as ndarray imports this module."""
+    if name == "NDArray":
+        from ..ndarray import NDArray
+
+        return NDArray
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["Function", "NDArray", "backward", "grad", "is_recording", "is_training",
+           "mark_variables", "pause", "predict_mode", "record", "set_recording", "set_training",
+           "train_mode"]

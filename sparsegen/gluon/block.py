@@ -9,6 +9,7 @@ op by op on the generated kernels (see docs/gluon.md).
 from __future__ import annotations
 
 import threading
+import warnings
 from collections import OrderedDict
 from typing import Any
 
@@ -133,11 +134,31 @@ class Block:
     def collect_params(self, select: str | None = None) -> ParameterDict:
         """The parameters of this block and all its children; ``select`` (a regular
         expression) keeps the names it matches."""
+        self._warn_unregistered()
         found = ParameterDict(self._params.prefix)
         found.update(self._params.select(select or None))
         for child in self._children.values():
             found.update(child.collect_params(select=select))
         return found
+
+    def _warn_unregistered(self) -> None:
+        """Warn, as MXNet does, of an attribute that is a list, tuple or dict holding blocks
+        that are not children: their parameters are not collected."""
+        children = {id(child) for child in self._children.values()}
+
+        def holds_unregistered(value: Any) -> bool:
+            if isinstance(value, (list, tuple)):
+                return any(holds_unregistered(v) for v in value)
+            if isinstance(value, dict):
+                return any(holds_unregistered(v) for v in value.values())
+            return isinstance(value, Block) and id(value) not in children
+
+        for key, value in vars(self).items():
+            if key != "_children" and not key.startswith("__") and holds_unregistered(value):
+                warnings.warn(f'"{key}" is an unregistered container with Blocks: the blocks in '
+                              "a list, tuple or dict are not registered, nor their parameters "
+                              "collected; register them with register_child() or use "
+                              "nn.Sequential / nn.HybridSequential", stacklevel=3)
 
     def _collect_params_with_prefix(self, prefix: str = "") -> dict[str, Parameter]:
         """The attribute-registered parameters by structural name (``0.weight``, ``a.bias``)."""
@@ -230,7 +251,17 @@ class HybridBlock(Block):
 
     def forward(self, x: Any, *args: Any) -> Any:
         """``hybrid_forward(mx.nd, x, *args, **params)``, first finishing deferred
-        initialization from the input shapes (``infer_shape``)."""
+        initialization from the input shapes (``infer_shape``); on Symbols,
+        ``hybrid_forward(mx.sym, x, *args, **params)`` with the parameters' variables (the
+        block's graph, for ``mx.mod.Module`` or ``bind``)."""
+        from ..symbol import Symbol
+
+        if isinstance(x, Symbol):
+            from .. import symbol
+
+            variables = {k: v.var() for k, v in self._reg_params.items()}
+            with self.name_scope():
+                return self.hybrid_forward(symbol, x, *args, **variables)
         ctx = getattr(x, "context", None)
         try:
             params = {k: v.data(ctx) for k, v in self._reg_params.items()}

@@ -17,9 +17,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidType, InvalidValue
+from ..ndarray import NDArray
 from .block import HybridBlock
-
-
 
 
 def _apply_weighting(F: Any, loss: Any, weight: float | None = None,
@@ -33,7 +32,10 @@ def _apply_weighting(F: Any, loss: Any, weight: float | None = None,
 
 
 def _reshape_like(F: Any, x: Any, y: Any) -> Any:
-    """``x`` reshaped to ``y``'s shape (the same number of elements)."""
+    """``x`` reshaped to ``y``'s shape (the same number of elements; ``reshape_like`` of
+    Symbols, whose shapes are known at binding)."""
+    if not isinstance(x, NDArray):
+        return F.reshape_like(x, y)
     if x.size != y.size:
         raise InvalidValue(f"loss: label has shape {x.shape} ({x.size} elements), pred "
                            f"{y.shape} ({y.size}): they must have the same number of elements")
@@ -48,7 +50,8 @@ def _softrelu(F: Any, x: Any) -> Any:
 def _fusable(pred: Any, label: Any) -> bool:
     """Whether a fused loss op serves ``pred`` and ``label``: dense, of one float dtype (other
     operands take the composed ops, with their storage rules and dtype checks)."""
-    return (pred.stype == label.stype == "default" and pred.dtype == label.dtype
+    return (isinstance(pred, NDArray) and isinstance(label, NDArray)
+            and pred.stype == label.stype == "default" and pred.dtype == label.dtype
             and np.dtype(pred.dtype).kind == "f")
 
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import autograd
 from ..context import Context, cpu, current_context
-from ..errors import InvalidType, InvalidValue, SparsegenError
+from ..errors import InvalidArgument, InvalidType, InvalidValue, SparsegenError
 from ..ops.rule import STYPES
 from ..ndarray import NDArray, zeros
 from ..ndarray.storage import assign
@@ -68,7 +68,7 @@ class Parameter:
                  grad_stype: str = "default") -> None:
         for label, value in (("stype", stype), ("grad_stype", grad_stype)):
             if value not in STYPES:
-                raise InvalidValue(f"{label} for Parameter '{name}' must be one of 'default', "
+                raise InvalidArgument(f"{label} for Parameter '{name}' must be one of 'default', "
                                    f"'row_sparse', or 'csr', but got '{value}'")
         self.name = name
         self._shape = (shape,) if isinstance(shape, int) else None if shape is None else tuple(shape)
@@ -203,6 +203,10 @@ class Parameter:
                 raise InvalidValue(f"Failed loading Parameter '{self.name}' from saved params: "
                                    f"shape incompatible expected {self._shape} vs saved "
                                    f"{data.shape}")
+        if (self._data is not None and ctx is not None
+                and set(_contexts(ctx)) != set(self._ctx_list)):
+            raise InvalidValue(f"Failed to load Parameter '{self.name}' on {ctx} because "
+                               f"it was previous initialized on {self._ctx_list}.")
         self._shape = tuple(data.shape)
         if np.dtype(self._dtype) != data.dtype:
             if not cast_dtype:
@@ -216,7 +220,7 @@ class Parameter:
             if dtype_source == "current":
                 data = data.astype(self._dtype)
             else:
-                self._dtype = data.dtype
+                self.cast(data.dtype)  # the loaded copies take the saved dtype, as MXNet's
         if data.stype != self._stype:
             data = data.tostype(self._stype)
         if self._data is None:
@@ -224,9 +228,6 @@ class Parameter:
             self._deferred_init = ()
             self._init_impl(data, _contexts(cpu() if ctx is None else ctx))
         else:
-            if ctx is not None and set(_contexts(ctx)) != set(self._ctx_list):
-                raise InvalidValue(f"Failed to load Parameter '{self.name}' on {ctx} because "
-                                   f"it was previous initialized on {self._ctx_list}.")
             self.set_data(data)
 
     # -- data and gradients ----------------------------------------------------------------
@@ -374,8 +375,15 @@ class Parameter:
         self._attach()
 
     def var(self) -> Any:
-        """The symbol of this parameter: symbols come with issue 15."""
-        raise NotImplementedError("Parameter.var: sparsegen has no symbols yet (issue 15)")
+        """The variable symbol of this parameter (its name, shape, dtype, multipliers,
+        initializer and storage type as attributes), made once, as MXNet's."""
+        if getattr(self, "_var", None) is None:
+            from .. import symbol
+
+            self._var = symbol.var(self.name, shape=self.shape, dtype=self.dtype,
+                                   lr_mult=self.lr_mult, wd_mult=self.wd_mult, init=self.init,
+                                   stype=self._stype)
+        return self._var
 
     def _set_trainer(self, trainer: Any) -> None:
         if (self._stype != "default" and self._trainer is not None and trainer is not None
@@ -477,7 +485,14 @@ class ParameterDict:
             return param
         for key, value in kwargs.items():
             if key == "shape" and value is not None:
-                param.shape = (value,) if isinstance(value, int) else value
+                wanted = (value,) if isinstance(value, int) else tuple(value)
+                have = param.shape
+                if have is not None and len(have) == len(wanted) and all(
+                        a == b or a <= 0 or b <= 0 for a, b in zip(have, wanted)):
+                    # MXNet's merge: each dimension known on either side is kept
+                    param._shape = tuple(b if a <= 0 else a for a, b in zip(have, wanted))
+                else:
+                    param.shape = wanted  # raises naming both shapes unless it fills unknowns
                 continue
             existing = getattr(param, key, None)
             if key == "dtype" and value is not None and existing is not None:

@@ -261,7 +261,7 @@ class Trainer:
         """Whether each copy of ``param`` has a fresh gradient; a stale one raises unless
         ``ignore_stale_grad``."""
         arrays = param._check_and_get(param._data, list)
-        fresh = [getattr(a, "_fresh_grad", False) for a in arrays]
+        fresh = [a._fresh_grad for a in arrays]
         if not ignore_stale_grad and not all(fresh):
             raise StaleGradientError(
                 f"Gradient of Parameter `{param.name}` on context "

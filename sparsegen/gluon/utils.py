@@ -58,12 +58,10 @@ def split_and_load(data: Any, ctx_list: Sequence[Context], batch_axis: int = 0,
 
 
 def _squared_norm(array: NDArray) -> NDArray:
-    """The sum of squares of ``array`` as a (1,) NDArray (dense: ``dot`` of the flat array with
-    itself; sparse: ``norm`` of the stored values, squared)."""
-    if array.stype == "default":
-        flat = array.reshape((-1,))
-        return nd.dot(flat, flat)
-    return array.norm().square()
+    """The sum of squares of ``array`` as a (1,) NDArray: ``dot`` of the flat array with itself
+    (of a sparse array's stored values)."""
+    flat = (array if array.stype == "default" else array.data).reshape((-1,))
+    return nd.dot(flat, flat)
 
 
 def clip_global_norm(arrays: Sequence[NDArray], max_norm: float,

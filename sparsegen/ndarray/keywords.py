@@ -4,7 +4,8 @@ MXNet's generated operators take ``**kwargs`` and their C++ parameter parser rai
 ``MXNetError: Cannot find argument 'foo'``; its Python functions raise ``TypeError``. Every public
 function of ``mx.nd`` (and of the modules it exports, ``mx.nd.sparse``, ...) is wrapped once, by
 ``check_keywords``, so that such a call raises ``InvalidType``: a ``TypeError`` and an
-``MXNetError``, naming the function, the argument and the ones it takes. The wrapper costs one
+``MXNetError``, naming the function, the argument and the ones it takes (``name`` and ``attr``,
+which only a symbol uses, are dropped). The wrapper costs one
 call frame; the check itself runs only when the call has already failed to bind.
 """
 
@@ -16,6 +17,10 @@ import types
 from typing import Any, Callable
 
 from ..errors import InvalidType
+
+SYMBOL_ONLY = frozenset({"name", "attr"})
+"""Keywords of a graph node (``name='fwd'``, ``attr={...}``) that ``mx.nd`` functions accept and
+ignore, as MXNet's operators do: one Gluon ``hybrid_forward`` serves ``mx.nd`` and ``mx.sym``."""
 
 _WRAPPED: dict[int, Callable[..., Any]] = {}  # id(function) -> wrapper, so aliases stay one object
 
@@ -41,6 +46,8 @@ def checked(function: Callable[..., Any]) -> Callable[..., Any]:
             unknown = _unknown(function, kwargs) if kwargs else []
             if not unknown:
                 raise
+            if set(unknown) <= SYMBOL_ONLY:  # MXNet's operators take them, and ignore them
+                return function(*args, **{k: v for k, v in kwargs.items() if k not in unknown})
             taken = ", ".join(inspect.signature(function).parameters)
             raise InvalidType(
                 f"{function.__name__}: cannot find argument {unknown[0]!r}; it takes {taken}"

@@ -130,8 +130,8 @@ def reshaped(shape: tuple[int, ...], spec: tuple[Any, ...],
              reverse: bool = False) -> tuple[int, ...]:
     """The shape ``reshape(spec)`` gives an array of ``shape``, with MXNet's special values:
     0 copies a dimension, -1 infers one, -2 copies the rest, -3 merges two, -4 splits one."""
-    def fail(why: str) -> SparsegenError:
-        return SparsegenError(f"cannot reshape an array of shape {shape} to {spec}: {why}")
+    def fail(why: str) -> InvalidValue:
+        return InvalidValue(f"cannot reshape an array of shape {shape} to {spec}: {why}")
 
     if any(not isinstance(d, numbers.Integral) or isinstance(d, (bool, np.bool_)) for d in spec):
         raise fail("shape must hold ints")
@@ -149,7 +149,7 @@ def reshaped(shape: tuple[int, ...], spec: tuple[Any, ...],
         if d > 0:
             out.append(d)
             i += 1
-        elif d in (0, -1, -3) and i + (d == -3) >= len(source):
+        elif d in (0, -3) and i + (d == -3) >= len(source):  # -1 may outnumber them
             raise fail(f"the value {d} at position {j} has no input dimension to refer to")
         elif d == 0:
             out.append(source[i])
@@ -206,6 +206,7 @@ class NDArray:
     _entry: Any = None  # (autograd node, output position) of a recorded result
     _grad: Any = None  # the gradient buffer attach_grad made
     _grad_req = "null"
+    _fresh_grad = False  # a backward pass wrote the gradient since the last update read it
 
     def __init__(self, storage: Any, ctx: Context) -> None:
         self._storage = place(storage, device_of(ctx))  # moved into the context's memory
@@ -615,6 +616,10 @@ class NDArray:
     def broadcast_like(self, *args: Any, **kwargs: Any) -> "NDArray":
         """See ``mx.nd.broadcast_like``."""
         return _above.shape.broadcast_like(self, *args, **kwargs)
+
+    def reshape_like(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.reshape_like``."""
+        return _above.shape.reshape_like(self, *args, **kwargs)
 
     def broadcast_axes(self, *args: Any, **kwargs: Any) -> "NDArray":
         """See ``mx.nd.broadcast_axes``."""

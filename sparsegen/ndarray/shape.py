@@ -167,6 +167,37 @@ def reshape(data: NDArray, shape: Any = None, reverse: bool = False,
     return _contiguous("reshape", data, reshaped(data.shape, spec, bool(reverse)), out)
 
 
+def _span(begin: Any, end: Any, ndim: int, what: str) -> slice:
+    """The dimensions ``[begin, end)`` of a shape of ``ndim`` dimensions (None: the ends;
+    negative: from the right), checked."""
+    bounds = []
+    for value, default, name in ((begin, 0, "begin"), (end, ndim, "end")):
+        k = default if value is None else _int(value, f"reshape_like: {what}_{name}")
+        k = k + ndim if k < 0 else k
+        if not 0 <= k <= ndim:
+            raise SparsegenError(f"reshape_like: {what}_{name} {value} is out of range for "
+                                 f"{ndim} dimensions")
+        bounds.append(k)
+    if bounds[0] > bounds[1]:
+        raise SparsegenError(f"reshape_like: {what}_begin {begin} is after {what}_end {end}")
+    return slice(*bounds)
+
+
+def reshape_like(lhs: NDArray, rhs: NDArray, lhs_begin: Any = None, lhs_end: Any = None,
+                 rhs_begin: Any = None, rhs_end: Any = None,
+                 out: NDArray | None = None) -> NDArray:
+    """A copy of ``lhs`` whose dimensions ``[lhs_begin, lhs_end)`` are replaced by ``rhs``'s
+    ``[rhs_begin, rhs_end)`` (by default: ``lhs`` in ``rhs``'s shape), as MXNet's."""
+    lhs, rhs = _data(lhs, "reshape_like"), _data(rhs, "reshape_like")
+    left = _span(lhs_begin, lhs_end, lhs.ndim, "lhs")
+    shape = (lhs.shape[:left.start] + rhs.shape[_span(rhs_begin, rhs_end, rhs.ndim, "rhs")]
+             + lhs.shape[left.stop:])
+    if math.prod(shape) != lhs.size:
+        raise SparsegenError(f"reshape_like: lhs of shape {lhs.shape} ({lhs.size} elements) "
+                             f"cannot take the shape {shape} from rhs of shape {rhs.shape}")
+    return _contiguous("reshape", lhs, shape, out)
+
+
 def tile(data: NDArray, reps: Any, out: NDArray | None = None) -> NDArray:
     """``data`` repeated ``reps[k]`` times along each dimension (numpy's alignment of ``reps``
     and the shape on the right; every rep at least 1, as MXNet)."""
@@ -430,6 +461,6 @@ def moveaxis(tensor: NDArray, source: Any, destination: Any) -> NDArray:
 __all__ = [
     "Concat", "Flatten", "Pad", "broadcast_axes", "broadcast_axis", "broadcast_like",
     "broadcast_to", "concat", "concatenate", "expand_dims", "flatten", "flip", "moveaxis",
-    "pad", "repeat", "reshape", "reverse", "squeeze", "stack", "swapaxes", "tile", "transpose",
+    "pad", "repeat", "reshape", "reshape_like", "reverse", "squeeze", "stack", "swapaxes", "tile", "transpose",
     "depth_to_space", "space_to_depth",
 ]

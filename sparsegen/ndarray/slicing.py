@@ -108,7 +108,11 @@ def slice_like(data: NDArray, shape_like: NDArray, axes: Any = (),
                                  "different ranks (give axes to slice some dimensions only)")
         chosen = tuple(range(data.ndim))
     else:
-        chosen = _axes(axes, min(data.ndim, like.ndim), "slice_like", "axes")
+        chosen = _axes(axes, data.ndim, "slice_like", "axes")  # negative: from data's end
+        beyond = [a for a in chosen if a >= like.ndim]
+        if beyond:
+            raise SparsegenError(f"slice_like: axis {beyond[0]} (of axes {axes}) is beyond "
+                                 f"shape_like's {like.ndim} dimensions (shape {like.shape})")
     ranges = [(0, n, 1) for n in data.shape]
     for a in chosen:
         if like.shape[a] > data.shape[a]:

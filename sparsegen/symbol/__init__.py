@@ -9,6 +9,7 @@ The modules add their methods to ``Symbol``: ``ops`` the fluent ones (``x.square
 from __future__ import annotations
 
 import builtins
+import functools
 import types
 from numbers import Number
 from typing import Any
@@ -87,6 +88,23 @@ minimum = _pairwise("minimum", "_minimum", "_minimum_scalar", "_minimum_scalar",
 power = _pairwise("power", "_power", "_power_scalar", "_rpower_scalar", builtins.pow)
 pow = power  # noqa: A001 - MXNet's name
 __getattr__ = _generator(globals(), ("",))
+
+
+def _fluent_method(self: Symbol, name: str) -> Any:
+    """``x.<name>(...)`` for every op that is both an NDArray method and an ``mx.sym`` op
+    (``x.flip(axis=1)`` is ``mx.sym.flip(x, axis=1)``), as MXNet's fluent Symbol methods."""
+    from ..ndarray import NDArray
+
+    if name.startswith("_") or not callable(getattr(NDArray, name, None)):
+        raise AttributeError(f"'Symbol' object has no attribute {name!r}")
+    try:
+        function = globals()[name] if name in globals() else __getattr__(name)
+    except AttributeError:
+        raise AttributeError(f"'Symbol' object has no attribute {name!r}") from None
+    return functools.partial(function, self)
+
+
+Symbol.__getattr__ = _fluent_method  # type: ignore[attr-defined]
 
 __all__ = ["Executor", "Group", "Node", "Symbol", "Variable", "contrib", "load", "load_json",
            "maximum", "minimum", "op", "pow", "power", "random", "sparse", "var", *ops.FUNCTIONS]

@@ -18,7 +18,7 @@ from ..opnames import ELEMWISE_UNARY
 from ..ops.conv import output_size
 from ..storage_rules import storage_rule
 from .graph import Entry, Node, dtype_name, output_names, params, stype_name, topological
-from .ops import EMBEDDINGS, SCALAR_OPS, node_runner
+from .ops import CREATION, EMBEDDINGS, SCALAR_OPS, node_runner
 
 Shape = tuple[int, ...] | None
 ShapeRule = Callable[[list[Shape], dict[str, Any]], tuple[list[Shape], Any]]
@@ -195,6 +195,14 @@ def _batch_norm(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], An
     return [data, *[channels] * (len(shapes) - 1)], [data, channels, channels]
 
 
+def _leaky_relu(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
+    """The data's shape; prelu's ``gamma`` has one slope per channel (axis 1)."""
+    data = shapes[0]
+    if len(shapes) > 1 and shapes[1] is None and data is not None and len(data) > 1:
+        shapes = [data, (data[1],)]
+    return shapes, data
+
+
 def _sampler(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
     shape = p.get("shape", ())
     return shapes, tuple(shape) if isinstance(shape, tuple) else (int(shape),)
@@ -209,6 +217,7 @@ SHAPE_RULES: dict[str, ShapeRule] = {
     "Concat": _concat, "Reshape": _reshape, "transpose": _transpose,
     "expand_dims": _expand_dims, "SoftmaxOutput": _softmax_output,
     "_random_uniform": _sampler, "_random_normal": _sampler,
+    "_zeros": _sampler, "_ones": _sampler, "_full": _sampler, "LeakyReLU": _leaky_relu,
     "SliceChannel": _split, "topk": _topk, "BatchNorm": _batch_norm,
     "sort": lambda shapes, p: (shapes, [shapes[0], shapes[0]]),
     **{op: _regression for op in ("LinearRegressionOutput", "LogisticRegressionOutput",
@@ -238,7 +247,7 @@ def _custom(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Any]:
 SHAPE_RULES["Custom"] = _custom
 
 
-SAME_SHAPE = (*ELEMWISE_UNARY, *SCALAR_OPS, "Activation", "LeakyReLU", "Dropout", "Cast",
+SAME_SHAPE = (*ELEMWISE_UNARY, *SCALAR_OPS, "Activation", "Dropout", "Cast",
               "cast_storage", "softmax", "log_softmax", "BlockGrad", "MakeLoss", "make_loss",
               "clip", "zeros_like", "ones_like", "_sparse_retain")
 """Ops whose output has their first input's shape (elementwise, casts, losses of the data,
@@ -338,7 +347,7 @@ def dtypes(heads: tuple, given: dict[str, Any]) -> dict[Key, str | None]:
             if node.op in EMBEDDINGS:
                 children = children[1:]
                 out = found.get(key(node.inputs[1])) or np.dtype(p.get("dtype", "float32")).name
-            elif node.op == "Cast" or node.op.startswith("_random_"):
+            elif node.op in ("Cast", *CREATION) or node.op.startswith("_random_"):
                 out = np.dtype(p.get("dtype", "float32")).name
                 children = []
             else:

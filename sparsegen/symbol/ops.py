@@ -54,6 +54,7 @@ OPS: dict[str, OpDef] = {
     "Convolution": OpDef("Convolution", ("data", "weight", "bias"), ("weight", "bias")),
     "Embedding": OpDef("Embedding", ("data", "weight"), ("weight",)),
     "Activation": OpDef("Activation"),
+    "LeakyReLU": OpDef("LeakyReLU", ("data", "gamma"), ("gamma",)),
     "softmax": OpDef("softmax"),
     "log_softmax": OpDef("log_softmax"),
     "Dropout": OpDef("Dropout"),
@@ -78,6 +79,8 @@ OPS: dict[str, OpDef] = {
     **{name: OpDef(name, ("lhs", "rhs")) for name in _ELEMWISE},
     **{f"broadcast_{name}": OpDef(f"broadcast_{name}", ("lhs", "rhs")) for name in _BROADCAST},
     **{name: OpDef(name, ("data", "label"), ("label",)) for name in _OUTPUTS},
+    **{name: OpDef(f"_{name}", (), function=name) for name in ("zeros", "ones", "full",
+                                                              "arange")},
 }
 """``mx.sym``'s op functions by name."""
 
@@ -111,8 +114,12 @@ RANDOM: dict[str, OpDef] = {
 }
 """``mx.sym.random``'s samplers (no array inputs)."""
 
+CREATION = ("_zeros", "_ones", "_full", "_arange")
+"""The ops that create an array from their attributes alone (``mx.sym.zeros(shape)``)."""
+
 CREATED_INIT = {("BatchNorm", "moving_mean"): '["zero", {}]',
-                ("BatchNorm", "moving_var"): '["one", {}]'}
+                ("BatchNorm", "moving_var"): '["one", {}]',
+                ("LeakyReLU", "gamma"): '["Constant", {"value": 0.25}]'}
 """The ``__init__`` attribute MXNet writes on the variables it creates for an op's auxiliary
 states (what ``mx.mod.Module`` initialises them with)."""
 
@@ -209,7 +216,7 @@ def node_runner(node: Node) -> Callable[[list[Any], Context], Any]:
     if spec.variadic:
         p.pop("num_args", None)
         return lambda inputs, ctx: function(*inputs, **p)
-    if node.op.startswith("_random_"):
+    if node.op.startswith("_random_") or node.op in CREATION:
         return lambda inputs, ctx: function(ctx=ctx, **p)
     names = spec.inputs
     return lambda inputs, ctx: function(**dict(zip(names, inputs)), **p)
@@ -261,6 +268,18 @@ def _parameters(spec: OpDef) -> list[str]:
             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
 
+def _creates(spec: OpDef, key: str, attrs: dict[str, str]) -> bool:
+    """Whether the op creates its omitted input ``key`` as a variable: a created input, but
+    no ``bias`` with ``no_bias`` and a ``gamma`` for LeakyReLU's ``prelu`` only (MXNet's)."""
+    if key not in spec.created:
+        return False
+    if key == "bias":
+        return attrs.get("no_bias") != "True"
+    if spec.op == "LeakyReLU":
+        return attrs.get("act_type") == "prelu"
+    return True
+
+
 def make(function: str, spec: OpDef) -> Callable[..., Symbol]:
     """The ``mx.sym`` function of ``spec``: inputs by position or keyword, omitted created
     inputs as variables ``<name>_<input>``, the other keywords as attributes."""
@@ -277,7 +296,7 @@ def make(function: str, spec: OpDef) -> Callable[..., Symbol]:
         entries: list[Entry] = []
         for key, value in inputs:
             if value is None:
-                if key not in spec.created or (key == "bias" and attrs.get("no_bias") == "True"):
+                if not _creates(spec, key, attrs):
                     continue
                 created = dict(attrs)
                 if (spec.op, key) in CREATED_INIT:

@@ -19,7 +19,7 @@ class Activation(HybridBlock):
 
     def hybrid_forward(self, F: Any, x: Any) -> Any:  # noqa: N803
         """The activation of ``x``."""
-        return F.Activation(x, act_type=self._act_type)
+        return F.Activation(x, act_type=self._act_type, name="fwd")
 
     def __repr__(self) -> str:
         return f"Activation({self._act_type})"

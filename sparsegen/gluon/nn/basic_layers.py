@@ -95,7 +95,7 @@ class Dense(HybridBlock):
     def hybrid_forward(self, F: Any, x: Any, weight: Any, bias: Any = None) -> Any:  # noqa: N803
         """``FullyConnected(x, weight, bias)`` and the activation."""
         out = F.FullyConnected(x, weight, bias, no_bias=bias is None, num_hidden=self._units,
-                               flatten=self._flatten)
+                               flatten=self._flatten, name="fwd")
         return self.act(out) if self.act is not None else out
 
     def __repr__(self) -> str:
@@ -121,7 +121,7 @@ class Embedding(HybridBlock):
 
     def hybrid_forward(self, F: Any, x: Any, weight: Any) -> Any:  # noqa: N803
         """``Embedding(x, weight)``."""
-        return F.Embedding(x, weight, **self._kwargs)
+        return F.Embedding(x, weight, name="fwd", **self._kwargs)
 
     def __repr__(self) -> str:
         k = self._kwargs
@@ -137,7 +137,7 @@ class Dropout(HybridBlock):
 
     def hybrid_forward(self, F: Any, x: Any) -> Any:  # noqa: N803
         """Dropout of ``x``."""
-        return F.Dropout(x, p=self._rate, axes=self._axes) if self._rate > 0 else x
+        return F.Dropout(x, p=self._rate, axes=self._axes, name="fwd") if self._rate > 0 else x
 
     def __repr__(self) -> str:
         return f"Dropout(p = {self._rate}, axes={self._axes})"
@@ -182,7 +182,7 @@ class BatchNorm(HybridBlock):
     def hybrid_forward(self, F: Any, x: Any, gamma: Any, beta: Any,  # noqa: N803
                        running_mean: Any, running_var: Any) -> Any:
         """``BatchNorm(x, gamma, beta, running_mean, running_var)``."""
-        return F.BatchNorm(x, gamma, beta, running_mean, running_var, **self._kwargs)
+        return F.BatchNorm(x, gamma, beta, running_mean, running_var, name="fwd", **self._kwargs)
 
     def __repr__(self) -> str:
         channels = self.gamma.shape[0]

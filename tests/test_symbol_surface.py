@@ -1,0 +1,111 @@
+"""``mx.sym``'s surface MXNet code leans on: fluent methods for every op that is both an NDArray
+method and an ``mx.sym`` op, creation ops (``zeros``, ``ones``, ``full``, ``arange``),
+``reshape_like``, LeakyReLU's ``prelu`` slopes created as MXNet creates them, Gluon blocks and
+losses called on Symbols (``Parameter.var``) and trained by ``mx.mod.Module``. numpy computes
+the values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import sparsegen as mx
+from sparsegen import gluon
+
+
+def _eval(symbol, **arrays):
+    return symbol.eval(**{k: mx.nd.array(v) for k, v in arrays.items()})
+
+
+@pytest.mark.parametrize("method, kwargs, oracle", [
+    ("flatten", {}, lambda x: x.reshape(x.shape[0], -1)),
+    ("flip", {"axis": 1}, lambda x: x[:, ::-1]),
+    ("tile", {"reps": (1, 2)}, lambda x: np.tile(x, (1, 2))),
+    ("clip", {"a_min": -0.5, "a_max": 0.5}, lambda x: np.clip(x, -0.5, 0.5)),
+    ("swapaxes", {"dim1": 0, "dim2": 2}, lambda x: np.swapaxes(x, 0, 2)),
+    ("reshape_like", {"rhs": mx.sym.ones((6, 4))}, lambda x: x.reshape(6, 4)),
+])
+def test_fluent_methods_are_the_ops(method, kwargs, oracle):
+    x = np.linspace(-1, 1, 24, dtype=np.float32).reshape(2, 3, 4)
+    out = getattr(mx.sym.var("x"), method)(**kwargs)
+    np.testing.assert_allclose(_eval(out, x=x)[0].asnumpy(), oracle(x), rtol=1e-6)
+    assert out.infer_shape(x=x.shape)[1] == [oracle(x).shape]
+
+
+def test_a_name_that_is_no_op_is_an_attribute_error():
+    with pytest.raises(AttributeError, match="'Symbol' object has no attribute 'size'"):
+        mx.sym.var("x").size  # noqa: B018
+    with pytest.raises(AttributeError, match="no attribute 'asnumpy'"):
+        mx.sym.var("x").asnumpy  # an NDArray method that is no op
+
+
+def test_creation_ops():
+    np.testing.assert_array_equal(mx.sym.ones((2, 3)).eval()[0].asnumpy(), np.ones((2, 3)))
+    full = mx.sym.full((2,), 7, dtype="int32")
+    assert full.infer_shape()[1] == [(2,)] and full.infer_type()[1] == [np.int32]
+    np.testing.assert_array_equal(full.eval()[0].asnumpy(), [7, 7])
+    np.testing.assert_array_equal(mx.sym.arange(1, 7, 2).eval()[0].asnumpy(), [1, 3, 5])
+    total = mx.sym.var("x") + mx.sym.zeros((3,))
+    np.testing.assert_array_equal(_eval(total, x=np.arange(3.0))[0].asnumpy(), np.arange(3.0))
+
+
+def test_prelu_creates_gamma_with_its_init_and_shape():
+    data = mx.sym.Variable("data")
+    prelu = mx.sym.LeakyReLU(data=data, act_type="prelu", name="act")
+    assert prelu.list_arguments() == ["data", "act_gamma"]
+    assert prelu.attr_dict()["act_gamma"]["__init__"] == '["Constant", {"value": 0.25}]'
+    assert prelu.infer_shape(data=(4, 5, 2))[0] == [(4, 5, 2), (5,)]
+    assert mx.sym.LeakyReLU(data=data, act_type="leaky").list_arguments() == ["data"]
+    mod = mx.mod.Module(prelu, label_names=None)
+    mod.bind(data_shapes=[("data", (4, 5))])
+    mod.init_params()
+    np.testing.assert_array_equal(mod.get_params()[0]["act_gamma"].asnumpy(), np.full(5, 0.25))
+    x = np.linspace(-2, 2, 20, dtype=np.float32).reshape(4, 5)
+    mod.forward(mx.io.DataBatch([mx.nd.array(x)]), is_train=False)
+    np.testing.assert_allclose(mod.get_outputs()[0].asnumpy(), np.where(x > 0, x, 0.25 * x))
+
+
+def test_parameter_var_and_blocks_on_symbols():
+    weight = gluon.Parameter("weight", shape=(3, 4), lr_mult=2.0, init="zeros",
+                             stype="row_sparse")
+    var = weight.var()
+    assert var is weight.var() and var.name == "weight"
+    assert var.attr("__shape__") == "(3, 4)" and var.attr("__lr_mult__") == "2.0"
+    assert var.attr("__storage_type__") == "1" and var.attr("__init__") == "zeros"
+    dense = gluon.nn.Dense(2, in_units=4, prefix="fc_")
+    out = dense(mx.sym.var("data"))
+    assert out.list_arguments() == ["data", "fc_weight", "fc_bias"]
+    x, w, b = (np.arange(n, dtype=np.float32).reshape(s) / 10
+               for n, s in ((12, (3, 4)), (8, (2, 4)), (2, (2,))))
+    got = _eval(out, data=x, fc_weight=w, fc_bias=b)[0].asnumpy()
+    np.testing.assert_allclose(got, x @ w.T + b, rtol=1e-6)
+
+
+@pytest.mark.parametrize("loss, oracle", [
+    (gluon.loss.L2Loss(), lambda p, y: 0.5 * ((p - y) ** 2).mean(axis=1)),
+    (gluon.loss.L1Loss(), lambda p, y: np.abs(p - y).mean(axis=1)),
+    (gluon.loss.SigmoidBCELoss(),
+     lambda p, y: (np.maximum(p, 0) - p * y + np.log1p(np.exp(-np.abs(p)))).mean(axis=1)),
+    (gluon.loss.SoftmaxCELoss(sparse_label=False),
+     lambda p, y: -(y * (p - np.log(np.exp(p).sum(axis=1, keepdims=True)))).sum(axis=1)),
+])
+def test_losses_on_symbols_match_numpy(loss, oracle):
+    rng = np.random.default_rng(3)
+    pred, label = rng.standard_normal((4, 3)), rng.random((4, 3))
+    out = loss(mx.sym.var("pred"), mx.sym.var("label"))
+    got = _eval(out, pred=pred, label=label.reshape(12))  # reshape_like puts it back
+    np.testing.assert_allclose(got[0].asnumpy(), oracle(pred, label), rtol=1e-5)
+
+
+def test_a_gluon_loss_trains_in_a_module():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((40, 3)).astype(np.float32)
+    y = (x @ np.array([1.0, -2.0, 0.5], np.float32)).reshape(40, 1)
+    net = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=1, name="fc")
+    loss = mx.sym.make_loss(gluon.loss.L2Loss()(net, mx.sym.var("label")))
+    mod = mx.mod.Module(loss, data_names=("data",), label_names=("label",))
+    it = mx.io.NDArrayIter(x, y, batch_size=10, label_name="label")
+    mod.fit(it, num_epoch=40, optimizer="sgd", optimizer_params={"learning_rate": 0.1},
+            initializer=mx.init.Zero(), eval_metric=mx.metric.Loss())
+    np.testing.assert_allclose(mod.get_params()[0]["fc_weight"].asnumpy(),
+                               [[1.0, -2.0, 0.5]], atol=1e-2)
