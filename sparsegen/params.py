@@ -52,9 +52,10 @@ def real(value: Any, name: str, *, low: float = -math.inf, low_open: bool = Fals
 
 
 def items(value: Any) -> tuple[Any, ...]:
-    """``value`` as a tuple of its items: a tuple, a list or a 1-D numpy array give theirs, any
-    other value is one item (MXNet takes shapes, axes and sizes in each of these forms)."""
-    if isinstance(value, (tuple, list)) or (isinstance(value, np.ndarray) and value.ndim == 1):
+    """``value`` as a tuple of its items: a tuple, a list, a range or a 1-D numpy array give
+    theirs, any other value is one item (MXNet takes shapes, axes and sizes in these forms)."""
+    if isinstance(value, (tuple, list, range)) or (isinstance(value, np.ndarray)
+                                                   and value.ndim == 1):
         return tuple(value)
     return (value,)
 

@@ -54,6 +54,7 @@ def test_asscalar_and_bool():
     assert mx.nd.array([[7]], dtype="int32").asscalar() == 7
     assert bool(mx.nd.array([1.0])) and not bool(mx.nd.array([0.0]))
     assert bool(mx.nd.array([[3.0]]).tostype("csr"))
+    assert not bool(mx.nd.array([])) and not bool(mx.nd.zeros((0, 3), stype="csr"))
     many = mx.nd.ones((2,))
     with pytest.raises(ValueError, match="not a scalar|one element") as info:
         many.asscalar()
@@ -139,3 +140,78 @@ def test_fallback_warning_names_the_callers_line(fresh_warnings):
     with pytest.warns(mx.StorageFallbackWarning) as record:
         mx.nd.log(csr)  # through the keyword-checking wrapper and the front end
     assert record[0].filename == __file__
+
+
+def test_from_numpy_twice_shares_one_memory():
+    """A second zero-copy from_numpy of an array the first made read-only shares it too (as
+    MXNet's); an array read-only for another reason is refused."""
+    values = np.array([[1, 2], [3, 4], [5, 6]], dtype="float32")
+    first, second = mx.nd.from_numpy(values), mx.nd.from_numpy(values)
+    second[2, 1] = 100
+    assert values[2, 1] == 100 and first[2, 1].asscalar() == 100
+    assert not values.flags.writeable
+    with pytest.raises(ValueError):
+        values[0, 0] = 1
+    frozen = np.ones(3, np.float32)
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        mx.nd.from_numpy(frozen)
+    np.testing.assert_array_equal(mx.nd.from_numpy(frozen, zero_copy=False).asnumpy(), frozen)
+
+
+def test_getstate_and_setstate_take_mxnet_states():
+    """MXNet's pickled state (``{'handle': bytes}``, recorded from MXNet 1.9.1 for
+    ``mx.nd.arange(3)`` and, on a GPU, ``mx.nd.arange(1)``) round-trips; a GPU array comes
+    back on the CPU here."""
+    mxnet_arange3 = bytearray(b"\xc9\xfa\x93\xf9\x00\x00\x00\x00\x01\x00\x00\x00\x03\x00\x00\x00"
+                              b"\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"
+                              b"\x00\x00\x00\x00\x00\x00\x80?\x00\x00\x00@")
+    assert mx.nd.arange(3).__getstate__() == {"handle": mxnet_arange3}
+    array = mx.nd.zeros((5,))
+    array.__setstate__({"handle": mxnet_arange3})
+    np.testing.assert_array_equal(array.asnumpy(), [0, 1, 2])
+    gpu_arange1 = bytearray(b"\xc9\xfa\x93\xf9\x00\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00"
+                            b"\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"
+                            b"\x00\x00\x00\x00")
+    array.__setstate__({"handle": gpu_arange1})
+    assert array.shape == (1,) and array.asscalar() == 0
+    with pytest.raises(ValueError, match="state must be a dict with the array's bytes"):
+        array.__setstate__(b"junk")
+    with pytest.raises(mx.MXNetError):
+        array.__setstate__({"handle": b"\x00\x01"})
+    assert array.shape == (1,)  # a refused state changes nothing
+
+
+@pytest.mark.parametrize("source, destination, shape", [
+    (range(4), range(4), (1, 2, 3, 4)), ([0, 1], [2, 3], (3, 4, 1, 2)),
+    ((3, 0), (1, 0), (1, 4, 2, 3)), (0, -1, (2, 3, 4, 1)),
+])
+def test_moveaxis_takes_every_sequence_form(source, destination, shape):
+    x = np.arange(24, dtype=np.float32).reshape(1, 2, 3, 4)
+    got = mx.nd.moveaxis(mx.nd.array(x), source, destination)
+    np.testing.assert_array_equal(got.asnumpy(), np.moveaxis(x, list(source) if isinstance(
+        source, range) else source, list(destination) if isinstance(destination, range)
+        else destination))
+    assert got.shape == shape
+
+
+def test_basic_indexing_contiguity_is_numpys():
+    shape = (3, 4, 5)
+    x = np.arange(60).reshape(shape)
+    for key in [(slice(None),) * 3, (slice(1, 2), slice(None), slice(None)),
+                (slice(None), slice(1, 3), slice(None)), (slice(None, None, 2),) + (slice(None),) * 2,
+                (slice(0, 1), slice(0, 1), slice(None, None, -1)), (slice(2, 2),) * 3]:
+        assert mx.nd.NDArray._basic_indexing_slice_is_contiguous(key, shape) == \
+            x[key].flags.contiguous, key
+
+
+def test_broadcast_like_refuses_empty_axes():
+    with pytest.raises(mx.MXNetError, match="lhs_axes and rhs_axes are empty"):
+        mx.nd.broadcast_like(mx.nd.ones((1, 2)), mx.nd.ones((3, 2)), lhs_axes=(), rhs_axes=())
+
+
+def test_reshape_minus_one_beyond_the_input_dimensions():
+    x = mx.nd.array([1.0, 2.0, 3.0])
+    assert x.reshape((1, -1)).shape == (1, 3) and x.reshape((-1, 1, 1)).shape == (3, 1, 1)
+    with pytest.raises(ValueError, match=r"6 elements in \(2, 3\), the array has 30"):
+        mx.nd.zeros((2, 3, 5)).reshape((2, 3))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import types
+import weakref
 from typing import Any
 
 import numpy as np
@@ -101,11 +102,21 @@ def from_numpy(ndarray: Any, zero_copy: bool = True) -> NDArray:
         raise InvalidValue(f"from_numpy: zero_copy needs a C-contiguous ndarray, got shape "
                            f"{ndarray.shape} with strides {ndarray.strides}")
     if not ndarray.flags.writeable:
-        raise InvalidValue("from_numpy: the ndarray is read-only (an earlier from_numpy of it, "
-                           "say), and an NDArray writes its memory; pass zero_copy=False to copy")
+        frozen = _FROZEN.get(id(ndarray))
+        if frozen is None or frozen() is not ndarray:
+            raise InvalidValue("from_numpy: the ndarray is read-only, and an NDArray writes its "
+                               "memory; pass zero_copy=False to copy")
+        ndarray.flags.writeable = True  # read-only by an earlier from_numpy: share it again
     shared = ndarray.view()  # keeps the write access numpy's array gives up
     ndarray.flags.writeable = False
+    key = id(ndarray)
+    _FROZEN[key] = weakref.ref(ndarray, lambda _: _FROZEN.pop(key, None))
     return NDArray(shared, Context("cpu", 0))
+
+
+_FROZEN: dict[int, weakref.ref] = {}
+"""The numpy arrays ``from_numpy`` made read-only (by ``id``, weakly): a second ``from_numpy``
+of one shares the same memory, as MXNet's; other read-only arrays are refused."""
 
 
 def empty(shape: Any, ctx: Context | None = None, dtype: Any = None, stype: str | None = None) -> NDArray:

@@ -248,12 +248,12 @@ class NDArray:
     __hash__ = object.__hash__  # identity, as MXNet: ``==`` is elementwise, not equality
 
     def __bool__(self) -> bool:
-        """The truth of the one element (``if x:``); more or fewer elements raise, as MXNet."""
+        """The truth of the one element (``if x:``); an empty array is false and more elements
+        raise, as MXNet."""
         if self.size == 1:
             return bool(self.asscalar())
         if self.size == 0:
-            raise SparsegenError(f"the truth value of an empty NDArray (shape {self.shape}) is "
-                                 "ambiguous")
+            return False
         raise InvalidValue(f"The truth value of an NDArray with multiple elements is ambiguous "
                            f"(shape {self.shape}).")
 
@@ -369,6 +369,12 @@ class NDArray:
         array = NDArray(result, self._ctx)  # on a GPU, a copy
         tape.record("_getitem_advanced", (self,), array, {"key": index})
         return array
+
+    @staticmethod
+    def _basic_indexing_slice_is_contiguous(slc_key: Any, shape: Any) -> bool:
+        """Whether the slices ``slc_key`` pick one contiguous block of an array of ``shape``
+        (so that ``x[slc_key]`` is a view), as MXNet's helper its tests call."""
+        return _above.slicing.picks_one_block(tuple(slc_key), tuple(shape))
 
     def reshape(self, *shape: Any, **kwargs: Any) -> "NDArray":
         """A dense view with a new shape, with MXNet's special values (``-1`` infers one
@@ -492,6 +498,16 @@ class NDArray:
         comes back on that GPU when there is one, else on the CPU)."""
         persist = _above.persist
         return persist.unpickle, (persist.dumps(self),)
+
+    def __getstate__(self) -> dict[str, bytearray]:
+        """``{'handle': the array's bytes}``, MXNet's pickled state."""
+        return _above.persist.state(self)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Become the array of ``state`` (``__getstate__``'s, from MXNet or sparsegen; a GPU
+        array comes back on the CPU when there is no GPU)."""
+        loaded = _above.persist.from_state(state)
+        self._storage, self._ctx = loaded._storage, loaded._ctx
     # -- nn: indexing, neural-network and sorting ops (sparsegen/ndarray/{indexing,nn,sort}.py) --
     def take(self, indices: "NDArray", axis: int = 0, mode: str = "clip",
              **kwargs: Any) -> "NDArray":

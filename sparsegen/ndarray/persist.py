@@ -266,6 +266,21 @@ def load_frombuffer(buf: Any) -> list[NDArray] | dict[str, NDArray]:
     return loads(buf.encode("latin-1") if isinstance(buf, str) else buf)
 
 
+def state(array: NDArray) -> dict[str, bytearray]:
+    """``array.__getstate__()`` as MXNet's: ``{'handle': the array's bytes}`` (one array in the
+    file format, no file header)."""
+    return {"handle": bytearray(_array_bytes(array))}
+
+
+def from_state(state: Any) -> NDArray:
+    """The array of an ``__getstate__`` dict (MXNet's or sparsegen's)."""
+    if not isinstance(state, dict) or not isinstance(state.get("handle"),
+                                                     (bytes, bytearray, memoryview)):
+        raise InvalidValue(f"NDArray.__setstate__: state must be a dict with the array's bytes "
+                           f"under 'handle' (what __getstate__ gives), got {type(state).__name__}")
+    return _array(_Reader(bytes(state["handle"]), "<NDArray state>"))
+
+
 def unpickle(buf: bytes) -> NDArray:
     """The one array of ``dumps(array)`` (what ``pickle`` stores for an NDArray)."""
     (array,) = loads(buf, "<pickled NDArray>")

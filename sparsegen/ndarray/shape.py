@@ -263,6 +263,9 @@ def broadcast_like(lhs: NDArray, rhs: NDArray, lhs_axes: Any = None, rhs_axes: A
         return _broadcast("broadcast_like", lhs, rhs.shape, out)
     mine = _axes(lhs_axes, lhs.ndim, "broadcast_like", "lhs_axes")
     theirs = _axes(rhs_axes, rhs.ndim, "broadcast_like", "rhs_axes")
+    if not mine:
+        raise SparsegenError("broadcast_like: lhs_axes and rhs_axes are empty (MXNet refuses "
+                             "an empty axes tuple; leave both out to broadcast every axis)")
     if len(mine) != len(theirs):
         raise SparsegenError(f"broadcast_like: lhs_axes {mine} and rhs_axes {theirs} differ in "
                              "length")
@@ -461,6 +464,7 @@ def moveaxis(tensor: NDArray, source: Any, destination: Any) -> NDArray:
 __all__ = [
     "Concat", "Flatten", "Pad", "broadcast_axes", "broadcast_axis", "broadcast_like",
     "broadcast_to", "concat", "concatenate", "expand_dims", "flatten", "flip", "moveaxis",
-    "pad", "repeat", "reshape", "reshape_like", "reverse", "squeeze", "stack", "swapaxes", "tile", "transpose",
+    "pad", "repeat", "reshape", "reshape_like", "reverse", "squeeze", "stack", "swapaxes", "tile",
+    "transpose",
     "depth_to_space", "space_to_depth",
 ]

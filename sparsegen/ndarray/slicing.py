@@ -155,13 +155,26 @@ def is_basic(index: tuple[Any, ...]) -> bool:
     return all(p is None or p is Ellipsis or isinstance(p, (int, builtins.slice)) for p in index)
 
 
+def _picked(shape: tuple[int, ...], index: tuple[Any, ...]) -> tuple[np.ndarray, int]:
+    """What a basic key picks of an array of ``shape``, on a one-byte probe (numpy's bounds
+    checks and IndexError, never reading values): the picked view and its element offset."""
+    probe = as_strided(np.zeros(1, np.uint8), shape, contiguous_strides(shape))
+    picked = probe[index]
+    return picked, picked.__array_interface__["data"][0] - probe.__array_interface__["data"][0]
+
+
+def picks_one_block(index: tuple[Any, ...], shape: tuple[int, ...]) -> bool:
+    """Whether the basic key ``index`` picks one contiguous block of a C-ordered array of
+    ``shape`` (what ``x[index]`` returns as a view; MXNet's
+    ``_basic_indexing_slice_is_contiguous``)."""
+    return bool(_picked(tuple(shape), tuple(index))[0].flags.c_contiguous)
+
+
 def getitem(data: NDArray, index: tuple[Any, ...]) -> NDArray:
     """``data[index]`` for a basic key: a view when it picks one contiguous block of a host
     array (as MXNet's leading-axis views), else a copy of the strided view (kernel
-    ``strided``). numpy finds the view's geometry on a one-byte probe, never reading values."""
-    probe = as_strided(np.zeros(1, np.uint8), data.shape, contiguous_strides(data.shape))
-    picked = probe[index]  # numpy's bounds checks and IndexError
-    offset = picked.__array_interface__["data"][0] - probe.__array_interface__["data"][0]
+    ``strided``)."""
+    picked, offset = _picked(data.shape, index)
     storage = data._storage
     view = View(tuple(int(s) for s in picked.strides), int(offset))
     if (picked.flags.c_contiguous and not isinstance(storage, DeviceArray)

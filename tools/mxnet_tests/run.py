@@ -40,6 +40,9 @@ def run_tests(tests: Path, files: list[str], keyword: str | None, timeout: float
         work.mkdir()
         for name in files:
             shutil.copy(tests / name, work / name)
+        for data in tests.iterdir():  # the data files tests read beside them (legacy_ndarray.v0)
+            if data.is_file() and data.suffix != ".py":
+                shutil.copy(data, work / data.name)
         if (tests.parent / "train").is_dir():
             shutil.copytree(tests.parent / "train", Path(top) / "train")
         results = work / "results.jsonl"
