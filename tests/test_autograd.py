@@ -622,3 +622,30 @@ def test_a_gradient_the_user_holds_is_copied_into_the_buffer():
     y.backward(head)
     assert not np.shares_memory(v.grad._storage.data, head._storage.data)
     np.testing.assert_allclose(v.grad.asnumpy(), np.ones((6, 3)))
+
+
+@settings(max_examples=20, deadline=None)
+@given(m=st.integers(1, 4), k=st.integers(1, 4), kind=st.sampled_from(
+    ["vv", "mv", "vm", "mTv"]), seed=st.integers(0, 99))
+def test_dot_gradients_with_vectors_against_numpy(m, k, kind, seed):
+    """A vector operand of dot (a row on the left, a column on the right; vector·vector gives
+    shape (1,)): the gradients are numpy's of sum(dot · head)."""
+    rng = np.random.default_rng(seed)
+    shapes = {"vv": ((k,), (k,)), "mv": ((m, k), (k,)), "vm": ((m,), (m, k)),
+              "mTv": ((k, m), (k,))}[kind]
+    x, y = (rng.standard_normal(s).astype(np.float32) for s in shapes)
+    xt = x.T if kind == "mTv" else x
+    out = np.atleast_1d(xt @ y)
+    head = rng.standard_normal(out.shape).astype(np.float32)
+    a, b = mx.nd.array(x), mx.nd.array(y)
+    a.attach_grad()
+    b.attach_grad()
+    with autograd.record():
+        c = mx.nd.dot(a, b, transpose_a=kind == "mTv")
+    c.backward(mx.nd.array(head))
+    h = head if kind != "vv" else head[0]
+    grad_xt = np.outer(h, y) if xt.ndim == 2 else h @ y.T if y.ndim == 2 else h * y
+    grad_x = grad_xt.T if kind == "mTv" else grad_xt
+    grad_y = xt.T @ h if xt.ndim == 2 else np.outer(xt, h) if y.ndim == 2 else h * xt
+    np.testing.assert_allclose(a.grad.asnumpy(), grad_x, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(b.grad.asnumpy(), grad_y, rtol=1e-5, atol=1e-5)

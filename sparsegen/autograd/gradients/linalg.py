@@ -33,6 +33,14 @@ def _dot_gradient(node: Node, out_grads: list[Any]) -> tuple[Any, Any]:
     a, b = node.inputs
     ta, tb = node.params["transpose_a"], node.params["transpose_b"]
     g = densified(out_grads[0])
+    if a.ndim == 1 or b.ndim == 1:  # a vector (never transposed) is a row on the left, a column
+        a2 = a.reshape((1, -1)) if a.ndim == 1 else a  # on the right: the matrix gradients
+        b2 = b.reshape((-1, 1)) if b.ndim == 1 else b
+        g2 = g.reshape((a2.shape[1 if ta else 0], b2.shape[0 if tb else 1]))
+        return ((_dot(b2, g2, tb, True) if ta else _dot(g2, b2, False, not tb)).reshape(a.shape)
+                if node.wanted[0] else None,
+                (_dot(g2, a2, True, ta) if tb else _dot(a2, g2, not ta, False)).reshape(b.shape)
+                if node.wanted[1] else None)
     grad_a = grad_b = None
     if node.wanted[0]:
         grad_a = _dot(b, g, tb, True) if ta else _dot(g, b, False, not tb)
