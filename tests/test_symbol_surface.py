@@ -109,3 +109,32 @@ def test_a_gluon_loss_trains_in_a_module():
             initializer=mx.init.Zero(), eval_metric=mx.metric.Loss())
     np.testing.assert_allclose(mod.get_params()[0]["fc_weight"].asnumpy(),
                                [[1.0, -2.0, 0.5]], atol=1e-2)
+
+
+def test_random_namespace_samplers_and_array_ops():
+    """Every ``mx.nd.random`` sampler as a symbol (the executor's context wins over a ``ctx``
+    given); multinomial of an array input with its int32 ids (and log-probabilities with
+    get_prob); shuffle a permutation. Distribution checks live in the random tests: here
+    shapes, dtypes, supports and the seed."""
+    low = mx.sym.random.uniform(low=-1.5, high=3.0, shape=(50, 4), dtype="float16",
+                                ctx=mx.cpu(1)) + mx.sym.var("x")
+    assert low.infer_shape(x=(50, 4))[1] == [(50, 4)]
+    mx.random.seed(7)
+    first = low.eval(x=mx.nd.zeros((50, 4), dtype="float16"))[0]
+    mx.random.seed(7)
+    again = low.eval(x=mx.nd.zeros((50, 4), dtype="float16"))[0]
+    assert first.dtype == np.float16 and first.context == mx.cpu(0)
+    values = first.asnumpy()
+    assert values.min() >= -1.5 and values.max() < 3.0 and (values == again.asnumpy()).all()
+    counts = mx.sym.random.poisson(lam=3.0, shape=(200,)).eval()[0].asnumpy()
+    assert (counts >= 0).all() and (counts == np.round(counts)).all()
+    probs = mx.sym.var("p")
+    ids, logp = mx.sym.random.multinomial(data=probs, shape=6, get_prob=True).eval(
+        p=mx.nd.array([[0.0, 1.0], [1.0, 0.0]]))
+    assert ids.dtype == np.int32 and ids.shape == (2, 6)
+    np.testing.assert_array_equal(ids.asnumpy(), [[1] * 6, [0] * 6])
+    np.testing.assert_allclose(logp.asnumpy(), np.zeros((2, 6)), atol=1e-6)
+    types = mx.sym.random.multinomial(data=probs, shape=6).infer_type(p="float32")[1]
+    assert types == [np.int32]
+    shuffled = mx.sym.random.shuffle(mx.sym.var("d")).eval(d=mx.nd.arange(10))[0].asnumpy()
+    assert sorted(shuffled) == list(range(10))

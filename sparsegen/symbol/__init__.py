@@ -81,7 +81,7 @@ sparse = _namespace("sparse", {**{name: ops.FUNCTIONS[name] for name in ops.SPAR
 contrib = _namespace("contrib", {}, ("contrib.",))
 _internal = _namespace("_internal", {n: ops.make(n, s) for n, s in ops.INTERNAL.items()},
                        ("_internal.",))
-random = _namespace("random", {n: ops.make(n, s) for n, s in ops.RANDOM.items()}, ())
+random = _namespace("random", {n: ops.make(n, s) for n, s in ops.RANDOM.items()}, ("random.",))
 op = _namespace("op", dict(ops.FUNCTIONS), ("",))  # MXNet's mx.sym.op: the same op functions
 maximum = _pairwise("maximum", "_maximum", "_maximum_scalar", "_maximum_scalar", builtins.max)
 minimum = _pairwise("minimum", "_minimum", "_minimum_scalar", "_minimum_scalar", builtins.min)

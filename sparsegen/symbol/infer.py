@@ -216,7 +216,6 @@ SHAPE_RULES: dict[str, ShapeRule] = {
     **{op: _embedding for op in EMBEDDINGS},
     "Concat": _concat, "Reshape": _reshape, "transpose": _transpose,
     "expand_dims": _expand_dims, "SoftmaxOutput": _softmax_output,
-    "_random_uniform": _sampler, "_random_normal": _sampler,
     "_zeros": _sampler, "_ones": _sampler, "_full": _sampler, "LeakyReLU": _leaky_relu,
     "SliceChannel": _split, "topk": _topk, "BatchNorm": _batch_norm,
     "sort": lambda shapes, p: (shapes, [shapes[0], shapes[0]]),
@@ -284,6 +283,8 @@ def _rule(node: Node) -> ShapeRule:
         return SHAPE_RULES[op]
     if op.startswith("broadcast_"):
         return _broadcast
+    if op.startswith("_random_"):
+        return _sampler
     return _first if op in SAME_SHAPE else _evaluated(node)
 
 
@@ -369,6 +370,9 @@ def _output_dtypes(node: Node, p: dict[str, Any], data: str | None) -> list[str 
         return [positions]
     if node.op in ("topk", "sort"):
         return [data, positions] if p.get("ret_typ") != "mask" else [data]
+    if node.op == "multinomial":  # the drawn ids, then (get_prob) their log-probabilities
+        ids = np.dtype(p.get("dtype", "int32")).name
+        return [ids, data] if p.get("get_prob") else [ids]
     return [data] * len(output_names(node))
 
 

@@ -109,10 +109,12 @@ SPARSE_ONLY: dict[str, OpDef] = {
 """``mx.sym._internal``'s ops."""
 
 RANDOM: dict[str, OpDef] = {
-    "uniform": OpDef("_random_uniform", (), function="random.uniform"),
-    "normal": OpDef("_random_normal", (), function="random.normal"),
+    name: OpDef(f"_random_{name}", (), function=f"random.{name}")
+    for name in ("uniform", "normal", "exponential", "gamma", "poisson", "negative_binomial",
+                 "generalized_negative_binomial", "randint")
 }
-"""``mx.sym.random``'s samplers (no array inputs)."""
+"""``mx.sym.random``'s samplers of number parameters (no array inputs); those of arrays
+(``multinomial``, ``shuffle``) come from their ``mx.nd.random`` functions."""
 
 CREATION = ("_zeros", "_ones", "_full", "_arange")
 """The ops that create an array from their attributes alone (``mx.sym.zeros(shape)``)."""
@@ -138,7 +140,7 @@ def attr_string(key: str, value: Any) -> str:
 
 
 NAMESPACES = {"": nd, "sparse.": nd.sparse, "_internal.": nd._internal,
-              "contrib.": nd.contrib}
+              "contrib.": nd.contrib, "random.": nd.random}
 """Where ``mx.nd`` functions of each ``mx.sym`` namespace live (by their dotted prefix)."""
 
 
@@ -217,6 +219,7 @@ def node_runner(node: Node) -> Callable[[list[Any], Context], Any]:
         p.pop("num_args", None)
         return lambda inputs, ctx: function(*inputs, **p)
     if node.op.startswith("_random_") or node.op in CREATION:
+        p.pop("ctx", None)  # the executor's context, as MXNet's
         return lambda inputs, ctx: function(ctx=ctx, **p)
     names = spec.inputs
     return lambda inputs, ctx: function(**dict(zip(names, inputs)), **p)
