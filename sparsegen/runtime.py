@@ -1,4 +1,5 @@
-"""Loading and calling compiled kernels with the TVM runtime alone (no compiler import).
+"""Loading and calling compiled kernels with the TVM runtime alone (no compiler import); as
+``mx.runtime``, also MXNet's feature queries (``Features``, ``feature_list``: features.py).
 
 The runtime libraries (``libtvm_runtime.so``, and ``libtvm_runtime_cuda.so`` for GPUs) are found
 in the ``apache-tvm`` package, or in the folder ``$SPARSEGEN_TVM_RUNTIME_DIR`` names: a
@@ -173,3 +174,6 @@ def wrap(function: Any, name: str = "kernel") -> Callable[..., Any]:
         return run(*args)
 
     return call
+
+
+from .features import Feature, Features, feature_list  # noqa: E402  (mx.runtime's, as MXNet's)

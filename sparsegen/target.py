@@ -67,19 +67,39 @@ class Target:
         return tvm.target.Target(self.as_dict)
 
 
-def _cpu_fingerprint() -> str:
-    """A digest of what identifies this CPU model and its features (no TVM import)."""
-    parts = [platform.machine(), platform.system()]
+def first_processor() -> list[str] | None:
+    """The first processor's lines of ``/proc/cpuinfo`` (``flags : ...``, stripped), or None
+    where there is no such file."""
+    lines = []
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
             for line in f:
-                key = line.split(":", 1)[0].strip()
-                if key in ("vendor_id", "model name", "flags", "Features", "CPU part"):
-                    parts.append(line.strip())
                 if not line.strip():  # first processor only
                     break
+                lines.append(line.strip())
     except OSError:
+        return None
+    return lines
+
+
+def cpu_flags() -> set[str]:
+    """The first processor's feature flags (``avx2``, ``sse4_2``, ...; empty where unknown)."""
+    for line in first_processor() or []:
+        key, _, value = line.partition(":")
+        if key.strip() in ("flags", "Features"):
+            return set(value.split())
+    return set()
+
+
+def _cpu_fingerprint() -> str:
+    """A digest of what identifies this CPU model and its features (no TVM import)."""
+    parts = [platform.machine(), platform.system()]
+    lines = first_processor()
+    if lines is None:
         parts.append(platform.processor())
+    else:
+        parts += [line for line in lines if line.split(":", 1)[0].strip() in
+                  ("vendor_id", "model name", "flags", "Features", "CPU part")]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 

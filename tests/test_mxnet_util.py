@@ -139,3 +139,21 @@ def test_contrib_namespaces_and_amp_out_of_scope():
         mx.contrib.amp.scale_loss
     with pytest.raises(AttributeError, match="no attribute 'quantization'"):
         mx.contrib.quantization
+
+
+def test_runtime_features_under_mxnet_names():
+    """MXNet's 32 feature names in its order; sparsegen's own answers (generated operators,
+    the profiler and the distributed store on; BLAS, MKL-DNN and OpenMP off; the CPU's
+    instruction sets from /proc/cpuinfo)."""
+    from sparsegen.target import cpu_flags
+
+    features = mx.runtime.Features()
+    assert list(features)[:3] == ["CUDA", "CUDNN", "NCCL"] and len(features) == 32
+    assert [f.name for f in mx.runtime.feature_list()] == list(features)
+    assert features.is_enabled("TVM_OP") and features.is_enabled("dist_kvstore")
+    assert not features.is_enabled("MKLDNN") and not features.is_enabled("BLAS_OPEN")
+    assert features.is_enabled("CPU_AVX2") == ("avx2" in cpu_flags())
+    assert features["CUDA"].enabled == (mx.num_gpus() > 0)
+    assert repr(features["TVM_OP"]) == "✔ TVM_OP"
+    with pytest.raises(RuntimeError, match="Feature 'NOPE' is unknown, known features are"):
+        features.is_enabled("NOPE")

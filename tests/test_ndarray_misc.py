@@ -215,3 +215,20 @@ def test_reshape_minus_one_beyond_the_input_dimensions():
     assert x.reshape((1, -1)).shape == (1, 3) and x.reshape((-1, 1, 1)).shape == (3, 1, 1)
     with pytest.raises(ValueError, match=r"6 elements in \(2, 3\), the array has 30"):
         mx.nd.zeros((2, 3, 5)).reshape((2, 3))
+
+
+def test_reset_arrays_zeroes_every_array_in_place():
+    arrays = [mx.nd.ones((2, 3)), mx.nd.ones((4,), dtype="float16"),
+              mx.nd.ones((3, 2)).tostype("row_sparse"), mx.nd.ones((2, 2)).tostype("csr")]
+    ids = [id(a) for a in arrays]
+    mx.nd.reset_arrays(*arrays, num_arrays=len(arrays))
+    assert [id(a) for a in arrays] == ids
+    for array in arrays:
+        np.testing.assert_array_equal(array.asnumpy(), np.zeros(array.shape))
+    assert arrays[2].indices.shape == (0,) and arrays[3].data.shape == (0,)
+    kept = mx.nd.ones((2,))
+    with pytest.raises(TypeError, match=r"data\[1\] must be an NDArray"):
+        mx.nd.reset_arrays(kept, 5)
+    with pytest.raises(ValueError, match="num_arrays is 3 for 1 arrays"):
+        mx.nd.reset_arrays(kept, num_arrays=3)
+    np.testing.assert_array_equal(kept.asnumpy(), [1, 1])  # a refused call resets nothing

@@ -138,3 +138,29 @@ def test_random_namespace_samplers_and_array_ops():
     assert types == [np.int32]
     shuffled = mx.sym.random.shuffle(mx.sym.var("d")).eval(d=mx.nd.arange(10))[0].asnumpy()
     assert sorted(shuffled) == list(range(10))
+
+
+def test_argmax_channel_shape_size_arrays_and_split_v2_against_numpy():
+    x = np.random.default_rng(2).standard_normal((2, 3, 4)).astype(np.float32)
+    a = mx.nd.array(x)
+    np.testing.assert_array_equal(mx.nd.argmax_channel(a).asnumpy(), x.argmax(axis=1))
+    assert a.shape_array().dtype == np.int64
+    np.testing.assert_array_equal(a.shape_array().asnumpy(), [2, 3, 4])
+    np.testing.assert_array_equal(mx.nd.size_array(a).asnumpy(), [24])
+    for sections in (2, (1, 3), (0, 2), (4,)):
+        got = mx.nd.split_v2(a, sections, axis=2)
+        want = np.split(x, sections if isinstance(sections, int) else list(sections), axis=2)
+        got = got if isinstance(got, list) else [got]
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g.asnumpy(), w)
+    assert mx.nd.split_v2(a, (1,), axis=0, squeeze_axis=True)[1].shape == (3, 4)
+    with pytest.raises(ValueError, match="equal division"):
+        mx.nd.split_v2(a, 3, axis=2)
+    with pytest.raises(ValueError, match="must increase"):
+        mx.nd.split_v2(a, (3, 1), axis=2)
+    parts = mx.sym.var("x").split_v2((1, 3), axis=2)
+    assert [name.rsplit("_", 1)[1] for name in parts.list_outputs()] == [
+        "output0", "output1", "output2"]
+    assert parts.infer_shape(x=x.shape)[1] == [(2, 3, 1), (2, 3, 2), (2, 3, 1)]
+    assert mx.sym.var("x").shape_array().infer_type(x="float32")[1] == [np.int64]

@@ -172,6 +172,19 @@ def ones_like(data: NDArray, out: NDArray | None = None) -> NDArray:
     return full(data.shape, 1, data.context, data.dtype, out)
 
 
+def reset_arrays(*data: NDArray, num_arrays: Any = None) -> None:
+    """Set every array of ``data`` to zeros in place (sparse ones to no stored rows), as
+    MXNet's ``reset_arrays`` (``num_arrays``, when given, must count them)."""
+    if num_arrays is not None and num_arrays != len(data):
+        raise InvalidValue(f"reset_arrays: num_arrays is {num_arrays!r} for {len(data)} arrays")
+    for position, array in enumerate(data):
+        if not isinstance(array, NDArray):
+            raise InvalidType(f"reset_arrays: data[{position}] must be an NDArray, got "
+                              f"{type(array).__name__}")
+    for array in data:  # all checked first: a refused call resets nothing
+        zeros_like(array, out=array)
+
+
 def waitall() -> None:
     """Wait for every pending kernel on every GPU (CPU kernels are synchronous)."""
     from ..device import synchronize_all
@@ -185,8 +198,8 @@ __all__ = [
     "CSRNDArray", "NDArray", "RowSparseNDArray", "_internal", "array", "cast_storage", "contrib",
     "dot", "empty", "from_numpy", "full", "load", "load_frombuffer", "normal", "ones", "ones_like",
     "random", "random_exponential", "random_gamma", "random_normal", "random_poisson",
-    "random_randint", "random_uniform", "save", "shuffle", "sparse", "uniform", "waitall", "zeros",
-    "zeros_like",
+    "random_randint", "random_uniform", "reset_arrays", "save", "shuffle", "sparse", "uniform",
+    "waitall", "zeros", "zeros_like",
 ]
 for _module in (arith, compare, creation, elemwise, indexing, nn, optim_ops, reduce, shape,
                 slicing, sorting):

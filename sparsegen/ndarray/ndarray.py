@@ -637,6 +637,22 @@ class NDArray:
         """See ``mx.nd.reshape_like``."""
         return _above.shape.reshape_like(self, *args, **kwargs)
 
+    def shape_array(self) -> "NDArray":
+        """See ``mx.nd.shape_array``."""
+        return _above.shape.shape_array(self)
+
+    def size_array(self) -> "NDArray":
+        """See ``mx.nd.size_array``."""
+        return _above.shape.size_array(self)
+
+    def split_v2(self, *args: Any, **kwargs: Any) -> Any:
+        """See ``mx.nd.split_v2``."""
+        return _above.slicing.split_v2(self, *args, **kwargs)
+
+    def argmax_channel(self, *args: Any, **kwargs: Any) -> "NDArray":
+        """See ``mx.nd.argmax_channel``."""
+        return _above.reduce.argmax_channel(self, *args, **kwargs)
+
     def broadcast_axes(self, *args: Any, **kwargs: Any) -> "NDArray":
         """See ``mx.nd.broadcast_axes``."""
         return _above.shape.broadcast_axes(self, *args, **kwargs)

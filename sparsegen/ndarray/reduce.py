@@ -191,4 +191,9 @@ def square_sum(data: NDArray, axis: Any = None, keepdims: bool = False,
     return invoke("_square_sum", (data,), out=out, axis=picked, keepdims=keep)
 
 
-__all__ = ["argmax", "argmin", "max", "mean", "min", "nanprod", "nansum", "norm", "prod", "sum"]
+def argmax_channel(data: NDArray, out: NDArray | None = None) -> NDArray:
+    """The position of the maximum along axis 1 (the channels), as ``mx.nd.argmax_channel``."""
+    return argmax(data, axis=1, out=out)
+
+
+__all__ = ["argmax", "argmax_channel", "argmin", "max", "mean", "min", "nanprod", "nansum", "norm", "prod", "sum"]

@@ -40,8 +40,8 @@ def _axis(axis: Any, ndim: int, op: str, name: str = "axis", extra: int = 0) -> 
     value = _int(axis, f"{op}: {name}")
     size = ndim + extra
     if not -size <= value < size:
-        raise SparsegenError(f"{op}: {name} {value} is out of range for an array of "
-                             f"{ndim} dimension(s) (valid: {-size} to {size - 1})")
+        raise InvalidValue(f"{op}: {name} {value} is out of range for an array of "
+                           f"{ndim} dimension(s) (valid: {-size} to {size - 1})")
     return value % size
 
 
@@ -196,6 +196,18 @@ def reshape_like(lhs: NDArray, rhs: NDArray, lhs_begin: Any = None, lhs_end: Any
         raise SparsegenError(f"reshape_like: lhs of shape {lhs.shape} ({lhs.size} elements) "
                              f"cannot take the shape {shape} from rhs of shape {rhs.shape}")
     return _contiguous("reshape", lhs, shape, out)
+
+
+def shape_array(data: NDArray) -> NDArray:
+    """``data``'s shape as a 1-D int64 array (on its context), as ``mx.nd.shape_array``."""
+    data = _data(data, "shape_array")
+    return NDArray(np.array(data.shape, dtype=np.int64), data.context)  # metadata only
+
+
+def size_array(data: NDArray) -> NDArray:
+    """``data``'s number of elements as a (1,) int64 array, as ``mx.nd.size_array``."""
+    data = _data(data, "size_array")
+    return NDArray(np.array([data.size], dtype=np.int64), data.context)  # metadata only
 
 
 def tile(data: NDArray, reps: Any, out: NDArray | None = None) -> NDArray:
@@ -464,7 +476,7 @@ def moveaxis(tensor: NDArray, source: Any, destination: Any) -> NDArray:
 __all__ = [
     "Concat", "Flatten", "Pad", "broadcast_axes", "broadcast_axis", "broadcast_like",
     "broadcast_to", "concat", "concatenate", "expand_dims", "flatten", "flip", "moveaxis",
-    "pad", "repeat", "reshape", "reshape_like", "reverse", "squeeze", "stack", "swapaxes", "tile",
+    "pad", "repeat", "reshape", "reshape_like", "reverse", "shape_array", "size_array", "squeeze", "stack", "swapaxes", "tile",
     "transpose",
     "depth_to_space", "space_to_depth",
 ]

@@ -13,7 +13,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from .. import tape
 from ..device import DeviceArray
-from ..errors import SparsegenError
+from ..errors import InvalidValue, SparsegenError
 from ..ops.strided import View, contiguous_strides
 from ..params import flag, integer, items
 from .ndarray import NDArray
@@ -137,16 +137,50 @@ def split(data: NDArray, num_outputs: Any, axis: Any = 1, squeeze_axis: Any = Fa
     if squeeze and part != 1:
         raise SparsegenError(f"split: squeeze_axis needs parts of size 1, got {part} "
                              f"(axis {a} of size {n} into {count})")
-    parts = []
-    for k in range(count):
-        ranges = [(0, m, 1) for m in data.shape[:a]] + [(k * part, (k + 1) * part, 1)]
-        shape, view = _ranges(data.shape, ranges)
-        into = shape[:a] + shape[a + 1:] if squeeze else None
-        parts.append(invoke("split", (data,), shape=tuple(shape), view=view, into=into))
+    parts = _parts(data, a, [k * part for k in range(count + 1)], squeeze)
     return parts[0] if count == 1 else parts
 
 
 SliceChannel = split
+
+
+def _parts(data: NDArray, axis: int, bounds: list[int], squeeze: bool) -> list[NDArray]:
+    """``data`` cut along ``axis`` between consecutive ``bounds`` (each part a strided copy,
+    op ``split``; ``squeeze`` drops the axis)."""
+    parts = []
+    for begin, end in zip(bounds, bounds[1:]):
+        ranges = [(0, m, 1) for m in data.shape[:axis]] + [(begin, end, 1)]
+        shape, view = _ranges(data.shape, ranges)
+        into = shape[:axis] + shape[axis + 1:] if squeeze else None
+        parts.append(invoke("split", (data,), shape=tuple(shape), view=view, into=into))
+    return parts
+
+
+def split_v2(data: NDArray, indices_or_sections: Any, axis: Any = 0,
+             squeeze_axis: Any = False) -> Any:
+    """``data`` cut along ``axis`` as numpy's ``split``: into ``indices_or_sections`` equal
+    parts (an int), or at the given increasing indices (a tuple: empty parts allowed); one
+    part is the array itself, as MXNet's ``split_v2``."""
+    data = _data(data, "split_v2")
+    a = _axis(axis, data.ndim, "split_v2")
+    squeeze = flag(squeeze_axis, "split_v2: squeeze_axis")
+    n = data.shape[a]
+    if isinstance(indices_or_sections, (tuple, list)):
+        cuts = [integer(i, "split_v2: indices_or_sections") for i in indices_or_sections]
+        if any(c > n for c in cuts) or cuts != sorted(cuts):
+            raise InvalidValue(f"split_v2: indices_or_sections {tuple(cuts)} must increase "
+                               f"within axis {a} (size {n})")
+        bounds = [0, *cuts, n]
+    else:
+        count = integer(indices_or_sections, "split_v2: indices_or_sections", low=1)
+        if n % count:
+            raise InvalidValue(f"split_v2: {count} equal parts of axis {a} (size {n}) are not "
+                               "possible (array split does not result in an equal division)")
+        bounds = [k * (n // count) for k in range(count + 1)]
+    if squeeze and any(e - b != 1 for b, e in zip(bounds, bounds[1:])):
+        raise InvalidValue("split_v2: squeeze_axis needs every part of size 1")
+    parts = _parts(data, a, bounds, squeeze)
+    return parts[0] if len(parts) == 1 else parts
 
 
 def is_basic(index: tuple[Any, ...]) -> bool:
@@ -186,4 +220,4 @@ def getitem(data: NDArray, index: tuple[Any, ...]) -> NDArray:
     return invoke("_getitem", (data,), shape=picked.shape, view=view, into=None)
 
 
-__all__ = ["SliceChannel", "crop", "slice", "slice_axis", "slice_like", "split"]
+__all__ = ["SliceChannel", "crop", "slice", "slice_axis", "slice_like", "split", "split_v2"]

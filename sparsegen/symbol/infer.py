@@ -34,8 +34,14 @@ def key(entry: Entry) -> Key:
 
 
 def _same(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
-    known = next((s for s in shapes if s is not None), None)
-    return [known if s is None else s for s in shapes], known
+    """Inputs and output of one shape (elementwise ops: no broadcasting), which a mismatch
+    refuses."""
+    known = [s for s in shapes if s is not None]
+    if any(s != known[0] for s in known):
+        raise InvalidValue(f"infer_shape: the inputs of an elementwise op must have one shape "
+                           f"(it does not broadcast; use broadcast_* ops), got {known}")
+    first = known[0] if known else None
+    return [first if s is None else s for s in shapes], first
 
 
 def _first(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
@@ -370,6 +376,8 @@ def _output_dtypes(node: Node, p: dict[str, Any], data: str | None) -> list[str 
         return [positions]
     if node.op in ("topk", "sort"):
         return [data, positions] if p.get("ret_typ") != "mask" else [data]
+    if node.op in ("shape_array", "size_array"):
+        return ["int64"]
     if node.op == "multinomial":  # the drawn ids, then (get_prob) their log-probabilities
         ids = np.dtype(p.get("dtype", "int32")).name
         return [ids, data] if p.get("get_prob") else [ids]

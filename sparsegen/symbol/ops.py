@@ -134,9 +134,9 @@ def attr_string(key: str, value: Any) -> str:
     """``value`` written as MXNet writes an attribute (``dtype`` by its numpy name)."""
     if key == "dtype" and not isinstance(value, str):
         return np.dtype(value).name
-    if isinstance(value, (list, tuple)):
-        return str(tuple(value))
-    return str(value)
+    if isinstance(value, (list, tuple)):  # numpy scalars as numbers: (0, 1), not np.int64(0)
+        return str(tuple(v.item() if isinstance(v, np.generic) else v for v in value))
+    return str(value.item() if isinstance(value, np.generic) else value)
 
 
 NAMESPACES = {"": nd, "sparse.": nd.sparse, "_internal.": nd._internal,
@@ -271,11 +271,21 @@ def _parameters(spec: OpDef) -> list[str]:
             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
 
+def _required(spec: OpDef) -> set[str]:
+    """The inputs the ``mx.nd`` function of ``spec`` cannot go without (no default)."""
+    found = nd_function(spec)
+    if found is None:
+        return set(spec.inputs)
+    return {p.name for p in inspect.signature(found).parameters.values()
+            if p.default is p.empty and p.name in spec.inputs}
+
+
 def _creates(spec: OpDef, key: str, attrs: dict[str, str]) -> bool:
-    """Whether the op creates its omitted input ``key`` as a variable: a created input, but
-    no ``bias`` with ``no_bias`` and a ``gamma`` for LeakyReLU's ``prelu`` only (MXNet's)."""
+    """Whether the op creates its omitted input ``key`` as a variable ``<name>_<key>``, as
+    MXNet's: a required input (``fc_data``) or a created one, but no ``bias`` with
+    ``no_bias`` and a ``gamma`` for LeakyReLU's ``prelu`` only."""
     if key not in spec.created:
-        return False
+        return key in _required(spec)
     if key == "bias":
         return attrs.get("no_bias") != "True"
     if spec.op == "LeakyReLU":

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..attribute import AttrScope
+from ..base import NotImplementedForSymbol
 from ..errors import InvalidIndex, InvalidType, InvalidValue
 from ..name import NameManager
 from .graph import (DTYPE_IDS, HIDDEN_KEYS, STYPE_IDS, VARIABLE, Entry, Node, auxiliary,
@@ -125,6 +126,10 @@ class Symbol:
 
     def __len__(self) -> int:
         return len(self._outputs)
+
+    def __bool__(self) -> bool:
+        """A symbol has no truth value (``if sym:`` is a mistake), as MXNet's."""
+        raise NotImplementedForSymbol(self.__bool__, "bool")
 
     def __iter__(self):
         return (Symbol((entry,)) for entry in self._outputs)
