@@ -7,6 +7,7 @@ import os
 
 import numpy as np
 import pytest
+import scipy.special
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -354,3 +355,38 @@ def test_clip_global_norm_against_numpy(stype, recwarn):
     for array, value in zip(arrays, values):
         np.testing.assert_allclose(array.asnumpy(), value / (total + 1e-8), rtol=1e-5)
     assert not [w for w in recwarn if issubclass(w.category, mx.StorageFallbackWarning)]
+
+
+@pytest.mark.parametrize("layer, oracle", [
+    (lambda: gluon.nn.LeakyReLU(0.1), lambda x: np.where(x > 0, x, 0.1 * x)),
+    (lambda: gluon.nn.PReLU(), lambda x: np.where(x > 0, x, 0.25 * x)),
+    (lambda: gluon.nn.PReLU(mx.init.Constant(0.5), in_channels=4),
+     lambda x: np.where(x > 0, x, 0.5 * x)),
+    (lambda: gluon.nn.ELU(0.7), lambda x: np.where(x > 0, x, 0.7 * np.expm1(x))),
+    (lambda: gluon.nn.SELU(), lambda x: 1.0507009873554805 * np.where(
+        x > 0, x, 1.6732632423543772 * np.expm1(x))),
+    (lambda: gluon.nn.GELU(), lambda x: 0.5 * x * (1 + scipy.special.erf(x / np.sqrt(2)))),
+    (lambda: gluon.nn.Swish(2.0), lambda x: x / (1 + np.exp(-2.0 * x))),
+])
+def test_activation_layers_against_numpy(layer, oracle):
+    x = np.linspace(-3, 3, 12, dtype=np.float32).reshape(3, 4)
+    block = layer()
+    block.initialize()
+    np.testing.assert_allclose(block(mx.nd.array(x)).asnumpy(), oracle(x), rtol=1e-5,
+                               atol=1e-6)
+    symbol = block(mx.sym.var("x"))  # the same graph on symbols
+    arrays = {"x": mx.nd.array(x), **{p.name: p.data() for p in block.collect_params().values()}}
+    np.testing.assert_allclose(symbol.eval(**arrays)[0].asnumpy(), oracle(x), rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_prelu_learns_its_slopes_and_leaky_relu_refuses_a_negative_slope():
+    prelu = gluon.nn.PReLU(in_channels=2)
+    prelu.initialize()
+    x = mx.nd.array([[-1.0, -2.0], [3.0, -4.0]])
+    with autograd.record():
+        out = prelu(x)
+    out.backward()
+    np.testing.assert_allclose(prelu.alpha.grad().asnumpy(), [-1.0, -6.0])  # sum of x < 0
+    with pytest.raises(AssertionError, match="alpha must be no less than 0"):
+        gluon.nn.LeakyReLU(-0.1)

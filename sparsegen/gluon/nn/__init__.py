@@ -1,11 +1,12 @@
 """``gluon.nn``: the basic layers of MXNet 1.9.1 (Dense, Embedding, Dropout, BatchNorm,
-Flatten, Activation, Lambda, HybridLambda, Sequential, HybridSequential; ``Block`` and
+Flatten, the activations, Lambda, HybridLambda, Sequential, HybridSequential; ``Block`` and
 ``HybridBlock`` as MXNet's module names them too)."""
 
 from ..block import Block, HybridBlock
-from .activations import Activation
+from .activations import ELU, GELU, SELU, Activation, LeakyReLU, PReLU, Swish
 from .basic_layers import (BatchNorm, Dense, Dropout, Embedding, Flatten, HybridLambda,
                            HybridSequential, Lambda, Sequential)
 
-__all__ = ["Activation", "BatchNorm", "Block", "Dense", "Dropout", "Embedding", "Flatten",
-           "HybridBlock", "HybridLambda", "HybridSequential", "Lambda", "Sequential"]
+__all__ = ["ELU", "GELU", "SELU", "Activation", "BatchNorm", "Block", "Dense", "Dropout",
+           "Embedding", "Flatten", "HybridBlock", "HybridLambda", "HybridSequential",
+           "LeakyReLU", "Lambda", "PReLU", "Sequential", "Swish"]
