@@ -293,3 +293,38 @@ def test_softmax_cross_entropy_on_an_emulated_gpu(monkeypatch):
     assert out.context == mx.gpu(0) and x.grad.context == mx.gpu(0)
     assert_almost_equal(out, -log_softmax(pred, 1)[np.arange(3), label], RTOL, ATOL)
     assert_almost_equal(x.grad, np.exp(log_softmax(pred, 1)) - np.eye(4)[label], RTOL, ATOL)
+
+
+def test_triplet_poisson_cosine_and_sdml_losses_against_numpy():
+    rng = np.random.default_rng(4)
+    pred, pos, neg = (rng.standard_normal((5, 3)).astype(np.float32) for _ in range(3))
+    got = gloss.TripletLoss(margin=0.5)(mx.nd.array(pred), mx.nd.array(pos),
+                                             mx.nd.array(neg)).asnumpy()
+    want = np.maximum(((pos - pred) ** 2).sum(1) - ((neg - pred) ** 2).sum(1) + 0.5, 0)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+    target = rng.poisson(2.0, (5, 3)).astype(np.float32)
+    got = gloss.PoissonNLLLoss()(mx.nd.array(pred), mx.nd.array(target)).asnumpy()
+    np.testing.assert_allclose(got, np.mean(np.exp(pred) - target * pred), rtol=1e-5)
+    rate = np.exp(pred)
+    full = gloss.PoissonNLLLoss(from_logits=False, compute_full=True)
+    got = full(mx.nd.array(rate), mx.nd.array(target)).asnumpy()
+    stirling = np.where(target > 1, target * np.log(np.maximum(target, 1e-30)) - target
+                        + 0.5 * np.log(2 * np.pi * np.maximum(target, 1e-30)), 0)
+    want = np.mean(rate - target * np.log(rate + 1e-8) + stirling)
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+
+    label = np.array([1, -1, 1, -1, -1], np.float32)
+    got = gloss.CosineEmbeddingLoss(margin=0.1)(
+        mx.nd.array(pred), mx.nd.array(pos), mx.nd.array(label)).asnumpy()
+    cos = (pred * pos).sum(1) / (np.linalg.norm(pred, axis=1) * np.linalg.norm(pos, axis=1))
+    want = np.where(label == 1, 1 - cos, np.maximum(cos - 0.1, 0)).reshape(-1, 1)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+    smoothing = 0.3
+    got = gloss.SDMLLoss(smoothing)(mx.nd.array(pred), mx.nd.array(pos)).asnumpy()
+    distances = ((pred[:, None, :] - pos[None, :, :]) ** 2).sum(2)
+    logp = -distances - np.log(np.exp(-distances).sum(1, keepdims=True))
+    labels = np.where(np.eye(5) > 0, 1 - smoothing, smoothing / 4)
+    want = (labels * (np.log(labels + 1e-12) - logp)).sum(1)  # KLDivLoss sums, as MXNet
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6)

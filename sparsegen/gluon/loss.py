@@ -251,6 +251,97 @@ class LogisticLoss(Loss):
         return self._per_sample(F, loss, sample_weight, self._weight)
 
 
-__all__ = ["HingeLoss", "HuberLoss", "KLDivLoss", "L1Loss", "L2Loss", "LogisticLoss", "Loss",
-           "SigmoidBCELoss", "SigmoidBinaryCrossEntropyLoss", "SoftmaxCELoss",
-           "SoftmaxCrossEntropyLoss", "SquaredHingeLoss"]
+class TripletLoss(Loss):
+    """``max(0, |positive - pred|² - |negative - pred|² + margin)`` per sample (squared
+    distances summed over the non-batch axes)."""
+
+    def __init__(self, margin: float = 1, weight: float | None = None, batch_axis: int = 0,
+                 **kwargs: Any) -> None:
+        super().__init__(weight, batch_axis, **kwargs)
+        self._margin = margin
+
+    def hybrid_forward(self, F: Any, pred: Any, positive: Any, negative: Any) -> Any:
+        """The triplet loss of each sample."""
+        positive = _reshape_like(F, positive, pred)
+        negative = _reshape_like(F, negative, pred)
+        loss = F.sum(F.square(positive - pred) - F.square(negative - pred),
+                     axis=self._batch_axis, exclude=True)
+        return _apply_weighting(F, F.relu(loss + self._margin), self._weight)
+
+
+class PoissonNLLLoss(Loss):
+    """The negative log-likelihood of ``target`` under a Poisson distribution of mean
+    ``exp(pred)`` (``from_logits``) or ``pred``, averaged over every element (a scalar);
+    ``compute_full`` adds Stirling's approximation of ``log(target!)`` where ``target > 1``."""
+
+    def __init__(self, weight: float | None = None, from_logits: bool = True,
+                 batch_axis: int = 0, compute_full: bool = False, **kwargs: Any) -> None:
+        super().__init__(weight, batch_axis, **kwargs)
+        self._from_logits = from_logits
+        self._compute_full = compute_full
+
+    def hybrid_forward(self, F: Any, pred: Any, target: Any, sample_weight: Any = None,
+                       epsilon: float = 1e-08) -> Any:
+        """The mean Poisson negative log-likelihood."""
+        target = _reshape_like(F, target, pred)
+        if self._from_logits:
+            loss = F.exp(pred) - target * pred
+        else:
+            loss = pred - target * F.log(pred + epsilon)
+        if self._compute_full:
+            stirling = target * F.log(target) - target + 0.5 * F.log(2 * target * np.pi)
+            loss = loss + F.where(target > 1, stirling, F.zeros_like(stirling))
+        return F.mean(_apply_weighting(F, loss, self._weight, sample_weight))
+
+
+class CosineEmbeddingLoss(Loss):
+    """``1 - cos(input1, input2)`` for label 1, ``max(0, cos(input1, input2) - margin)`` for
+    label -1, per sample (cosine along the last axis, norms at least 1e-12)."""
+
+    def __init__(self, weight: float | None = None, batch_axis: int = 0, margin: float = 0,
+                 **kwargs: Any) -> None:
+        super().__init__(weight, batch_axis, **kwargs)
+        self._margin = margin
+
+    def hybrid_forward(self, F: Any, input1: Any, input2: Any, label: Any,
+                       sample_weight: Any = None) -> Any:
+        """The cosine embedding loss of each sample, shape ``(batch, 1)`` as MXNet's."""
+        input1 = _reshape_like(F, input1, input2)
+        label = label.reshape((-1, 1))
+        norms = F.norm(input1, axis=-1).reshape((-1, 1)) * F.norm(input2, axis=-1).reshape(
+            (-1, 1))
+        cos = F.sum(input1 * input2, axis=-1).reshape((-1, 1)) / F.maximum(norms, 1e-12)
+        similar = (1 - cos) * (label == 1)
+        dissimilar = F.relu((label == -1) * (cos - self._margin))
+        return _apply_weighting(F, similar + dissimilar, self._weight, sample_weight)
+
+
+class SDMLLoss(Loss):
+    """Smoothed deep metric learning: the KL divergence of the softmax of the negative squared
+    distances between the rows of ``x1`` and of ``x2`` from the identity smoothed by
+    ``smoothing_parameter``, per row (aligned batches: row i of x1 matches row i of x2)."""
+
+    def __init__(self, smoothing_parameter: float = 0.3, weight: float = 1.0,
+                 batch_axis: int = 0, **kwargs: Any) -> None:
+        super().__init__(weight, batch_axis, **kwargs)
+        self.kl_loss = KLDivLoss(from_logits=True)
+        self.smoothing_parameter = smoothing_parameter
+
+    def hybrid_forward(self, F: Any, x1: Any, x2: Any) -> Any:
+        """The SDML loss of each row of ``x1`` (arrays of shape ``(batch, dim)``)."""
+        if x1.shape != x2.shape or len(x1.shape) != 2:
+            raise InvalidValue(f"SDMLLoss: x1 and x2 must be (batch, dim) arrays of one shape, "
+                               f"got {x1.shape} and {x2.shape}")
+        batch, dim = x1.shape
+        gold = F.eye(batch, ctx=x1.context, dtype=x1.dtype)
+        labels = (gold * (1 - self.smoothing_parameter)
+                  + (1 - gold) * self.smoothing_parameter / (batch - 1))
+        distances = F.sum(F.square(F.broadcast_to(x1.expand_dims(1), (batch, batch, dim))
+                                   - F.broadcast_to(x2.expand_dims(0), (batch, batch, dim))),
+                          axis=2)
+        return self.kl_loss(F.log_softmax(-distances, axis=1), labels)
+
+
+__all__ = ["CosineEmbeddingLoss", "HingeLoss", "HuberLoss", "KLDivLoss", "L1Loss", "L2Loss",
+           "LogisticLoss", "Loss", "PoissonNLLLoss", "SDMLLoss", "SigmoidBCELoss", "SigmoidBinaryCrossEntropyLoss",
+           "SoftmaxCELoss", "SoftmaxCrossEntropyLoss", "SquaredHingeLoss", "TripletLoss"]
