@@ -164,3 +164,13 @@ def test_argmax_channel_shape_size_arrays_and_split_v2_against_numpy():
         "output0", "output1", "output2"]
     assert parts.infer_shape(x=x.shape)[1] == [(2, 3, 1), (2, 3, 2), (2, 3, 1)]
     assert mx.sym.var("x").shape_array().infer_type(x="float32")[1] == [np.int64]
+
+
+def test_infer_type_partial_leaves_the_unknown_as_none():
+    data = mx.sym.Variable("data")
+    fc = mx.sym.FullyConnected(mx.sym.Cast(data, dtype="float32"), num_hidden=4, name="fc")
+    net = mx.sym.SoftmaxOutput(fc, name="softmax")
+    assert net.infer_type(data=np.float16)[0] == [np.float16] + [np.float32] * 3
+    assert net.infer_type_partial() == ([None, np.float32, np.float32, np.float32],
+                                        [np.float32], [])
+    assert net.infer_type() == (None, None, None)

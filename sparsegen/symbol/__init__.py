@@ -22,7 +22,8 @@ from .graph import Node
 from .serialize import load, load_json
 from .symbol import Group, Symbol, Variable, var
 
-for _name in ("infer_shape", "infer_shape_partial", "infer_type", "infer_storage_type"):
+for _name in ("infer_shape", "infer_shape_partial", "infer_type", "infer_type_partial",
+              "infer_storage_type"):
     setattr(Symbol, _name, getattr(infer, _name))
 
 

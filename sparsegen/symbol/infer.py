@@ -464,10 +464,17 @@ def infer_shape_partial(self: Any, *args: Any, **kwargs: Any) -> tuple[list, lis
 def infer_type(self: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any, Any]:
     """(argument dtypes, output dtypes, auxiliary dtypes) as numpy types from some arguments'
     dtypes; ``(None, None, None)`` when they do not determine every dtype."""
-    found = _answer(self, dtypes(self._outputs, _given(self, args, kwargs, "infer_type")), None)
+    found = infer_type_partial(self, *args, **kwargs)
     if any(t is None for t in found[0] + found[1] + found[2]):
         return None, None, None
-    return tuple([np.dtype(t).type for t in part] for part in found)  # type: ignore[return-value]
+    return found
+
+
+def infer_type_partial(self: Any, *args: Any, **kwargs: Any) -> tuple[list, list, list]:
+    """As ``infer_type``, with None for each dtype not determined."""
+    found = _answer(self, dtypes(self._outputs, _given(self, args, kwargs, "infer_type")), None)
+    return tuple([None if t is None else np.dtype(t).type for t in part]  # type: ignore
+                 for part in found)
 
 
 def infer_storage_type(self: Any, *args: Any, **kwargs: Any) -> tuple[list, list, list]:
