@@ -482,3 +482,45 @@ def test_shared_module_grad_add_and_score_callbacks():
     assert calls == [0, 1, 2, ("end", 3)]
     expected = np.mean(np.argmax(x[:6] @ weight.T, 1) == y[:6])
     np.testing.assert_allclose(result[0][1], expected, rtol=1e-6)
+
+
+def test_fit_holds_one_batch_at_a_time_and_base_prepare_warns():
+    """BaseModule.fit (every step stubbed) reads each batch's label before fetching the next
+    (C++ iterators free a batch at next()); BaseModule.prepare has no rows to pull."""
+    current = {"i": None}
+
+    class Batch:
+        def __init__(self, i):
+            self.i = i
+
+        @property
+        def label(self):
+            assert self.i == current["i"], "a batch was read after the next one was fetched"
+
+    class Batches:
+        provide_data = provide_label = None
+
+        def __init__(self, count):
+            self.count, self.position = count, 0
+
+        def reset(self):
+            pass
+
+        def __iter__(self):
+            self.position = 0
+            return self
+
+        def __next__(self):
+            if self.position == self.count:
+                raise StopIteration
+            current["i"], self.position = self.position, self.position + 1
+            return Batch(current["i"])
+
+    module = mx.mod.BaseModule()
+    for name in ("bind", "init_params", "init_optimizer", "forward", "backward", "update",
+                 "update_metric"):
+        setattr(module, name, lambda *args, **kwargs: None)
+    module.get_params = lambda: (None, None)
+    module.fit(Batches(3), num_epoch=1)
+    with pytest.warns(UserWarning, match="sparse_row_id_fn is not invoked for BaseModule"):
+        module.prepare(None, sparse_row_id_fn=lambda batch: {})

@@ -250,6 +250,13 @@ class BaseModule:
                     self.logger.info("Epoch[%d] Validation-%s=%f", epoch, name, value)
             train_data.reset()
 
+    def prepare(self, data_batch: Any, sparse_row_id_fn: Any = None) -> None:
+        """Before ``data_batch`` runs; a module with row_sparse parameters (``Module``) pulls
+        their rows here. This base has none: ``sparse_row_id_fn`` is not called (it warns)."""
+        if sparse_row_id_fn is not None:
+            warnings.warn(UserWarning("sparse_row_id_fn is not invoked for BaseModule."),
+                          stacklevel=2)
+
     def set_params(self, arg_params: dict[str, Any], aux_params: dict[str, Any],
                    allow_missing: bool = False, force_init: bool = True,
                    allow_extra: bool = False) -> None:
