@@ -232,3 +232,21 @@ def test_reset_arrays_zeroes_every_array_in_place():
     with pytest.raises(ValueError, match="num_arrays is 3 for 1 arrays"):
         mx.nd.reset_arrays(kept, num_arrays=3)
     np.testing.assert_array_equal(kept.asnumpy(), [1, 1])  # a refused call resets nothing
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "float64"])
+@pytest.mark.parametrize("shape", [(3, 4, 5), (2, 10), (15,), (0, 3)])
+def test_dlpack_capsules_share_memory(dtype, shape):
+    values = np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape)
+    a = mx.nd.array(values, dtype=dtype)
+    for capsule in (a.to_dlpack_for_read(), mx.nd.to_dlpack_for_read(a),
+                    a.to_dlpack_for_write(), mx.nd.to_dlpack_for_write(a)):
+        b = mx.nd.from_dlpack(capsule)
+        assert b.dtype == np.dtype(dtype) and b.shape == shape
+        np.testing.assert_array_equal(b.asnumpy(), values)
+    if a.size:
+        written = mx.nd.from_dlpack(a.to_dlpack_for_write())
+        written[(0,) * len(shape)] = 7
+        assert a.asnumpy().ravel()[0] == 7  # the same memory
+    with pytest.raises(mx.MXNetError, match="dlpack must be a DLPack capsule"):
+        mx.nd.from_dlpack([1, 2])

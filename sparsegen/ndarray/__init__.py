@@ -22,6 +22,7 @@ from .compare import *  # noqa: F403 - equal, not_equal, greater, greater_equal,
 from .creation import *  # noqa: F403 - arange, linspace, eye
 from .dispatch import cast_storage, deliver
 from .dlpack import dlpack_numpy
+from .dlpack import shared as dlpack_shared
 from .dot import dot
 from .elemwise import *  # noqa: F403 - elemwise.__all__, which includes abs and round
 from .indexing import *  # noqa: F403 - take, pick, gather_nd, scatter_nd, one_hot
@@ -172,6 +173,24 @@ def ones_like(data: NDArray, out: NDArray | None = None) -> NDArray:
     return full(data.shape, 1, data.context, data.dtype, out)
 
 
+def from_dlpack(dlpack: Any) -> NDArray:
+    """A CPU array over the memory of a DLPack capsule (``to_dlpack_for_read``'s) or of an
+    object with ``__dlpack__`` (a torch tensor), shared, as ``mx.nd.from_dlpack``."""
+    return NDArray(dlpack_shared(dlpack), Context("cpu", 0))
+
+
+def to_dlpack_for_read(data: NDArray) -> Any:
+    """A DLPack capsule over ``data``'s memory (a dense array), as MXNet's."""
+    _check_like(data, "to_dlpack_for_read")
+    return data.to_dlpack_for_read()
+
+
+def to_dlpack_for_write(data: NDArray) -> Any:
+    """A DLPack capsule over ``data``'s memory, to be written through, as MXNet's."""
+    _check_like(data, "to_dlpack_for_write")
+    return data.to_dlpack_for_write()
+
+
 def reset_arrays(*data: NDArray, num_arrays: Any = None) -> None:
     """Set every array of ``data`` to zeros in place (sparse ones to no stored rows), as
     MXNet's ``reset_arrays`` (``num_arrays``, when given, must count them)."""
@@ -198,7 +217,8 @@ __all__ = [
     "CSRNDArray", "NDArray", "RowSparseNDArray", "_internal", "array", "cast_storage", "contrib",
     "dot", "empty", "from_numpy", "full", "load", "load_frombuffer", "normal", "ones", "ones_like",
     "random", "random_exponential", "random_gamma", "random_normal", "random_poisson",
-    "random_randint", "random_uniform", "reset_arrays", "save", "shuffle", "sparse", "uniform",
+    "random_randint", "random_uniform", "from_dlpack", "to_dlpack_for_read", "to_dlpack_for_write",
+    "reset_arrays", "save", "shuffle", "sparse", "uniform",
     "waitall", "zeros", "zeros_like",
 ]
 for _module in (arith, compare, creation, elemwise, indexing, nn, optim_ops, reduce, shape,

@@ -35,6 +35,31 @@ def dlpack_numpy(array: Any, what: str) -> np.ndarray:
         raise SparsegenError(f"{what} cannot be shared through DLPack: {err}") from None
 
 
+class _Capsule:
+    """A bare DLPack capsule (what ``to_dlpack_for_read`` hands out) as an object numpy's
+    ``from_dlpack`` takes: a CPU tensor, read once."""
+
+    def __init__(self, capsule: Any) -> None:
+        self.capsule = capsule
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        return self.capsule
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return _DLPACK_CPU, 0
+
+
+def shared(dlpack: Any) -> np.ndarray:
+    """The memory of a DLPack capsule or of an object with ``__dlpack__`` (a torch tensor, an
+    NDArray) as numpy, shared."""
+    if not hasattr(dlpack, "__dlpack__"):
+        if type(dlpack).__name__ != "PyCapsule":
+            raise SparsegenError(f"from_dlpack: dlpack must be a DLPack capsule or an object with "
+                                 f"__dlpack__, got {type(dlpack).__name__}")
+        dlpack = _Capsule(dlpack)
+    return dlpack_numpy(dlpack, "from_dlpack: dlpack")
+
+
 def torch_module() -> Any:
     """The ``torch`` module, or a clear error when PyTorch is not installed."""
     try:

@@ -280,6 +280,15 @@ class NDArray:
     def __dlpack__(self, **kwargs: Any) -> Any:
         return self._storage.__dlpack__(**kwargs)
 
+    def to_dlpack_for_read(self) -> Any:
+        """A DLPack capsule over this array's memory, as MXNet's (DLPack 1.0, writable, so
+        that ``from_dlpack`` of it shares the memory as MXNet's does)."""
+        return self.__dlpack__(max_version=(1, 0))
+
+    def to_dlpack_for_write(self) -> Any:
+        """A DLPack capsule over this array's memory, to be written through, as MXNet's."""
+        return self.__dlpack__(max_version=(1, 0))
+
     def __dlpack_device__(self) -> tuple[int, int]:
         return self._storage.__dlpack_device__()
 
