@@ -390,3 +390,19 @@ def test_prelu_learns_its_slopes_and_leaky_relu_refuses_a_negative_slope():
     np.testing.assert_allclose(prelu.alpha.grad().asnumpy(), [-1.0, -6.0])  # sum of x < 0
     with pytest.raises(AssertionError, match="alpha must be no less than 0"):
         gluon.nn.LeakyReLU(-0.1)
+
+
+def test_concurrent_branches_are_concatenated():
+    from sparsegen.gluon.contrib.nn import Concurrent, HybridConcurrent, Identity
+
+    x = np.arange(8, dtype=np.float32).reshape(4, 2)
+    net = HybridConcurrent(axis=1)
+    net.add(gluon.nn.Dense(3, in_units=2), Identity(), gluon.nn.Dense(1, in_units=2))
+    net.initialize(mx.init.One())
+    ones = x.sum(axis=1, keepdims=True)
+    want = np.concatenate([np.repeat(ones, 3, axis=1), x, ones], axis=1)
+    np.testing.assert_allclose(net(mx.nd.array(x)).asnumpy(), want)
+    assert net(mx.sym.var("x")).infer_shape(x=(4, 2))[1] == [(4, 6)]
+    plain = Concurrent(axis=0)
+    plain.add(Identity(), Identity())
+    np.testing.assert_array_equal(plain(mx.nd.array(x)).asnumpy(), np.concatenate([x, x]))

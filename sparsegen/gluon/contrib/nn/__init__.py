@@ -1,5 +1,6 @@
-"""``gluon.contrib.nn``: ``SparseEmbedding``."""
+"""``gluon.contrib.nn``: ``SparseEmbedding``, ``Concurrent``, ``HybridConcurrent``,
+``Identity``."""
 
-from .basic_layers import SparseEmbedding
+from .basic_layers import Concurrent, HybridConcurrent, Identity, SparseEmbedding
 
-__all__ = ["SparseEmbedding"]
+__all__ = ["Concurrent", "HybridConcurrent", "Identity", "SparseEmbedding"]

@@ -1,4 +1,6 @@
-"""``gluon.contrib.nn.SparseEmbedding``: an embedding whose weight and gradient are row_sparse."""
+"""``gluon.contrib.nn``'s layers: ``SparseEmbedding`` (an embedding whose weight and gradient
+are row_sparse), ``Concurrent`` / ``HybridConcurrent`` (children on one input, outputs
+concatenated) and ``Identity``."""
 
 from __future__ import annotations
 
@@ -7,7 +9,8 @@ from typing import Any
 import numpy as np
 
 from .... import ndarray
-from ...block import Block
+from ...block import Block, HybridBlock
+from ...nn import HybridSequential, Sequential
 
 
 class SparseEmbedding(Block):
@@ -33,3 +36,46 @@ class SparseEmbedding(Block):
         k = self._kwargs
         return (f"SparseEmbedding({k['input_dim']} -> {k['output_dim']}, "
                 f"{np.dtype(k['dtype']).name})")
+
+
+def _concatenated(outputs: list[Any], axis: int) -> Any:
+    """The children's outputs joined along ``axis`` (``mx.nd.concat``, or ``mx.sym.concat``
+    of Symbols)."""
+    from .... import symbol
+
+    module = symbol if isinstance(outputs[0], symbol.Symbol) else ndarray
+    return module.concat(*outputs, dim=axis)
+
+
+class Concurrent(Sequential):
+    """Every child applied to the same input, their outputs concatenated along ``axis``, as
+    ``mxnet.gluon.contrib.nn.Concurrent``."""
+
+    def __init__(self, axis: int = -1, prefix: str | None = None, params: Any = None) -> None:
+        super().__init__(prefix=prefix, params=params)
+        self.axis = axis
+
+    def forward(self, x: Any) -> Any:
+        """The children's outputs on ``x``, concatenated."""
+        return _concatenated([block(x) for block in self._children.values()], self.axis)
+
+
+class HybridConcurrent(HybridSequential):
+    """``Concurrent`` of HybridBlocks (on arrays or Symbols)."""
+
+    def __init__(self, axis: int = -1, prefix: str | None = None, params: Any = None) -> None:
+        super().__init__(prefix=prefix, params=params)
+        self.axis = axis
+
+    def forward(self, x: Any) -> Any:
+        """The children's outputs on ``x``, concatenated."""
+        return _concatenated([block(x) for block in self._children.values()], self.axis)
+
+
+class Identity(HybridBlock):
+    """The input itself, as ``mxnet.gluon.contrib.nn.Identity`` (a branch of a
+    ``Concurrent``)."""
+
+    def hybrid_forward(self, F: Any, x: Any) -> Any:  # noqa: N803
+        """``x``."""
+        return x
