@@ -15,7 +15,7 @@ from ..device import allocated, check_allocation
 from ..errors import InvalidType, InvalidValue, SparsegenError
 from ..formats import check_dtype, check_shape
 from . import (_internal, arith, compare, contrib, creation, dispatch, elemwise, indexing, nn,
-               optim_ops, persist, random, reduce, shape, slicing, sparse, storage)
+               normalization, optim_ops, persist, random, reduce, shape, slicing, sparse, storage)
 from . import sort as sorting
 from .arith import *  # noqa: F403 - power, maximum, ..., broadcast_<op>, add_n, where
 from .compare import *  # noqa: F403 - equal, not_equal, greater, greater_equal, lesser, ...
@@ -29,6 +29,7 @@ from .indexing import *  # noqa: F403 - take, pick, gather_nd, scatter_nd, one_h
 from .ndarray import NDArray
 from .ndarray import install as _install
 from .nn import *  # noqa: F403 - Embedding, FullyConnected, Activation, softmax, cast, ...
+from .normalization import *  # noqa: F403 - LayerNorm, InstanceNorm, GroupNorm
 from .optim_ops import *  # noqa: F403 - sgd_update, adam_update, rmsprop_update, ...
 from .persist import load, load_frombuffer, save
 from .random import (random_exponential, random_gamma, random_normal, random_poisson,
@@ -221,8 +222,8 @@ __all__ = [
     "reset_arrays", "save", "shuffle", "sparse", "uniform",
     "waitall", "zeros", "zeros_like",
 ]
-for _module in (arith, compare, creation, elemwise, indexing, nn, optim_ops, reduce, shape,
-                slicing, sorting):
+for _module in (arith, compare, creation, elemwise, indexing, nn, normalization, optim_ops,
+                reduce, shape, slicing, sorting):
     __all__ += _module.__all__
 
 _ALSO_SPARSE = (

@@ -82,6 +82,8 @@ def _counts(node: Node) -> tuple[int, int]:
         return (2 if ret_typ in ("value", "both") else 1), (2 if ret_typ == "both" else 1)
     if node.op == "BatchNorm":
         return 3, 3 if p.get("output_mean_var") else 1
+    if node.op in ("LayerNorm", "GroupNorm") and p.get("output_mean_var"):
+        return 3, 3  # the output, the mean and the standard deviation
     if node.op == "split_v2":  # equal sections, or the parts between the indices
         cut = p.get("indices_or_sections", 1)
         count = len(cut) + 1 if isinstance(cut, (tuple, list)) else int(cut)

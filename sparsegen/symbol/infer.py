@@ -209,6 +209,28 @@ def _leaky_relu(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Sh
     return shapes, data
 
 
+def _normalization(op: str) -> ShapeRule:
+    """The rule of LayerNorm, InstanceNorm or GroupNorm: the data's shape (and, with
+    ``output_mean_var``, the mean's and deviation's); ``gamma`` and ``beta`` of the normalized
+    axis' size, the channels' or ``num_groups``."""
+
+    def rule(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Any]:
+        data = shapes[0]
+        if data is None:
+            return shapes, None
+        if op == "GroupNorm":
+            size, stats = int(p.get("num_groups", 1)), (data[0], int(p.get("num_groups", 1)))
+        elif op == "LayerNorm":
+            axis = int(p.get("axis", -1)) % len(data)
+            size, stats = data[axis], tuple(1 if k == axis else n for k, n in enumerate(data))
+        else:
+            size, stats = data[1], None
+        shapes = [data] + [(size,) if s is None else s for s in shapes[1:]]
+        return shapes, [data, stats, stats] if p.get("output_mean_var") else data
+
+    return rule
+
+
 def _sampler(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
     shape = p.get("shape", ())
     return shapes, tuple(shape) if isinstance(shape, tuple) else (int(shape),)
@@ -223,6 +245,7 @@ SHAPE_RULES: dict[str, ShapeRule] = {
     "Concat": _concat, "Reshape": _reshape, "transpose": _transpose,
     "expand_dims": _expand_dims, "SoftmaxOutput": _softmax_output,
     "_zeros": _sampler, "_ones": _sampler, "_full": _sampler, "LeakyReLU": _leaky_relu,
+    **{op: _normalization(op) for op in ("LayerNorm", "InstanceNorm", "GroupNorm")},
     "SliceChannel": _split, "topk": _topk, "BatchNorm": _batch_norm,
     "sort": lambda shapes, p: (shapes, [shapes[0], shapes[0]]),
     **{op: _regression for op in ("LinearRegressionOutput", "LogisticRegressionOutput",

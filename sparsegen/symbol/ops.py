@@ -75,6 +75,8 @@ OPS: dict[str, OpDef] = {
     "BatchNorm": OpDef("BatchNorm", ("data", "gamma", "beta", "moving_mean", "moving_var"),
                        ("gamma", "beta", "moving_mean", "moving_var")),
     "BlockGrad": OpDef("BlockGrad"),
+    **{name: OpDef(name, ("data", "gamma", "beta"), ("gamma", "beta"))
+       for name in ("LayerNorm", "InstanceNorm", "GroupNorm")},
     **{name: OpDef(name) for name in _UNARY + _REDUCE},
     **{name: OpDef(name, ("lhs", "rhs")) for name in _ELEMWISE},
     **{f"broadcast_{name}": OpDef(f"broadcast_{name}", ("lhs", "rhs")) for name in _BROADCAST},

@@ -192,6 +192,98 @@ class BatchNorm(HybridBlock):
                 f"in_channels={channels if channels else None})")
 
 
+class _Normalization(HybridBlock):
+    """What LayerNorm, InstanceNorm and GroupNorm share: a ``gamma`` (``scale``) and a ``beta``
+    (``center``) of ``size`` entries, trained unless switched off, found at the first forward
+    pass when ``size`` is 0."""
+
+    def __init__(self, size: int, epsilon: float, center: bool, scale: bool,
+                 beta_initializer: Any, gamma_initializer: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._epsilon = epsilon
+        with self.name_scope():
+            self.gamma = self.params.get("gamma", grad_req="write" if scale else "null",
+                                         shape=(size,), init=gamma_initializer,
+                                         allow_deferred_init=True, differentiable=scale)
+            self.beta = self.params.get("beta", grad_req="write" if center else "null",
+                                        shape=(size,), init=beta_initializer,
+                                        allow_deferred_init=True, differentiable=center)
+
+    def _size(self, x: Any) -> int:
+        """The size of ``gamma`` and ``beta`` for input ``x``; subclasses define it."""
+        raise NotImplementedError
+
+    def infer_shape(self, x: Any, *args: Any) -> None:
+        """``gamma`` and ``beta``'s size from ``x``."""
+        for param in (self.gamma, self.beta):
+            param.shape = (self._size(x),)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(eps={self._epsilon}, in_channels={self.gamma.shape[0]})"
+
+
+class LayerNorm(_Normalization):
+    """Each position normalized over axis ``axis``, as ``mxnet.gluon.nn.LayerNorm``."""
+
+    def __init__(self, axis: int = -1, epsilon: float = 1e-5, center: bool = True,
+                 scale: bool = True, beta_initializer: Any = "zeros",
+                 gamma_initializer: Any = "ones", in_channels: int = 0, **kwargs: Any) -> None:
+        super().__init__(in_channels, epsilon, center, scale, beta_initializer,
+                         gamma_initializer, **kwargs)
+        self._axis = axis
+
+    def _size(self, x: Any) -> int:
+        return x.shape[self._axis]
+
+    def hybrid_forward(self, F: Any, x: Any, gamma: Any, beta: Any) -> Any:  # noqa: N803
+        """``LayerNorm(x, gamma, beta)``."""
+        return F.LayerNorm(x, gamma=gamma, beta=beta, axis=self._axis, eps=self._epsilon)
+
+
+class InstanceNorm(_Normalization):
+    """Each sample's channels (axis ``axis``) normalized over the other axes, as
+    ``mxnet.gluon.nn.InstanceNorm`` (``scale`` off by default)."""
+
+    def __init__(self, axis: int = 1, epsilon: float = 1e-5, center: bool = True,
+                 scale: bool = False, beta_initializer: Any = "zeros",
+                 gamma_initializer: Any = "ones", in_channels: int = 0, **kwargs: Any) -> None:
+        super().__init__(in_channels, epsilon, center, scale, beta_initializer,
+                         gamma_initializer, **kwargs)
+        self._axis = axis
+
+    def _size(self, x: Any) -> int:
+        return x.shape[self._axis]
+
+    def hybrid_forward(self, F: Any, x: Any, gamma: Any, beta: Any) -> Any:  # noqa: N803
+        """``InstanceNorm`` of ``x`` with its channels moved to axis 1 and back."""
+        if self._axis == 1:
+            return F.InstanceNorm(x, gamma, beta, name="fwd", eps=self._epsilon)
+        moved = F.swapaxes(x, dim1=1, dim2=self._axis)
+        return F.swapaxes(F.InstanceNorm(moved, gamma, beta, name="fwd", eps=self._epsilon),
+                          dim1=1, dim2=self._axis)
+
+
+class GroupNorm(_Normalization):
+    """Each sample's channels in ``num_groups`` groups, each normalized over its channels and
+    the axes after them, one ``gamma`` and ``beta`` per group, as ``mxnet.gluon.nn.GroupNorm``
+    of MXNet 1.9.1."""
+
+    def __init__(self, num_groups: int = 1, epsilon: float = 1e-5, center: bool = True,
+                 scale: bool = True, beta_initializer: Any = "zeros",
+                 gamma_initializer: Any = "ones", **kwargs: Any) -> None:
+        super().__init__(num_groups, epsilon, center, scale, beta_initializer,
+                         gamma_initializer, **kwargs)
+        self._num_groups = num_groups
+
+    def _size(self, x: Any) -> int:
+        return self._num_groups
+
+    def hybrid_forward(self, F: Any, x: Any, gamma: Any, beta: Any) -> Any:  # noqa: N803
+        """``GroupNorm(x, gamma, beta, num_groups)``."""
+        return F.GroupNorm(x, gamma=gamma, beta=beta, num_groups=self._num_groups,
+                           eps=self._epsilon)
+
+
 class Flatten(HybridBlock):
     """``x`` reshaped to (batch, everything else)."""
 
