@@ -3,7 +3,8 @@ own venv: the denominator) and under sparsegen (``run.py``'s harness), and count
 many of the tests that pass on MXNet pass on sparsegen.
 
     python tools/mxnet_tests/acceptance.py --mxnet-python /work/mxvenv/bin/python \\
-        [--files test_ndarray.py ...] [--status FILE]
+        [--mxnet-passes FILE] [--files test_ndarray.py ...] [--status FILE]
+    python tools/mxnet_tests/acceptance.py --mxnet-passes FILE  # MXNet's side from a saved run
 
 MXNet's side runs with its own ``common.py`` (and ``nose.tools`` from ``shim/``), from a copy of
 its ``tests/python`` tree; pytest writes a JUnit XML report of each test's outcome.
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import collections
 import fnmatch
+import json
 import os
 import shutil
 import subprocess
@@ -116,13 +118,24 @@ def table(mxnet: set[str], outcomes: list[dict]) -> str:
 def main() -> int:
     """Run both sides and print (and write) the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mxnet-python", required=True, help="python of MXNet 1.9.1's venv")
+    parser.add_argument("--mxnet-python", help="python of MXNet 1.9.1's venv")
+    parser.add_argument("--mxnet-passes", type=Path,
+                        help="a JSON list of the tests that pass on MXNet: written after a run "
+                             "with --mxnet-python, read instead of one without it")
     parser.add_argument("tests", nargs="?", type=Path, default=DEFAULT_TESTS)
     parser.add_argument("--files", nargs="+", default=list(FILES))
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per test")
     parser.add_argument("--status", type=Path, help="also write the table there (markdown)")
     args = parser.parse_args()
-    mxnet = mxnet_passes(args.mxnet_python, args.tests, args.files, 4 * 3600)
+    if args.mxnet_python:
+        mxnet = mxnet_passes(args.mxnet_python, args.tests, args.files, 4 * 3600)
+        if args.mxnet_passes:
+            args.mxnet_passes.write_text(json.dumps(sorted(mxnet), indent=0))
+    elif args.mxnet_passes:
+        mxnet = {t for t in json.loads(args.mxnet_passes.read_text())
+                 if t.split("::")[0] in args.files}
+    else:
+        parser.error("give --mxnet-python (run MXNet's side) or --mxnet-passes (a saved list)")
     outcomes = run_tests(args.tests, args.files, None, args.timeout, True, True)
     text = table(mxnet, outcomes)
     print(text)
