@@ -209,9 +209,11 @@ class _Normalization(HybridBlock):
                                         shape=(size,), init=beta_initializer,
                                         allow_deferred_init=True, differentiable=center)
 
+    _axis: int
+
     def _size(self, x: Any) -> int:
-        """The size of ``gamma`` and ``beta`` for input ``x``; subclasses define it."""
-        raise NotImplementedError
+        """The size of ``gamma`` and ``beta`` for input ``x``: its normalized axis'."""
+        return x.shape[self._axis]
 
     def infer_shape(self, x: Any, *args: Any) -> None:
         """``gamma`` and ``beta``'s size from ``x``."""
@@ -232,9 +234,6 @@ class LayerNorm(_Normalization):
                          gamma_initializer, **kwargs)
         self._axis = axis
 
-    def _size(self, x: Any) -> int:
-        return x.shape[self._axis]
-
     def hybrid_forward(self, F: Any, x: Any, gamma: Any, beta: Any) -> Any:  # noqa: N803
         """``LayerNorm(x, gamma, beta)``."""
         return F.LayerNorm(x, gamma=gamma, beta=beta, axis=self._axis, eps=self._epsilon)
@@ -250,9 +249,6 @@ class InstanceNorm(_Normalization):
         super().__init__(in_channels, epsilon, center, scale, beta_initializer,
                          gamma_initializer, **kwargs)
         self._axis = axis
-
-    def _size(self, x: Any) -> int:
-        return x.shape[self._axis]
 
     def hybrid_forward(self, F: Any, x: Any, gamma: Any, beta: Any) -> Any:  # noqa: N803
         """``InstanceNorm`` of ``x`` with its channels moved to axis 1 and back."""

@@ -47,29 +47,27 @@ def _concatenated(outputs: list[Any], axis: int) -> Any:
     return module.concat(*outputs, dim=axis)
 
 
-class Concurrent(Sequential):
+class _Branches:
+    """What Concurrent and HybridConcurrent share: the axis, and the forward pass."""
+
+    _children: dict[str, Block]
+
+    def __init__(self, axis: int = -1, prefix: str | None = None, params: Any = None) -> None:
+        super().__init__(prefix=prefix, params=params)  # type: ignore[call-arg]
+        self.axis = axis
+
+    def forward(self, x: Any) -> Any:
+        """The children's outputs on ``x``, concatenated."""
+        return _concatenated([block(x) for block in self._children.values()], self.axis)
+
+
+class Concurrent(_Branches, Sequential):
     """Every child applied to the same input, their outputs concatenated along ``axis``, as
     ``mxnet.gluon.contrib.nn.Concurrent``."""
 
-    def __init__(self, axis: int = -1, prefix: str | None = None, params: Any = None) -> None:
-        super().__init__(prefix=prefix, params=params)
-        self.axis = axis
 
-    def forward(self, x: Any) -> Any:
-        """The children's outputs on ``x``, concatenated."""
-        return _concatenated([block(x) for block in self._children.values()], self.axis)
-
-
-class HybridConcurrent(HybridSequential):
+class HybridConcurrent(_Branches, HybridSequential):
     """``Concurrent`` of HybridBlocks (on arrays or Symbols)."""
-
-    def __init__(self, axis: int = -1, prefix: str | None = None, params: Any = None) -> None:
-        super().__init__(prefix=prefix, params=params)
-        self.axis = axis
-
-    def forward(self, x: Any) -> Any:
-        """The children's outputs on ``x``, concatenated."""
-        return _concatenated([block(x) for block in self._children.values()], self.axis)
 
 
 class Identity(HybridBlock):
