@@ -32,6 +32,8 @@ from .symbol import Symbol
 from .symbol.executor import grad_reqs
 from .errors import InvalidValue
 from .errors import NotSupported
+from .test_data import (DataMissing, download, get_bz2_data, get_mnist, get_mnist_pkl,
+                        get_mnist_ubyte, get_zip_data)
 
 _FLOATS = {np.dtype(np.float16): (1e-2, 1e-1), np.dtype(np.float32): (1e-4, 1e-3),
            np.dtype(np.float64): (1e-5, 1e-20)}
@@ -655,7 +657,8 @@ def check_numeric_gradient(fn: Callable[..., Any], location: Any, aux_states: An
 
 
 __all__ = [
-    "Context", "almost_equal", "array", "os", "assert_allclose", "assert_almost_equal",
+    "Context", "DataMissing", "almost_equal", "array", "download", "get_bz2_data", "get_mnist",
+    "get_mnist_pkl", "get_mnist_ubyte", "get_zip_data", "os", "assert_allclose", "assert_almost_equal",
     "assert_almost_equal_ignore_nan", "assert_exception", "assign_each", "assign_each2",
     "compare_ndarray_tuple", "compare_optimizer", "create_sparse_array", "create_sparse_array_zd",
     "current_context", "default_context", "default_dtype", "get_atol", "get_rtol", "get_tols",

@@ -157,3 +157,53 @@ def test_runtime_features_under_mxnet_names():
     assert repr(features["TVM_OP"]) == "✔ TVM_OP"
     with pytest.raises(RuntimeError, match="Feature 'NOPE' is unknown, known features are"):
         features.is_enabled("NOPE")
+
+
+def test_data_helpers_use_files_in_place_and_name_what_is_missing(tmp_path, monkeypatch):
+    """download / get_bz2_data / get_zip_data / get_mnist as MXNet's, offline: a file in place
+    is used (unpacked as MXNet unpacks it), a missing one raises naming the URL and the path."""
+    import bz2
+    import gzip
+    import struct
+    import zipfile
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FileNotFoundError, match=r"fetch https://h/x.bin and put it at .*d/x.bin"):
+        tu.download("https://h/x.bin", dirname="d")
+    (tmp_path / "d" / "x.bin").write_bytes(b"1")
+    assert tu.download("https://h/x.bin", dirname="d") == os.path.join("d", "x.bin")
+    with pytest.raises(mx.MXNetError, match="overwrite=True"):
+        tu.download("https://h/x.bin", dirname="d", overwrite=True)
+
+    (tmp_path / "d" / "kdda.t.bz2").write_bytes(bz2.compress(b"1 3:1\n0 2:0.5\n"))
+    tu.get_bz2_data("d", "kdda.t", "https://h/kdda.t.bz2", "kdda.t.bz2")
+    assert (tmp_path / "d" / "kdda.t").read_bytes() == b"1 3:1\n0 2:0.5\n"
+    assert not (tmp_path / "d" / "kdda.t.bz2").exists()  # removed, as MXNet's
+    tu.get_bz2_data("d", "kdda.t", "https://h/kdda.t.bz2", "kdda.t.bz2")  # in place: nothing
+
+    with zipfile.ZipFile(tmp_path / "d" / "ml.zip", "w") as zipped:
+        zipped.writestr("ml/ratings.dat", "1::2::5\n")
+    tu.get_zip_data("d", "https://h/ml.zip", "ml.zip")  # the archive is there: not unpacked
+    assert not (tmp_path / "d" / "ml").exists()  # (MXNet unpacks only what it downloads)
+    with zipfile.ZipFile(tmp_path / "evil.zip", "w") as zipped:
+        zipped.writestr("../escape.txt", "x")
+    from sparsegen.test_data import _extract_zip
+
+    with pytest.raises(mx.MXNetError, match="outside"):
+        _extract_zip(str(tmp_path / "evil.zip"), str(tmp_path / "d"))
+
+    rng = np.random.default_rng(0)
+    for split, n in (("train", 3), ("t10k", 2)):
+        labels = rng.integers(0, 10, n).astype(np.int8)
+        images = rng.integers(0, 256, (n, 28, 28)).astype(np.uint8)
+        with gzip.open(tmp_path / f"{split}-labels-idx1-ubyte.gz", "wb") as f:
+            f.write(struct.pack(">II", 2049, n) + labels.tobytes())
+        with gzip.open(tmp_path / f"{split}-images-idx3-ubyte.gz", "wb") as f:
+            f.write(struct.pack(">IIII", 2051, n, 28, 28) + images.tobytes())
+        if split == "t10k":
+            got = tu.get_mnist()
+            np.testing.assert_array_equal(got["test_label"], labels)
+            np.testing.assert_allclose(got["test_data"], images.reshape(n, 1, 28, 28) / 255.0,
+                                       rtol=1e-6)
+            assert got["train_data"].shape == (3, 1, 28, 28)
+            assert got["train_data"].dtype == np.float32

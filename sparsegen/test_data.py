@@ -1,0 +1,140 @@
+"""The data helpers of ``mx.test_utils`` (MXNet 1.9.1's names and signatures): ``download``,
+``get_mnist``, ``get_mnist_pkl``, ``get_mnist_ubyte``, ``get_zip_data``, ``get_bz2_data``.
+
+Nothing is downloaded (sparsegen runs offline): a file already in place is used, as MXNet's
+helpers use it without downloading again, and a missing one raises ``DataMissing`` naming the
+URL and the path to put it at. Archives are unpacked as MXNet unpacks them, each output
+written atomically (a killed extraction leaves no partial file)."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import logging
+import os
+import shutil
+import struct
+import zipfile
+from pathlib import Path
+import numpy as np
+
+from .errors import SparsegenError
+from .files import write_atomically
+
+MNIST_URL = "http://data.mxnet.io/data/mnist/"
+"""Where MXNet's ``get_mnist`` downloads the four MNIST files."""
+
+
+class DataMissing(SparsegenError, FileNotFoundError):
+    """A data file that would be downloaded is not in place (sparsegen downloads nothing)."""
+
+
+def download(url: str, fname: str | None = None, dirname: str | None = None,
+             overwrite: bool = False, retries: int = 5) -> str:
+    """The path of ``url``'s file (``fname``, default the URL's last part, under ``dirname``),
+    as ``mx.test_utils.download``: used when it exists (``overwrite=False``); else raises
+    ``DataMissing`` naming the URL and the path (no download: put the file there)."""
+    fname = url.split("/")[-1] if fname is None else fname
+    if dirname is None:
+        dirname = os.path.dirname(fname)
+    else:
+        fname = os.path.join(dirname, fname)
+    if dirname:
+        os.makedirs(dirname, exist_ok=True)
+    if not overwrite and os.path.exists(fname):
+        logging.info("%s exists, skipping download", fname)
+        return fname
+    raise DataMissing(f"download: sparsegen does not download; fetch {url} and put it at "
+                      f"{os.path.abspath(fname)}" + (" (overwrite=True asked for a fresh copy)"
+                                                     if overwrite else ""))
+
+
+def _mnist(label_url: str, image_url: str) -> tuple[np.ndarray, np.ndarray]:
+    """(labels, images) of one MNIST split: int8 labels, float32 images in [0, 1] of shape
+    (n, 1, 28, 28), as MXNet's."""
+    with gzip.open(download(label_url)) as labels_file:
+        struct.unpack(">II", labels_file.read(8))
+        labels = np.frombuffer(labels_file.read(), dtype=np.int8)
+    with gzip.open(download(image_url), "rb") as images_file:
+        _, _, rows, cols = struct.unpack(">IIII", images_file.read(16))
+        images = np.frombuffer(images_file.read(), dtype=np.uint8)
+    images = images.reshape(len(labels), 1, rows, cols).astype(np.float32) / 255
+    return labels, images
+
+
+def get_mnist() -> dict[str, np.ndarray]:
+    """MNIST as numpy arrays (``train_data``, ``train_label``, ``test_data``, ``test_label``)
+    from the four gzip files of ``MNIST_URL`` in the working directory, as MXNet's."""
+    train_label, train_data = _mnist(MNIST_URL + "train-labels-idx1-ubyte.gz",
+                                     MNIST_URL + "train-images-idx3-ubyte.gz")
+    test_label, test_data = _mnist(MNIST_URL + "t10k-labels-idx1-ubyte.gz",
+                                   MNIST_URL + "t10k-images-idx3-ubyte.gz")
+    return {"train_data": train_data, "train_label": train_label, "test_data": test_data,
+            "test_label": test_label}
+
+
+def get_mnist_pkl() -> None:
+    """``data/mnist.pkl.gz`` in place (MXNet downloads it)."""
+    download("http://deeplearning.net/data/mnist/mnist.pkl.gz", dirname="data")
+
+
+def _extract_zip(archive: str, directory: str) -> None:
+    """Every member of the zip ``archive`` written (atomically) under ``directory``."""
+    root = Path(directory).resolve()
+    with zipfile.ZipFile(archive) as zipped:
+        for member in zipped.infolist():
+            target = (root / member.filename).resolve()
+            if root not in target.parents and target != root:
+                raise SparsegenError(f"{archive}: member {member.filename!r} would be written "
+                                     f"outside {directory}")
+            if member.is_dir():
+                target.mkdir(parents=True, exist_ok=True)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+
+            def write(tmp: Path, name: str = member.filename) -> None:
+                with zipped.open(name) as source, open(tmp, "wb") as out:
+                    shutil.copyfileobj(source, out)
+
+            write_atomically(target, write)
+
+
+def get_mnist_ubyte() -> None:
+    """The four MNIST ubyte files in ``data/``, unpacked from ``data/mnist.zip`` when missing,
+    as MXNet's."""
+    names = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
+             "t10k-labels-idx1-ubyte")
+    os.makedirs("data", exist_ok=True)
+    if not all(os.path.exists(os.path.join("data", n)) for n in names):
+        _extract_zip(download("http://data.mxnet.io/mxnet/data/mnist.zip", dirname="data"),
+                     "data")
+
+
+def get_zip_data(data_dir: str, url: str, data_origin_name: str) -> None:
+    """The zip ``data_origin_name`` (under ``data_dir``, from ``url``) unpacked into
+    ``data_dir`` unless it is already there, as MXNet's (MovieLens in its examples)."""
+    archive = os.path.join(data_dir, data_origin_name)
+    if not os.path.exists(archive):
+        download(url, dirname=data_dir)
+        _extract_zip(archive, data_dir)
+
+
+def get_bz2_data(data_dir: str, data_name: str, url: str, data_origin_name: str) -> None:
+    """``data_dir/data_name`` decompressed from the bz2 ``data_dir/data_origin_name`` (from
+    ``url``) unless it is there, the archive removed after, as MXNet's (the libsvm datasets of
+    its sparse examples)."""
+    target = os.path.join(data_dir, data_name)
+    if os.path.exists(target):
+        return
+    archive = download(url, fname=data_origin_name, dirname=data_dir)
+
+    def write(tmp: Path) -> None:
+        with bz2.open(archive, "rb") as source, open(tmp, "wb") as out:
+            shutil.copyfileobj(source, out)
+
+    write_atomically(Path(target), write)
+    os.remove(archive)
+
+
+__all__ = ["DataMissing", "download", "get_bz2_data", "get_mnist", "get_mnist_pkl",
+           "get_mnist_ubyte", "get_zip_data"]
