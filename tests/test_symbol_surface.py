@@ -174,3 +174,26 @@ def test_infer_type_partial_leaves_the_unknown_as_none():
     assert net.infer_type_partial() == ([None, np.float32, np.float32, np.float32],
                                         [np.float32], [])
     assert net.infer_type() == (None, None, None)
+
+
+def test_an_ops_lr_and_wd_multipliers_reach_its_created_parameters():
+    """``lr_mult`` / ``wd_mult`` given to an op are MXNet's ``__lr_mult__`` / ``__wd_mult__``
+    attributes of its node and of the variables it creates; Module's optimizer reads them."""
+    bias = mx.sym.Variable("fc1_bias", lr_mult=1.0)
+    fc1 = mx.sym.FullyConnected(mx.sym.Variable("data"), bias=bias, name="fc1", num_hidden=3,
+                                lr_mult=0)
+    fc2 = mx.sym.FullyConnected(fc1, name="fc2", num_hidden=2, wd_mult=0.5)
+    attrs = fc2.attr_dict()
+    assert attrs["fc1_weight"]["__lr_mult__"] == "0" and attrs["fc1_weight"]["lr_mult"] == "0"
+    assert attrs["fc2_bias"]["__wd_mult__"] == "0.5"
+    mod = mx.mod.Module(fc2, label_names=None)
+    mod.bind(data_shapes=[("data", (4, 5))])
+    mod.init_params()
+    mod.init_optimizer(optimizer_params={"learning_rate": 1.0})
+    assert mod._optimizer.lr_mult == {"fc1_bias": 1.0, "fc1_weight": 0.0}
+    assert mod._optimizer.wd_mult == {"fc2_bias": 0.5, "fc2_weight": 0.5, "fc1_bias": 0.0}
+    before = mod.get_params()[0]["fc1_weight"].asnumpy()
+    mod.forward(mx.io.DataBatch([mx.nd.ones((4, 5))]), is_train=True)
+    mod.backward(mod.get_outputs())
+    mod.update()
+    np.testing.assert_array_equal(mod.get_params()[0]["fc1_weight"].asnumpy(), before)

@@ -20,7 +20,7 @@ from ..errors import InvalidType, InvalidValue, NotSupported
 from ..name import NameManager
 from ..opaliases import alias_target
 from ..opnames import ELEMWISE_UNARY_DENSE, ELEMWISE_UNARY_SPARSE, STRIDED_BINARY_OPS
-from .graph import VARIABLE, Entry, Node, params, strings
+from .graph import HIDDEN_KEYS, VARIABLE, Entry, Node, params, strings
 from .symbol import Symbol, create
 
 
@@ -302,8 +302,8 @@ def make(function: str, spec: OpDef) -> Callable[..., Symbol]:
     def op(*args: Any, name: str | None = None, attr: dict[str, str] | None = None,
            out: Any = None, **kwargs: Any) -> Symbol:  # out: accepted and unused, as MXNet's
         inputs, params = _entries(spec, function, args, kwargs)
-        attrs = {key: attr_string(key, value) for key, value in params.items()
-                 if value is not None}
+        attrs = {f"__{key}__" if key in HIDDEN_KEYS else key: attr_string(key, value)
+                 for key, value in params.items() if value is not None}  # lr_mult: __lr_mult__
         if spec.variadic:
             attrs.setdefault("num_args", str(len(inputs)))
         attrs.update(attr or {})

@@ -27,6 +27,8 @@ OUT_OF_SCOPE_WORDS = (() if os.environ.get("MXNET_TESTS_WITH_SYMBOL") else
 ``MXNET_TESTS_WITH_SYMBOL`` is set: ``run.py --with-symbol``), or Gluon or autograd (issue
 14, unless ``MXNET_TESTS_WITH_GLUON`` is set: ``run.py --with-gluon``)."""
 
+_EVERY_OPTIMIZER_TEST = bool(os.environ.get("MXNET_TESTS_WITH_GLUON"))
+"""With ``--with-gluon`` (the acceptance's run) the dense optimizer tests count too."""
 _RESULTS = os.environ.get("MXNET_TESTS_RESULTS")
 _LIMIT = float(os.environ.get("MXNET_TESTS_TIMEOUT", "300"))
 _TIMEOUT_TEXT = "harness time limit: ran past"  # also found when TVM re-raises it as its own error
@@ -50,12 +52,13 @@ def _record(entry: dict[str, Any]) -> None:
 
 
 def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
-    """Keep the sparse cases of test_optimizer.py; mark tests that need mx.sym / Gluon /
+    """Keep the sparse cases of test_optimizer.py (all of them with ``--with-gluon``); mark tests that need mx.sym / Gluon /
     autograd as out of scope (skipped and reported, not counted)."""
     kept = []
     for item in items:
         source = _source(item)
-        if item.fspath.basename == "test_optimizer.py" and not any(w in source for w in SPARSE_WORDS):
+        if (item.fspath.basename == "test_optimizer.py" and not _EVERY_OPTIMIZER_TEST
+                and not any(w in source for w in SPARSE_WORDS)):
             _record({"test": item.nodeid, "outcome": "not_sparse"})
             continue
         words = [w for w in OUT_OF_SCOPE_WORDS if w in source]
