@@ -19,7 +19,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from . import cachedir, cuda_runtime, registry, runtime
+from . import cachedir, cuda_runtime, registry
+from . import tvm_runtime as runtime
 from .cacheentry import ABSENT, Kernel, entry_problem, files_problem, load_entry, write_entry
 from .cachekey import KernelKey
 from .choice import choose

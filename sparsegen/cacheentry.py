@@ -10,7 +10,8 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
-from . import cachedir, cuda_runtime, registry, runtime
+from . import cachedir, cuda_runtime, registry
+from . import tvm_runtime as runtime
 from .cachekey import KernelKey
 from .files import file_problem, file_record, write_atomically
 

@@ -22,7 +22,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from . import registry, runtime
+from . import registry
+from . import tvm_runtime as runtime
 from ._version import __version__
 from .errors import SparsegenError
 from .registry import KernelDef

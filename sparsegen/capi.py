@@ -34,7 +34,7 @@ def _write(reference: Any, value: Any) -> None:
 
 
 def _threads(count: Any) -> int:
-    from . import runtime
+    from . import tvm_runtime as runtime
 
     count = int(_value(count))
     if count < 1:

@@ -41,7 +41,7 @@ def _info(args: argparse.Namespace) -> int:
     import importlib.util
 
     from .context import num_gpus
-    from .runtime import runtime_dir, tvm_version
+    from .tvm_runtime import runtime_dir, tvm_version
     from .target import host_cpu
 
     facts = {

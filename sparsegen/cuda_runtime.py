@@ -25,9 +25,9 @@ from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
-from . import runtime
+from . import tvm_runtime as runtime
 from .errors import SparsegenError
-from .runtime import tvm_ffi  # imported there with torch hidden (see runtime.py)
+from .tvm_runtime import tvm_ffi  # imported there with torch hidden (see tvm_runtime.py)
 
 CUDA_DEVICE_TYPE = 2  # DLPack's kDLCUDA
 _COMPUTE_VERSION = 4  # TVM's kComputeVersion device attribute

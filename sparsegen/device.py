@@ -21,9 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from . import cuda_runtime, runtime
+from . import cuda_runtime
+from . import tvm_runtime as runtime
 from .errors import SparsegenError
-from .runtime import tvm_ffi  # imported there with torch hidden (see runtime.py)
+from .tvm_runtime import tvm_ffi  # imported there with torch hidden (see tvm_runtime.py)
 from .target import Target
 from .target import cuda as cuda_target_of_arch
 

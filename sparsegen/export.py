@@ -31,7 +31,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from . import cachedir, registry, runtime
+from . import cachedir, registry
+from . import tvm_runtime as runtime
 from ._version import __version__
 from .cachekey import versions
 from .choice import choose

@@ -2,8 +2,6 @@
 numpy oracles (analytic derivatives, central differences in float64, or the exact transpose of
 a linear op computed on basis vectors)."""
 
-import json
-
 import numpy as np
 import pytest
 import scipy.sparse
@@ -651,22 +649,3 @@ def test_dot_gradients_with_vectors_against_numpy(m, k, kind, seed):
     grad_y = xt.T @ h if xt.ndim == 2 else np.outer(xt, h) if y.ndim == 2 else h * xt
     np.testing.assert_allclose(a.grad.asnumpy(), grad_x, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(b.grad.asnumpy(), grad_y, rtol=1e-5, atol=1e-5)
-
-
-def test_get_symbol_lists_the_recorded_graph():
-    x, z = mx.nd.ones((1,)), mx.nd.ones((1,))
-    x.attach_grad()
-    z.attach_grad()
-    with autograd.record():
-        y = x * x + 2 * x - 1
-    symbol = autograd.get_symbol(y)
-    assert symbol.list_arguments() == ["var0"]
-    assert [n["op"] for n in json.loads(symbol.tojson())["nodes"]].count("null") == 1
-    with autograd.record():
-        y = mx.nd.dot(x.reshape((1, 1)), z.reshape((1, 1)))
-    assert sorted(autograd.get_symbol(y).list_arguments()) == ["var0", "var1"]
-    y.backward()
-    with pytest.raises(mx.MXNetError, match="freed by a backward pass"):
-        autograd.get_symbol(y)
-    with pytest.raises(mx.MXNetError, match="not computed inside autograd.record"):
-        autograd.get_symbol(mx.nd.ones((1,)))

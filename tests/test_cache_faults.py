@@ -26,7 +26,8 @@ from hypothesis import strategies as st
 import isolated
 import sparsegen as mx
 from sparsegen import cache as kcache
-from sparsegen import cachedir, cacheentry, files, runtime, target
+from sparsegen import cachedir, cacheentry, files, target
+from sparsegen import tvm_runtime as runtime
 from sparsegen.choice import kernel_key
 from sparsegen.files import file_record
 from sparsegen.build import build_library

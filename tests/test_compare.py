@@ -116,8 +116,9 @@ def test_python_protocol_as_mxnet():
         with pytest.raises(ERRORS[facts["x in [other]"]], match="multiple elements"):
             y in [y.copy()]  # noqa: B015 - the membership test itself is checked
     assert bool(mx.nd.array(2.0) == 2) and not mx.nd.array([0.5]) > 1
-    with pytest.raises(ERRORS[facts["bool of no elements"]], match=r"empty NDArray \(shape"):
-        bool(mx.nd.zeros((0, 3)))
+    # MXNet's error there is its zeros((0,)) failing (legacy shapes); an empty array it can make
+    # (mx.nd.array([])) is false, and so is every empty array here
+    assert facts["bool of no elements"] == "MXNetError" and not bool(mx.nd.zeros((0, 3)))
     assert mx.nd.equal(2, 2) == facts["equal(2, 2)"] and mx.nd.equal(2, 3) == facts["equal(2, 3)"]
     assert sorted(f for f in OPERATORS if hasattr(mx.nd, f)) == facts["nd functions"]
     assert sorted(f for f in OPERATORS if hasattr(mx.nd.sparse, f)) == facts["sparse functions"]

@@ -138,11 +138,11 @@ def test_from_numpy_ops_read_numpy_memory():
 def test_from_numpy_refusals_name_the_problem():
     with pytest.raises(ValueError, match=r"C-contiguous .* shape \(3, 2\) with strides \(4, 12\)"):
         mx.nd.from_numpy(np.zeros((2, 3), np.float32).T)
-    once = np.zeros(3, np.float32)
-    mx.nd.from_numpy(once)
+    frozen = np.zeros(3, np.float32)
+    frozen.flags.writeable = False  # read-only by its owner, not by an earlier from_numpy
     with pytest.raises(ValueError, match="read-only"):
-        mx.nd.from_numpy(once)
-    np.testing.assert_array_equal(mx.nd.from_numpy(once, zero_copy=False).asnumpy(), once)
+        mx.nd.from_numpy(frozen)
+    np.testing.assert_array_equal(mx.nd.from_numpy(frozen, zero_copy=False).asnumpy(), frozen)
     with pytest.raises(TypeError, match="numpy.ndarray, got list"):
         mx.nd.from_numpy([1.0, 2.0])
     with pytest.raises(TypeError, match="zero_copy must be True or False, got 1"):

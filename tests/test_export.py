@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import needs_cuda
-from sparsegen import runtime
+from sparsegen import tvm_runtime as runtime
 from sparsegen.cli import main
 from sparsegen.errors import SparsegenError
 from sparsegen.export import export

@@ -315,7 +315,7 @@ def test_bad_gpu_mode_is_named(monkeypatch):
 
 
 def test_cubin_callback_serves_registered_cubins_then_steps_aside():
-    from sparsegen.runtime import tvm_ffi
+    from sparsegen.tvm_runtime import tvm_ffi
 
     name = "tvm_callback_cuda_compile"
     before = tvm_ffi.get_global_func(name, allow_missing=True)

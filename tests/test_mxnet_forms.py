@@ -91,7 +91,7 @@ def test_lib_serves_the_c_api_calls_scripts_make(monkeypatch):
 
 def test_set_num_omp_threads_resizes_the_kernels_thread_pool(monkeypatch):
     from sparsegen.base import _LIB, check_call
-    from sparsegen.runtime import runtime_library, tvm_ffi
+    from sparsegen.tvm_runtime import runtime_library, tvm_ffi
 
     monkeypatch.setenv("TVM_NUM_THREADS", os.environ.get("TVM_NUM_THREADS", "2"))
     before = int(os.environ["TVM_NUM_THREADS"])

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from sparsegen import runtime
+from sparsegen import tvm_runtime as runtime
 from sparsegen.build import build_library
 from sparsegen.registry import kernel_def
 from sparsegen.target import Target
@@ -40,7 +40,7 @@ PROBE = """
     import json
     import numpy as np
     import sparsegen as mx
-    from sparsegen import runtime
+    from sparsegen import tvm_runtime as runtime
     from sparsegen.cache import default_cache
 
     imported_tvm = "tvm" in sys.modules

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import sparsegen as mx
-from sparsegen import runtime
+from sparsegen import tvm_runtime as runtime
 from sparsegen.formats import CSR, SCAN_CHUNK, SORT_CHUNK, radix_passes
 from sparsegen.ops.radix import sort_by_column
 

@@ -115,7 +115,7 @@ def test_a_new_schedule_module_serves_every_template(serial_space: Any) -> None:
     templates have never seen, and two of them compile and run right on the host."""
     import tvm
 
-    from sparsegen import runtime
+    from sparsegen import tvm_runtime as runtime
     from sparsegen.target import host_cpu
 
     lowered = {}

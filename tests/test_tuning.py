@@ -11,7 +11,7 @@ from sparsegen import cache as kcache
 from sparsegen import cli, device, kernels, tuning_records
 from sparsegen.choice import choose
 from sparsegen.registry import KERNELS
-from sparsegen.runtime import tvm_ffi
+from sparsegen.tvm_runtime import tvm_ffi
 from sparsegen.schedules.space import Knob, ScheduleSpace
 from sparsegen.target import Target, cuda, host_cpu
 from sparsegen.tune import tuner, workloads

@@ -56,7 +56,7 @@ done
 "$PY" -m pip download -q --no-deps --only-binary=:all: -d "$BUNDLE/wheels" "typing-extensions>=4.13"
 
 say "TVM runtime libraries"
-lib=$("$PY" -c 'from sparsegen.runtime import runtime_dir; print(runtime_dir())')
+lib=$("$PY" -c 'from sparsegen.tvm_runtime import runtime_dir; print(runtime_dir())')
 cp "$lib/libtvm_runtime.so" "$lib/libtvm_runtime_cuda.so" "$BUNDLE/tvm_runtime/"
 dist_version apache-tvm >"$BUNDLE/tvm_runtime/TVM_VERSION"
 

@@ -132,45 +132,6 @@ def mark_variables(variables: Any, gradients: Any, grad_reqs: Any = "write") -> 
         variable._grad, variable._grad_req, variable._entry = buffer, req, None
 
 
-def get_symbol(x: Any) -> Any:
-    """The recorded computation of ``x`` as a Symbol (an op node per recorded op, a variable
-    ``var0``, ``var1``, ... per array it started from), as ``mx.autograd.get_symbol``: for
-    inspecting a graph (``list_arguments``, ``tojson``). Its nodes carry the recorded ops'
-    names, which an executor runs where ``mx.sym`` has an op of that name."""
-    from ..ndarray import NDArray
-    from ..symbol.graph import VARIABLE, Node
-    from ..symbol.ops import attr_string
-    from ..symbol.symbol import Symbol
-
-    if not isinstance(x, NDArray):
-        raise InvalidValue(f"get_symbol: x must be an NDArray, got {type(x).__name__}")
-    if x._entry is None:
-        raise InvalidValue("get_symbol: x was not computed inside autograd.record() from "
-                           "arrays with attach_grad()")
-    variables: dict[int, Node] = {}
-    made: dict[int, Node] = {}
-    counts: dict[str, int] = {}
-
-    def entry(array: Any) -> tuple[Node, int]:
-        if array._entry is None:
-            if id(array) not in variables:
-                variables[id(array)] = Node(VARIABLE, f"var{len(variables)}")
-            return variables[id(array)], 0
-        return made[id(array._entry[0])], array._entry[1]
-
-    for node in reversed(engine._order([x])):  # producers before their consumers
-        if node.freed:
-            raise InvalidValue(f"get_symbol: the graph through {node.op} was freed by a "
-                               "backward pass (record again, or backward with retain_graph)")
-        attrs = {k: attr_string(k, v) for k, v in node.params.items()
-                 if isinstance(v, (str, int, float, bool, tuple, list)) or v is None}
-        hint = node.op.lower().strip("_")
-        made[id(node)] = Node(node.op, f"{hint}{counts.get(hint, 0)}", attrs,
-                              tuple(entry(a) for a in node.inputs))
-        counts[hint] = counts.get(hint, 0) + 1
-    return Symbol((entry(x),))
-
-
 def __getattr__(name: str) -> Any:
     """``NDArray``, which MXNet's autograd module exports too (its tests take it from
     ``from mxnet.autograd import *``); imported on use, as ndarray imports this module."""
@@ -181,6 +142,6 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["Function", "NDArray", "backward", "get_symbol", "grad", "is_recording",
+__all__ = ["Function", "NDArray", "backward", "grad", "is_recording",
            "is_training", "mark_variables", "pause", "predict_mode", "record", "set_recording",
            "set_training", "train_mode"]

@@ -34,7 +34,7 @@ from ..cachekey import KernelKey, versions
 from ..choice import choose
 from ..device import DeviceArray
 from ..errors import SparsegenError
-from ..runtime import tvm_ffi
+from ..tvm_runtime import tvm_ffi
 from ..schedules.space import Config, ScheduleSpace
 from ..target import Target, resolve
 from .. import tuning_records
