@@ -226,7 +226,7 @@ class Executor:
         gradient of each of its inputs (``fc_backward_output0``, ...); zeros for an input that
         takes no gradient (a label, or data without ``inputs_need_grad``)."""
         for where, _, runner, _ in reversed(self._plan):
-            if runner is None:
+            if runner is None or where not in self._given:  # (installed after that forward)
                 continue
             grads = []
             for array in self._given[where]:
