@@ -231,8 +231,8 @@ class Trainer:
         self._init_kvstore()
         if self._update_on_kvstore:
             raise InvalidCall("allreduce_grads() when parameters are updated on kvstore is "
-                               "not supported. Try setting `update_on_kvstore` to False when "
-                               "creating trainer.")
+                              "not supported. Try setting `update_on_kvstore` to False when "
+                              "creating trainer.")
         self._reduce_grads()
 
     def update(self, batch_size: int, ignore_stale_grad: bool = False) -> None:
@@ -240,8 +240,8 @@ class Trainer:
         self._init_kvstore()
         if self._update_on_kvstore:
             raise InvalidCall("update() when parameters are updated on kvstore is not "
-                               "supported. Try setting `update_on_kvstore` to False when "
-                               "creating trainer.")
+                              "supported. Try setting `update_on_kvstore` to False when "
+                              "creating trainer.")
         self._optimizer.rescale_grad = self._scale / batch_size
         self._update(ignore_stale_grad)
 
