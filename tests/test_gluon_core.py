@@ -406,3 +406,24 @@ def test_concurrent_branches_are_concatenated():
     plain = Concurrent(axis=0)
     plain.add(Identity(), Identity())
     np.testing.assert_array_equal(plain(mx.nd.array(x)).asnumpy(), np.concatenate([x, x]))
+
+
+def test_forward_hooks_run_around_each_call_until_detached():
+    seen = []
+    dense = gluon.nn.Dense(3, in_units=4)
+    dense.initialize()
+    post = dense.register_forward_hook(lambda block, args, out: seen.append(("post", out.shape)))
+    pre = dense.register_forward_pre_hook(lambda block, args: seen.append(("pre", args[0].shape)))
+    dense(mx.nd.ones((2, 4)))
+    post.detach()
+    dense(mx.nd.ones((5, 4)))
+    pre.detach()
+    pre.detach()  # a second detach does nothing
+    dense(mx.nd.ones((1, 4)))
+    assert seen == [("pre", (2, 4)), ("post", (2, 3)), ("pre", (5, 4))]
+    with dense.register_forward_hook(lambda block, args, out: seen.append("with")):
+        dense(mx.nd.ones((1, 4)))
+    dense(mx.nd.ones((1, 4)))
+    assert seen[-1] == "with" and seen.count("with") == 1
+    with pytest.raises(TypeError, match="hook must be callable"):
+        dense.register_forward_hook(3)

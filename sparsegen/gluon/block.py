@@ -19,6 +19,29 @@ from ..errors import InvalidType, InvalidValue
 from .parameter import DeferredInitializationError, Parameter, ParameterDict, check_names
 
 
+class HookHandle:
+    """A registered hook: ``detach()`` removes it (also as a ``with`` block's exit)."""
+
+    _ids = 0
+
+    def __init__(self, hooks: OrderedDict, hook: Any) -> None:
+        if not callable(hook):
+            raise InvalidType(f"hook must be callable, got {type(hook).__name__}")
+        HookHandle._ids += 1
+        self._hooks, self._id = hooks, HookHandle._ids
+        hooks[self._id] = hook
+
+    def detach(self) -> None:
+        """Stop calling the hook (a second detach does nothing)."""
+        self._hooks.pop(self._id, None)
+
+    def __enter__(self) -> "HookHandle":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.detach()
+
+
 class _BlockScope:
     """The naming scope of a block's ``name_scope()``: children created inside are named
     ``<block prefix><hint><count>_``."""
@@ -87,6 +110,8 @@ class Block:
         self._children: OrderedDict[str, Block] = OrderedDict()
         self._reg_params: dict[str, Parameter] = {}
         self._active = False
+        self._forward_pre_hooks: OrderedDict[int, Any] = OrderedDict()
+        self._forward_hooks: OrderedDict[int, Any] = OrderedDict()
 
     def __repr__(self) -> str:
         body = "\n".join(f"  ({key}): {_indent(repr(block), 2)}"
@@ -236,8 +261,24 @@ class Block:
                                        dtype_source=dtype_source)
 
     def __call__(self, *args: Any) -> Any:
-        """``forward(*args)``."""
-        return self.forward(*args)
+        """``forward(*args)``, after the pre-hooks (``hook(block, args)``) and before the hooks
+        (``hook(block, args, output)``)."""
+        for hook in list(self._forward_pre_hooks.values()):
+            hook(self, args)
+        output = self.forward(*args)
+        for hook in list(self._forward_hooks.values()):
+            hook(self, args, output)
+        return output
+
+    def register_forward_pre_hook(self, hook: Any) -> HookHandle:
+        """Call ``hook(block, inputs)`` before each forward pass; ``detach()`` the handle to
+        stop, as MXNet's."""
+        return HookHandle(self._forward_pre_hooks, hook)
+
+    def register_forward_hook(self, hook: Any) -> HookHandle:
+        """Call ``hook(block, inputs, output)`` after each forward pass; ``detach()`` the
+        handle to stop, as MXNet's."""
+        return HookHandle(self._forward_hooks, hook)
 
     def forward(self, *args: Any) -> Any:
         """The output of this block for ``args``; subclasses define it."""
