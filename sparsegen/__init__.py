@@ -17,7 +17,8 @@ rnd = random
 _check_keywords(ndarray)  # every function of mx.nd is defined once ndarray is imported
 
 _ON_FIRST_USE = {
-    "attribute": "attribute", "callback": "callback", "contrib": "contrib", "executor": "executor", "gluon": "gluon",
+    "attribute": "attribute", "callback": "callback", "contrib": "contrib", "executor": "executor",
+    "gluon": "gluon",
     "init": "initializer", "initializer": "initializer",
     "interop": "interop", "io": "io", "kv": "kvstore", "kvstore": "kvstore",
     "lr_scheduler": "lr_scheduler", "metric": "metric", "mod": "module", "model": "model",
@@ -33,8 +34,8 @@ that only runs NDArray code and optimizers does not pay for importing it)."""
 
 __all__ = [
     "AttrScope", "Context", "MXNetError", "SparsegenError", "StorageFallbackWarning", "__version__",
-    "autograd", "base", "callback", "context", "contrib", "cpu", "cpu_pinned", "current_context", "executor",
-    "gluon",
+    "autograd", "base", "callback", "context", "contrib", "cpu", "cpu_pinned", "current_context",
+    "executor", "gluon",
     "gpu", "init", "initializer", "interop", "io", "kernels", "kv", "kvstore", "lr_scheduler",
     "metric", "model", "mon", "monitor", "name", "nd", "ndarray", "num_gpus", "operator",
     "optimizer", "profiler", "runtime",

@@ -658,7 +658,8 @@ def check_numeric_gradient(fn: Callable[..., Any], location: Any, aux_states: An
 
 __all__ = [
     "Context", "DataMissing", "almost_equal", "array", "download", "get_bz2_data", "get_mnist",
-    "get_mnist_pkl", "get_mnist_ubyte", "get_zip_data", "os", "assert_allclose", "assert_almost_equal",
+    "get_mnist_pkl", "get_mnist_ubyte", "get_zip_data", "os", "assert_allclose",
+    "assert_almost_equal",
     "assert_almost_equal_ignore_nan", "assert_exception", "assign_each", "assign_each2",
     "compare_ndarray_tuple", "compare_optimizer", "create_sparse_array", "create_sparse_array_zd",
     "current_context", "default_context", "default_dtype", "get_atol", "get_rtol", "get_tols",

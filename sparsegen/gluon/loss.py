@@ -343,5 +343,6 @@ class SDMLLoss(Loss):
 
 
 __all__ = ["CosineEmbeddingLoss", "HingeLoss", "HuberLoss", "KLDivLoss", "L1Loss", "L2Loss",
-           "LogisticLoss", "Loss", "PoissonNLLLoss", "SDMLLoss", "SigmoidBCELoss", "SigmoidBinaryCrossEntropyLoss",
-           "SoftmaxCELoss", "SoftmaxCrossEntropyLoss", "SquaredHingeLoss", "TripletLoss"]
+           "LogisticLoss", "Loss", "PoissonNLLLoss", "SDMLLoss", "SigmoidBCELoss",
+           "SigmoidBinaryCrossEntropyLoss", "SoftmaxCELoss", "SoftmaxCrossEntropyLoss",
+           "SquaredHingeLoss", "TripletLoss"]

@@ -69,8 +69,9 @@ class Parameter:
         for label, value in (("stype", stype), ("grad_stype", grad_stype)):
             if value not in STYPES:
                 raise InvalidArgument(f"{label} for Parameter '{name}' must be one of 'default', "
-                                   f"'row_sparse', or 'csr', but got '{value}'")
+                                      f"'row_sparse', or 'csr', but got '{value}'")
         self.name = name
+        self._var: Any = None  # the variable symbol, made by var()
         self._shape = (shape,) if isinstance(shape, int) else None if shape is None else tuple(shape)
         self._dtype = dtype
         self.lr_mult = lr_mult
@@ -377,7 +378,7 @@ class Parameter:
     def var(self) -> Any:
         """The variable symbol of this parameter (its name, shape, dtype, multipliers,
         initializer and storage type as attributes), made once, as MXNet's."""
-        if getattr(self, "_var", None) is None:
+        if self._var is None:
             from .. import symbol
 
             self._var = symbol.var(self.name, shape=self.shape, dtype=self.dtype,

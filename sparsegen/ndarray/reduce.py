@@ -196,4 +196,5 @@ def argmax_channel(data: NDArray, out: NDArray | None = None) -> NDArray:
     return argmax(data, axis=1, out=out)
 
 
-__all__ = ["argmax", "argmax_channel", "argmin", "max", "mean", "min", "nanprod", "nansum", "norm", "prod", "sum"]
+__all__ = ["argmax", "argmax_channel", "argmin", "max", "mean", "min", "nanprod", "nansum",
+           "norm", "prod", "sum"]

@@ -475,8 +475,7 @@ def moveaxis(tensor: NDArray, source: Any, destination: Any) -> NDArray:
 
 __all__ = [
     "Concat", "Flatten", "Pad", "broadcast_axes", "broadcast_axis", "broadcast_like",
-    "broadcast_to", "concat", "concatenate", "expand_dims", "flatten", "flip", "moveaxis",
-    "pad", "repeat", "reshape", "reshape_like", "reverse", "shape_array", "size_array", "squeeze", "stack", "swapaxes", "tile",
-    "transpose",
-    "depth_to_space", "space_to_depth",
+    "broadcast_to", "concat", "concatenate", "expand_dims", "flatten", "flip", "moveaxis", "pad",
+    "repeat", "reshape", "reshape_like", "reverse", "shape_array", "size_array", "squeeze",
+    "stack", "swapaxes", "tile", "transpose", "depth_to_space", "space_to_depth",
 ]

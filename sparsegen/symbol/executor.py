@@ -71,11 +71,12 @@ class Executor:
         self._heads = [key(entry) for entry in symbol._outputs]
         # per node in order: where its output goes, and a variable's name or an op's runner
         # with where its inputs come from (looked up once: forward runs per batch)
+        nodes = topological(symbol._outputs)
         self._plan = [(id(n), n.name, None, None) if n.is_variable else
                       (id(n), None, node_runner(n), [key(entry) for entry in n.inputs])
-                      for n in topological(symbol._outputs)]
+                      for n in nodes]
         self._placed = {id(n): placement(n, self._ctx, self._group2ctx)  # model parallelism
-                        for n in topological(symbol._outputs) if self._group2ctx}
+                        for n in nodes if self._group2ctx}
         self.arg_arrays = _per_argument(args, names, "args", True)
         self.grad_arrays = _per_argument(args_grad, names, "args_grad", False)
         reqs = grad_reqs(grad_req, names)

@@ -219,7 +219,8 @@ def _normalization(op: str) -> ShapeRule:
         if data is None:
             return shapes, None
         if op == "GroupNorm":
-            size, stats = int(p.get("num_groups", 1)), (data[0], int(p.get("num_groups", 1)))
+            size = int(p.get("num_groups", 1))
+            stats: Any = (data[0], size)
         elif op == "LayerNorm":
             axis = int(p.get("axis", -1)) % len(data)
             size, stats = data[axis], tuple(1 if k == axis else n for k, n in enumerate(data))

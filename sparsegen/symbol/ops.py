@@ -48,6 +48,9 @@ _REDUCE = ("sum", "mean", "prod", "nansum", "nanprod", "max", "min", "norm")
 _OUTPUTS = ("LinearRegressionOutput", "LogisticRegressionOutput", "MAERegressionOutput",
             "SoftmaxOutput")
 
+CREATION_FUNCTIONS = ("zeros", "ones", "full", "arange")
+"""``mx.sym``'s creation functions (ops ``_zeros``, ...: no inputs)."""
+
 OPS: dict[str, OpDef] = {
     "dot": OpDef("dot", ("lhs", "rhs")),
     "FullyConnected": OpDef("FullyConnected", ("data", "weight", "bias"), ("weight", "bias")),
@@ -81,8 +84,7 @@ OPS: dict[str, OpDef] = {
     **{name: OpDef(name, ("lhs", "rhs")) for name in _ELEMWISE},
     **{f"broadcast_{name}": OpDef(f"broadcast_{name}", ("lhs", "rhs")) for name in _BROADCAST},
     **{name: OpDef(name, ("data", "label"), ("label",)) for name in _OUTPUTS},
-    **{name: OpDef(f"_{name}", (), function=name) for name in ("zeros", "ones", "full",
-                                                              "arange")},
+    **{name: OpDef(f"_{name}", (), function=name) for name in CREATION_FUNCTIONS},
 }
 """``mx.sym``'s op functions by name."""
 
@@ -118,7 +120,7 @@ RANDOM: dict[str, OpDef] = {
 """``mx.sym.random``'s samplers of number parameters (no array inputs); those of arrays
 (``multinomial``, ``shuffle``) come from their ``mx.nd.random`` functions."""
 
-CREATION = ("_zeros", "_ones", "_full", "_arange")
+CREATION = tuple(f"_{name}" for name in CREATION_FUNCTIONS)
 """The ops that create an array from their attributes alone (``mx.sym.zeros(shape)``)."""
 
 CREATED_INIT = {("BatchNorm", "moving_mean"): '["zero", {}]',

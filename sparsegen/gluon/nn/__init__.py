@@ -1,6 +1,6 @@
 """``gluon.nn``: the basic layers of MXNet 1.9.1 (Dense, Embedding, Dropout, BatchNorm,
-LayerNorm, InstanceNorm, GroupNorm, Flatten, the activations, Lambda, HybridLambda, Sequential, HybridSequential; ``Block`` and
-``HybridBlock`` as MXNet's module names them too)."""
+LayerNorm, InstanceNorm, GroupNorm, Flatten, the activations, Lambda, HybridLambda, Sequential,
+HybridSequential; ``Block`` and ``HybridBlock`` as MXNet's module names them too)."""
 
 from ..block import Block, HybridBlock
 from .activations import ELU, GELU, SELU, Activation, LeakyReLU, PReLU, Swish
