@@ -195,6 +195,16 @@ def test_moveaxis_takes_every_sequence_form(source, destination, shape):
     assert got.shape == shape
 
 
+@pytest.mark.parametrize("source, destination", [([0, 0], [0, 1]), ([0, 1], [1, 1]),
+                                                  (3, 0), (0, -4)])
+def test_moveaxis_refuses_repeated_or_missing_axes_as_numpy_does(source, destination):
+    x = np.zeros((1, 2, 3), dtype=np.float32)
+    with pytest.raises(ValueError):
+        np.moveaxis(x, source, destination)
+    with pytest.raises(ValueError, match="moveaxis"):
+        mx.nd.moveaxis(mx.nd.array(x), source, destination)
+
+
 def test_basic_indexing_contiguity_is_numpys():
     shape = (3, 4, 5)
     x = np.arange(60).reshape(shape)

@@ -92,6 +92,12 @@ def test_axis_none_methods_and_errors():
     np.testing.assert_array_equal(nd.sort(x, axis=None).asnumpy(), [0, 1, 2, 3])
     np.testing.assert_array_equal(x.argsort(axis=None).asnumpy(), [2, 1, 3, 0])
     np.testing.assert_array_equal(x.topk(axis=None, k=2).asnumpy(), [0, 3])
+    # the mask of the flattened array keeps the input's shape, as MXNet's does
+    np.testing.assert_array_equal(nd.topk(x, axis=None, k=2, ret_typ="mask").asnumpy(),
+                                  [[1, 0], [0, 1]])
+    out = nd.zeros((2, 2))
+    assert nd.topk(x, axis=None, k=1, ret_typ="mask", is_ascend=True, out=out) is out
+    np.testing.assert_array_equal(out.asnumpy(), [[0, 0], [1, 0]])
     np.testing.assert_array_equal(x.sort(axis=0, is_ascend=False).asnumpy(), [[3, 2], [0, 1]])
     assert nd.argsort(x, dtype="uint8").dtype == np.uint8
     with pytest.raises(InvalidValue, match="ret_typ"):

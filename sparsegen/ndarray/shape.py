@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidType, InvalidValue, SparsegenError
+from ..errors import InvalidType, InvalidValue
 from ..ops.shape import PAD_MODES
 from ..ops.strided import View, broadcast, contiguous_strides, transposed
 from ..params import integer, items
@@ -50,7 +50,7 @@ def _axes(axes: Any, ndim: int, op: str, name: str = "axis") -> tuple[int, ...]:
     listed = items(axes)
     result = tuple(_axis(a, ndim, op, name) for a in listed)
     if len(set(result)) != len(result):
-        raise SparsegenError(f"{op}: {name} {tuple(listed)} repeats an axis")
+        raise InvalidValue(f"{op}: {name} {tuple(listed)} repeats an axis")
     return result
 
 
@@ -76,7 +76,7 @@ def transpose(data: NDArray, axes: Any = None, out: NDArray | None = None) -> ND
     else:
         order = _axes(axes, data.ndim, "transpose", "axes")
         if len(order) != data.ndim:
-            raise SparsegenError(f"transpose: axes {tuple(axes)} must name each of the "
+            raise InvalidValue(f"transpose: axes {tuple(axes)} must name each of the "
                                  f"{data.ndim} dimensions once")
     shape = [data.shape[a] for a in order]
     return _copy("transpose", data, shape, transposed(data.shape, order), out)
@@ -129,7 +129,7 @@ def squeeze_shape(data: NDArray, axis: Any = None) -> tuple[int, ...]:
         dropped = _axes(axis, data.ndim, "squeeze")
         for a in dropped:
             if data.shape[a] != 1:
-                raise SparsegenError(f"squeeze: axis {a} has size {data.shape[a]}, not 1")
+                raise InvalidValue(f"squeeze: axis {a} has size {data.shape[a]}, not 1")
     return tuple(n for k, n in enumerate(data.shape) if k not in dropped) or (1,)
 
 
@@ -143,7 +143,7 @@ def squeeze(data: NDArray, axis: Any = None, out: NDArray | None = None) -> NDAr
 def flatten_shape(data: NDArray) -> tuple[int, ...]:
     """The shape of ``flatten(data)``: the first dimension by the product of the others."""
     if data.ndim == 0:
-        raise SparsegenError("flatten: data must have at least one dimension, got shape ()")
+        raise InvalidValue("flatten: data must have at least one dimension, got shape ()")
     return (data.shape[0], math.prod(data.shape[1:]))
 
 
@@ -162,7 +162,7 @@ def reshape(data: NDArray, shape: Any = None, reverse: bool = False,
     ``reverse=True`` reads them from the right), as ``mxnet.nd.reshape``."""
     data = _data(data, "reshape")
     if shape is None:
-        raise SparsegenError("reshape: shape is required")
+        raise InvalidValue("reshape: shape is required")
     spec = items(shape)
     return _contiguous("reshape", data, reshaped(data.shape, spec, bool(reverse)), out)
 
@@ -175,11 +175,11 @@ def _span(begin: Any, end: Any, ndim: int, what: str) -> slice:
         k = default if value is None else _int(value, f"reshape_like: {what}_{name}")
         k = k + ndim if k < 0 else k
         if not 0 <= k <= ndim:
-            raise SparsegenError(f"reshape_like: {what}_{name} {value} is out of range for "
+            raise InvalidValue(f"reshape_like: {what}_{name} {value} is out of range for "
                                  f"{ndim} dimensions")
         bounds.append(k)
     if bounds[0] > bounds[1]:
-        raise SparsegenError(f"reshape_like: {what}_begin {begin} is after {what}_end {end}")
+        raise InvalidValue(f"reshape_like: {what}_begin {begin} is after {what}_end {end}")
     return slice(*bounds)
 
 
@@ -193,7 +193,7 @@ def reshape_like(lhs: NDArray, rhs: NDArray, lhs_begin: Any = None, lhs_end: Any
     shape = (lhs.shape[:left.start] + rhs.shape[_span(rhs_begin, rhs_end, rhs.ndim, "rhs")]
              + lhs.shape[left.stop:])
     if math.prod(shape) != lhs.size:
-        raise SparsegenError(f"reshape_like: lhs of shape {lhs.shape} ({lhs.size} elements) "
+        raise InvalidValue(f"reshape_like: lhs of shape {lhs.shape} ({lhs.size} elements) "
                              f"cannot take the shape {shape} from rhs of shape {rhs.shape}")
     return _contiguous("reshape", lhs, shape, out)
 
@@ -244,7 +244,7 @@ def _broadcast(op: str, data: NDArray, shape: Sequence[int], out: Any) -> NDArra
     """``data`` broadcast to ``shape`` (same rank; each dimension equal or 1 in ``data``)."""
     for have, want in zip(data.shape, shape):
         if have != want and have != 1:
-            raise SparsegenError(f"{op}: an array of shape {data.shape} cannot be broadcast to "
+            raise InvalidValue(f"{op}: an array of shape {data.shape} cannot be broadcast to "
                                  f"{tuple(shape)}")
     return _copy(op, data, shape, broadcast(data.shape, shape), out)
 
@@ -255,7 +255,7 @@ def broadcast_to(data: NDArray, shape: Any, out: NDArray | None = None) -> NDArr
     data = _data(data, "broadcast_to")
     wanted = items(shape)
     if len(wanted) != data.ndim:
-        raise SparsegenError(f"broadcast_to: an array of shape {data.shape} cannot be broadcast "
+        raise InvalidValue(f"broadcast_to: an array of shape {data.shape} cannot be broadcast "
                              f"to {wanted}: the ranks differ")
     dims = [integer(d, "broadcast_to: shape") for d in wanted]
     return _broadcast("broadcast_to", data, [d or n for d, n in zip(dims, data.shape)], out)
@@ -267,19 +267,19 @@ def broadcast_like(lhs: NDArray, rhs: NDArray, lhs_axes: Any = None, rhs_axes: A
     ``rhs_axes``)."""
     lhs, rhs = _data(lhs, "broadcast_like"), _data(rhs, "broadcast_like")
     if (lhs_axes is None) != (rhs_axes is None):
-        raise SparsegenError("broadcast_like: give both lhs_axes and rhs_axes, or neither")
+        raise InvalidValue("broadcast_like: give both lhs_axes and rhs_axes, or neither")
     if lhs_axes is None:
         if lhs.ndim != rhs.ndim:
-            raise SparsegenError(f"broadcast_like: shapes {lhs.shape} and {rhs.shape} have "
+            raise InvalidValue(f"broadcast_like: shapes {lhs.shape} and {rhs.shape} have "
                                  "different ranks")
         return _broadcast("broadcast_like", lhs, rhs.shape, out)
     mine = _axes(lhs_axes, lhs.ndim, "broadcast_like", "lhs_axes")
     theirs = _axes(rhs_axes, rhs.ndim, "broadcast_like", "rhs_axes")
     if not mine:
-        raise SparsegenError("broadcast_like: lhs_axes and rhs_axes are empty (MXNet refuses "
+        raise InvalidValue("broadcast_like: lhs_axes and rhs_axes are empty (MXNet refuses "
                              "an empty axes tuple; leave both out to broadcast every axis)")
     if len(mine) != len(theirs):
-        raise SparsegenError(f"broadcast_like: lhs_axes {mine} and rhs_axes {theirs} differ in "
+        raise InvalidValue(f"broadcast_like: lhs_axes {mine} and rhs_axes {theirs} differ in "
                              "length")
     shape = list(lhs.shape)
     for a, b in zip(mine, theirs):
@@ -294,11 +294,11 @@ def broadcast_axis(data: NDArray, axis: Any = (), size: Any = (),
     axes = _axes(axis, data.ndim, "broadcast_axis")
     sizes = items(size)
     if len(sizes) != len(axes):
-        raise SparsegenError(f"broadcast_axis: axis {axes} and size {sizes} differ in length")
+        raise InvalidValue(f"broadcast_axis: axis {axes} and size {sizes} differ in length")
     shape = list(data.shape)
     for a, n in zip(axes, sizes):
         if data.shape[a] != 1:
-            raise SparsegenError(f"broadcast_axis: axis {a} has size {data.shape[a]}; only "
+            raise InvalidValue(f"broadcast_axis: axis {a} has size {data.shape[a]}; only "
                                  "size-1 axes broadcast")
         shape[a] = integer(n, "broadcast_axis: size")
     return _broadcast("broadcast_axis", data, shape, out)
@@ -311,21 +311,21 @@ def _joined(op: str, data: Sequence[Any]) -> tuple[NDArray, ...]:
     """The arrays of a concat / stack, checked: at least one, NDArrays of one dtype and rank."""
     arrays = tuple(_data(a, op) for a in data)
     if not arrays:
-        raise SparsegenError(f"{op}: needs at least one array")
+        raise InvalidValue(f"{op}: needs at least one array")
     first = arrays[0]
     for k, a in enumerate(arrays):
         if a.dtype != first.dtype:
-            raise SparsegenError(f"{op}: array {k} has dtype {np.dtype(a.dtype).name}, array 0 "
+            raise InvalidValue(f"{op}: array {k} has dtype {np.dtype(a.dtype).name}, array 0 "
                                  f"{np.dtype(first.dtype).name}; every array needs one dtype")
         if a.ndim != first.ndim:
-            raise SparsegenError(f"{op}: array {k} has shape {a.shape}, array 0 {first.shape}; "
+            raise InvalidValue(f"{op}: array {k} has shape {a.shape}, array 0 {first.shape}; "
                                  "the ranks differ")
     return arrays
 
 
 def _num_args(op: str, num_args: Any, count: int) -> None:
     if num_args is not None and integer(num_args, f"{op}: num_args") != count:
-        raise SparsegenError(f"{op}: num_args is {num_args} but {count} arrays were given")
+        raise InvalidValue(f"{op}: num_args is {num_args} but {count} arrays were given")
 
 
 def concat(*data: NDArray, dim: Any = 1, num_args: Any = None,
@@ -338,7 +338,7 @@ def concat(*data: NDArray, dim: Any = 1, num_args: Any = None,
     axis = _axis(dim, first.ndim, "concat", "dim")
     for k, a in enumerate(arrays):
         if any(x != y for j, (x, y) in enumerate(zip(a.shape, first.shape)) if j != axis):
-            raise SparsegenError(f"concat: array {k} has shape {a.shape}, array 0 {first.shape}; "
+            raise InvalidValue(f"concat: array {k} has shape {a.shape}, array 0 {first.shape}; "
                                  f"they may differ only in dimension {axis}")
     shape = list(first.shape)
     shape[axis] = sum(a.shape[axis] for a in arrays)
@@ -360,7 +360,7 @@ def stack(*data: NDArray, axis: Any = 0, num_args: Any = None,
     a = _axis(axis, first.ndim, "stack", extra=1)
     for k, x in enumerate(arrays):
         if x.shape != first.shape:
-            raise SparsegenError(f"stack: array {k} has shape {x.shape}, array 0 {first.shape}; "
+            raise InvalidValue(f"stack: array {k} has shape {x.shape}, array 0 {first.shape}; "
                                  "every array needs one shape")
     shape = first.shape[:a] + (len(arrays),) + first.shape[a:]
     check_out("stack", out, shape, first.dtype, first.context)
@@ -371,11 +371,11 @@ def _pad_widths(data: NDArray, pad_width: Any) -> tuple[list[int], list[int]]:
     """pad's widths before and after each padded dimension, checked as MXNet does."""
     widths = tuple(pad_width) if isinstance(pad_width, (tuple, list)) else ()
     if len(widths) != 2 * data.ndim:
-        raise SparsegenError(f"pad: pad_width must hold 2 values per dimension ({2 * data.ndim}), "
+        raise InvalidValue(f"pad: pad_width must hold 2 values per dimension ({2 * data.ndim}), "
                              f"got {pad_width!r}")
     values = [integer(w, "pad: pad_width") for w in widths]
     if any(values[:4]):
-        raise SparsegenError(f"pad: padding of the first two dimensions must be 0, got "
+        raise InvalidValue(f"pad: padding of the first two dimensions must be 0, got "
                              f"pad_width {tuple(values)}")
     return values[4::2], values[5::2]
 
@@ -386,18 +386,18 @@ def pad(data: NDArray, mode: str = "constant", pad_width: Any = None, constant_v
     (``constant`` with ``constant_value``, ``edge`` or ``reflect``)."""
     data = _data(data, "pad")
     if data.ndim not in (4, 5):
-        raise SparsegenError(f"pad: only 4-D and 5-D arrays are padded, got shape {data.shape}")
+        raise InvalidValue(f"pad: only 4-D and 5-D arrays are padded, got shape {data.shape}")
     if mode not in PAD_MODES:
-        raise SparsegenError(f"pad: mode must be one of {PAD_MODES}, got {mode!r}")
+        raise InvalidValue(f"pad: mode must be one of {PAD_MODES}, got {mode!r}")
     if np.dtype(data.dtype).kind != "f":
-        raise SparsegenError(f"pad: only floating point arrays are padded, got "
+        raise InvalidValue(f"pad: only floating point arrays are padded, got "
                              f"{np.dtype(data.dtype).name}")
     before, after = _pad_widths(data, pad_width)
     spatial = data.shape[2:]
     if 0 in spatial and math.prod(data.shape[:2]):
-        raise SparsegenError(f"pad: the padded dimensions must not be empty, got {data.shape}")
+        raise InvalidValue(f"pad: the padded dimensions must not be empty, got {data.shape}")
     if mode == "reflect" and any(max(b, a) >= n for b, a, n in zip(before, after, spatial)):
-        raise SparsegenError(f"pad: reflect padding must be smaller than each padded dimension "
+        raise InvalidValue(f"pad: reflect padding must be smaller than each padded dimension "
                              f"{spatial}, got pad_width {tuple(pad_width)}")
     if not isinstance(constant_value, numbers.Real) or isinstance(constant_value, bool):
         raise InvalidType(f"pad: constant_value must be a real number, got {constant_value!r}")

@@ -56,7 +56,9 @@ def topk(data: NDArray, axis: Any = -1, k: int = 1, ret_typ: str = "indices",
     """The ``k`` largest (``is_ascend``: smallest) of each line along ``axis``, as
     ``mxnet.nd.topk``: ``ret_typ`` 'indices' (positions in ``dtype``), 'value', 'both' (a list
     [values, indices]) or 'mask' (1 at the top k, in ``data``'s dtype). ``k <= 0`` takes the
-    whole line; ``k`` past the line's length raises."""
+    whole line; ``k`` past the line's length raises. With ``axis=None`` the mask keeps
+    ``data``'s shape, the other results are of the flattened array."""
+    given = array_arg(data, "data", "topk").shape
     data, axis = _line_axis(data, axis, "topk")
     ret_typ = choice_arg(ret_typ, "ret_typ", _RET_TYPES, "topk")
     is_ascend = flag(is_ascend, "topk: is_ascend")
@@ -75,7 +77,12 @@ def topk(data: NDArray, axis: Any = -1, k: int = 1, ret_typ: str = "indices",
         both = [wrap(values, data.context), wrap(ids, data.context)]
         tape.record("_topk_both", (dense,), both, {"ret_typ": "both", **params})
         return both
-    shape = data.shape if ret_typ == "mask" else (*data.shape[:axis], k, *data.shape[axis + 1:])
+    if ret_typ == "mask":
+        check_out("topk", out, given, data.dtype, data.context)
+        mask = invoke("topk", (data,), out=None if out is None else out.reshape(data.shape),
+                      ret_typ=ret_typ, **params)
+        return mask.reshape(given) if out is None else out
+    shape = (*data.shape[:axis], k, *data.shape[axis + 1:])
     check_out("topk", out, shape, resolved if ret_typ == "indices" else data.dtype,
               data.context)
     return invoke("topk", (data,), out=out, ret_typ=ret_typ, **params)
