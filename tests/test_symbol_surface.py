@@ -197,3 +197,21 @@ def test_an_ops_lr_and_wd_multipliers_reach_its_created_parameters():
     mod.backward(mod.get_outputs())
     mod.update()
     np.testing.assert_array_equal(mod.get_params()[0]["fc1_weight"].asnumpy(), before)
+
+
+@pytest.mark.parametrize("make, shape", [
+    (lambda x: mx.sym.broadcast_like(x, mx.sym.ones((2, 5)), lhs_axes=(0,), rhs_axes=(1,)),
+     (5, 9)),
+    (lambda x: mx.sym.broadcast_to(x, shape=(3, 9)), (3, 9)),
+    (lambda x: mx.sym.broadcast_axis(x, axis=0, size=4), (4, 9)),
+    (lambda x: mx.sym.broadcast_add(x, mx.sym.ones((6, 1))), (6, 9)),
+])
+def test_broadcast_ops_infer_their_own_shapes(make, shape):
+    # numpy's broadcasting is the oracle only for the binary ops; the others are numpy's too
+    x = np.arange(9, dtype=np.float32).reshape(1, 9)
+    out = make(mx.sym.var("x"))
+    assert out.infer_shape(x=(1, 9))[1] == [shape]
+    exe = out.simple_bind(mx.cpu(), x=(1, 9))
+    got = exe.forward(x=mx.nd.array(x))[0].asnumpy()
+    want = np.broadcast_to(x, shape) if shape[0] != 6 else x + np.ones((6, 1))
+    np.testing.assert_array_equal(got, want)

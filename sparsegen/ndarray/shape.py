@@ -77,7 +77,7 @@ def transpose(data: NDArray, axes: Any = None, out: NDArray | None = None) -> ND
         order = _axes(axes, data.ndim, "transpose", "axes")
         if len(order) != data.ndim:
             raise InvalidValue(f"transpose: axes {tuple(axes)} must name each of the "
-                                 f"{data.ndim} dimensions once")
+                               f"{data.ndim} dimensions once")
     shape = [data.shape[a] for a in order]
     return _copy("transpose", data, shape, transposed(data.shape, order), out)
 
@@ -176,7 +176,7 @@ def _span(begin: Any, end: Any, ndim: int, what: str) -> slice:
         k = k + ndim if k < 0 else k
         if not 0 <= k <= ndim:
             raise InvalidValue(f"reshape_like: {what}_{name} {value} is out of range for "
-                                 f"{ndim} dimensions")
+                               f"{ndim} dimensions")
         bounds.append(k)
     if bounds[0] > bounds[1]:
         raise InvalidValue(f"reshape_like: {what}_begin {begin} is after {what}_end {end}")
@@ -194,7 +194,7 @@ def reshape_like(lhs: NDArray, rhs: NDArray, lhs_begin: Any = None, lhs_end: Any
              + lhs.shape[left.stop:])
     if math.prod(shape) != lhs.size:
         raise InvalidValue(f"reshape_like: lhs of shape {lhs.shape} ({lhs.size} elements) "
-                             f"cannot take the shape {shape} from rhs of shape {rhs.shape}")
+                           f"cannot take the shape {shape} from rhs of shape {rhs.shape}")
     return _contiguous("reshape", lhs, shape, out)
 
 
@@ -245,7 +245,7 @@ def _broadcast(op: str, data: NDArray, shape: Sequence[int], out: Any) -> NDArra
     for have, want in zip(data.shape, shape):
         if have != want and have != 1:
             raise InvalidValue(f"{op}: an array of shape {data.shape} cannot be broadcast to "
-                                 f"{tuple(shape)}")
+                               f"{tuple(shape)}")
     return _copy(op, data, shape, broadcast(data.shape, shape), out)
 
 
@@ -256,7 +256,7 @@ def broadcast_to(data: NDArray, shape: Any, out: NDArray | None = None) -> NDArr
     wanted = items(shape)
     if len(wanted) != data.ndim:
         raise InvalidValue(f"broadcast_to: an array of shape {data.shape} cannot be broadcast "
-                             f"to {wanted}: the ranks differ")
+                           f"to {wanted}: the ranks differ")
     dims = [integer(d, "broadcast_to: shape") for d in wanted]
     return _broadcast("broadcast_to", data, [d or n for d, n in zip(dims, data.shape)], out)
 
@@ -271,16 +271,16 @@ def broadcast_like(lhs: NDArray, rhs: NDArray, lhs_axes: Any = None, rhs_axes: A
     if lhs_axes is None:
         if lhs.ndim != rhs.ndim:
             raise InvalidValue(f"broadcast_like: shapes {lhs.shape} and {rhs.shape} have "
-                                 "different ranks")
+                               "different ranks")
         return _broadcast("broadcast_like", lhs, rhs.shape, out)
     mine = _axes(lhs_axes, lhs.ndim, "broadcast_like", "lhs_axes")
     theirs = _axes(rhs_axes, rhs.ndim, "broadcast_like", "rhs_axes")
     if not mine:
         raise InvalidValue("broadcast_like: lhs_axes and rhs_axes are empty (MXNet refuses "
-                             "an empty axes tuple; leave both out to broadcast every axis)")
+                           "an empty axes tuple; leave both out to broadcast every axis)")
     if len(mine) != len(theirs):
         raise InvalidValue(f"broadcast_like: lhs_axes {mine} and rhs_axes {theirs} differ in "
-                             "length")
+                           "length")
     shape = list(lhs.shape)
     for a, b in zip(mine, theirs):
         shape[a] = rhs.shape[b]
@@ -299,7 +299,7 @@ def broadcast_axis(data: NDArray, axis: Any = (), size: Any = (),
     for a, n in zip(axes, sizes):
         if data.shape[a] != 1:
             raise InvalidValue(f"broadcast_axis: axis {a} has size {data.shape[a]}; only "
-                                 "size-1 axes broadcast")
+                               "size-1 axes broadcast")
         shape[a] = integer(n, "broadcast_axis: size")
     return _broadcast("broadcast_axis", data, shape, out)
 
@@ -316,10 +316,10 @@ def _joined(op: str, data: Sequence[Any]) -> tuple[NDArray, ...]:
     for k, a in enumerate(arrays):
         if a.dtype != first.dtype:
             raise InvalidValue(f"{op}: array {k} has dtype {np.dtype(a.dtype).name}, array 0 "
-                                 f"{np.dtype(first.dtype).name}; every array needs one dtype")
+                               f"{np.dtype(first.dtype).name}; every array needs one dtype")
         if a.ndim != first.ndim:
             raise InvalidValue(f"{op}: array {k} has shape {a.shape}, array 0 {first.shape}; "
-                                 "the ranks differ")
+                               "the ranks differ")
     return arrays
 
 
@@ -339,7 +339,7 @@ def concat(*data: NDArray, dim: Any = 1, num_args: Any = None,
     for k, a in enumerate(arrays):
         if any(x != y for j, (x, y) in enumerate(zip(a.shape, first.shape)) if j != axis):
             raise InvalidValue(f"concat: array {k} has shape {a.shape}, array 0 {first.shape}; "
-                                 f"they may differ only in dimension {axis}")
+                               f"they may differ only in dimension {axis}")
     shape = list(first.shape)
     shape[axis] = sum(a.shape[axis] for a in arrays)
     check_out("concat", out, shape, first.dtype, first.context)
@@ -361,7 +361,7 @@ def stack(*data: NDArray, axis: Any = 0, num_args: Any = None,
     for k, x in enumerate(arrays):
         if x.shape != first.shape:
             raise InvalidValue(f"stack: array {k} has shape {x.shape}, array 0 {first.shape}; "
-                                 "every array needs one shape")
+                               "every array needs one shape")
     shape = first.shape[:a] + (len(arrays),) + first.shape[a:]
     check_out("stack", out, shape, first.dtype, first.context)
     return invoke("stack", arrays, out=out, axis=a)
@@ -372,11 +372,11 @@ def _pad_widths(data: NDArray, pad_width: Any) -> tuple[list[int], list[int]]:
     widths = tuple(pad_width) if isinstance(pad_width, (tuple, list)) else ()
     if len(widths) != 2 * data.ndim:
         raise InvalidValue(f"pad: pad_width must hold 2 values per dimension ({2 * data.ndim}), "
-                             f"got {pad_width!r}")
+                           f"got {pad_width!r}")
     values = [integer(w, "pad: pad_width") for w in widths]
     if any(values[:4]):
         raise InvalidValue(f"pad: padding of the first two dimensions must be 0, got "
-                             f"pad_width {tuple(values)}")
+                           f"pad_width {tuple(values)}")
     return values[4::2], values[5::2]
 
 
@@ -391,14 +391,14 @@ def pad(data: NDArray, mode: str = "constant", pad_width: Any = None, constant_v
         raise InvalidValue(f"pad: mode must be one of {PAD_MODES}, got {mode!r}")
     if np.dtype(data.dtype).kind != "f":
         raise InvalidValue(f"pad: only floating point arrays are padded, got "
-                             f"{np.dtype(data.dtype).name}")
+                           f"{np.dtype(data.dtype).name}")
     before, after = _pad_widths(data, pad_width)
     spatial = data.shape[2:]
     if 0 in spatial and math.prod(data.shape[:2]):
         raise InvalidValue(f"pad: the padded dimensions must not be empty, got {data.shape}")
     if mode == "reflect" and any(max(b, a) >= n for b, a, n in zip(before, after, spatial)):
         raise InvalidValue(f"pad: reflect padding must be smaller than each padded dimension "
-                             f"{spatial}, got pad_width {tuple(pad_width)}")
+                           f"{spatial}, got pad_width {tuple(pad_width)}")
     if not isinstance(constant_value, numbers.Real) or isinstance(constant_value, bool):
         raise InvalidType(f"pad: constant_value must be a real number, got {constant_value!r}")
     value = float(constant_value)

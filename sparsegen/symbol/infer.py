@@ -18,7 +18,7 @@ from ..opnames import ELEMWISE_UNARY
 from ..ops.conv import output_size
 from ..storage_rules import storage_rule
 from .graph import Entry, Node, dtype_name, output_names, params, stype_name, topological
-from .ops import CREATION, EMBEDDINGS, SCALAR_OPS, node_runner
+from .ops import BROADCAST_BINARY, CREATION, EMBEDDINGS, SCALAR_OPS, node_runner
 
 Shape = tuple[int, ...] | None
 ShapeRule = Callable[[list[Shape], dict[str, Any]], tuple[list[Shape], Any]]
@@ -255,7 +255,7 @@ SHAPE_RULES: dict[str, ShapeRule] = {
                               "norm", "_square_sum")},
     **{op: _same for op in _ELEMWISE_SAME},
 }
-"""Shape rule by op; ``broadcast_*`` broadcast, the ``SAME_SHAPE`` ops keep their first
+"""Shape rule by op; the binary ``broadcast_*`` ops broadcast, the ``SAME_SHAPE`` ops keep their first
 input's shape, and any other op is run on zeros to see (``_evaluated``)."""
 
 
@@ -311,7 +311,7 @@ def _rule(node: Node) -> ShapeRule:
     op = node.op
     if op in SHAPE_RULES:
         return SHAPE_RULES[op]
-    if op.startswith("broadcast_"):
+    if op in BROADCAST_BINARY:
         return _broadcast
     if op.startswith("_random_"):
         return _sampler

@@ -43,7 +43,8 @@ class OpDef:
 
 _UNARY = (*ELEMWISE_UNARY_SPARSE, *ELEMWISE_UNARY_DENSE, "zeros_like", "ones_like")
 _ELEMWISE = ("elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div")
-_BROADCAST = (*STRIDED_BINARY_OPS, "minus", "plus")  # broadcast_minus / _plus: MXNet's aliases
+BROADCAST_BINARY = tuple(f"broadcast_{name}" for name in (*STRIDED_BINARY_OPS, "minus", "plus"))
+"""The binary ``broadcast_*`` ops (``broadcast_minus`` / ``_plus``: MXNet's aliases)."""
 _REDUCE = ("sum", "mean", "prod", "nansum", "nanprod", "max", "min", "norm")
 _OUTPUTS = ("LinearRegressionOutput", "LogisticRegressionOutput", "MAERegressionOutput",
             "SoftmaxOutput")
@@ -82,7 +83,7 @@ OPS: dict[str, OpDef] = {
        for name in ("LayerNorm", "InstanceNorm", "GroupNorm")},
     **{name: OpDef(name) for name in _UNARY + _REDUCE},
     **{name: OpDef(name, ("lhs", "rhs")) for name in _ELEMWISE},
-    **{f"broadcast_{name}": OpDef(f"broadcast_{name}", ("lhs", "rhs")) for name in _BROADCAST},
+    **{op: OpDef(op, ("lhs", "rhs")) for op in BROADCAST_BINARY},
     **{name: OpDef(name, ("data", "label"), ("label",)) for name in _OUTPUTS},
     **{name: OpDef(f"_{name}", (), function=name) for name in CREATION_FUNCTIONS},
 }
