@@ -17,7 +17,7 @@ from ..ndarray.storage import assign
 from ..params import flag, integer
 from .hyper import (Hyper, at_least_0, clip_bound, gradient_clip, lr_at_least_0, multipliers,
                     scheduler)
-from .inputs import check_index, state_tuple
+from .inputs import aggregated, check_index, state_tuple
 
 
 class Optimizer:
@@ -215,7 +215,13 @@ class Optimizer:
     def update_multi_precision(self, index: Any, weight: NDArray, grad: NDArray,
                                state: Any) -> None:
         """``update``, or with ``multi_precision`` and a float16 weight: update the float32
-        master copy from the gradient in float32, then round it into the weight (MXNet's)."""
+        master copy from the gradient in float32, then round it into the weight (MXNet's).
+        Lists of indices, weights, gradients and states update each weight in turn, as MXNet's
+        aggregated (``multi_*``) updates do."""
+        if isinstance(index, (list, tuple)):
+            for one in aggregated(index, weight, grad, state):
+                self.update_multi_precision(*one)
+            return
         if not (self.multi_precision and weight.dtype == np.float16):
             self.update(index, weight, grad, state)
             return

@@ -8,7 +8,7 @@ from typing import Any
 from ..errors import InvalidValue
 from ..ndarray import NDArray
 from .base import Optimizer
-from .inputs import check_index
+from .inputs import aggregated
 
 
 class Updater:
@@ -19,14 +19,18 @@ class Updater:
         self.optimizer = optimizer
         self.states: dict[Any, Any] = {}
 
-    def __call__(self, index: Any, grad: NDArray, weight: NDArray) -> None:
-        check_index(index)
-        self.optimizer._set_current_context(weight.context.device_id)
-        state = self.states.get(index)
-        if index not in self.states:
-            state = self.optimizer.create_state_multi_precision(index, weight)
-        self.optimizer.update_multi_precision(index, weight, grad, state)
-        self.states[index] = state  # kept only once an update has succeeded
+    def __call__(self, index: Any, grad: Any, weight: Any) -> None:
+        """Update ``weight`` from ``grad`` (or, given lists, each weight of an aggregated
+        update in turn)."""
+        if not isinstance(index, (list, tuple)):
+            index, grad, weight = [index], [grad], [weight]
+        steps = aggregated(index, weight, grad, [None] * len(index))
+        for i, w, g, _ in steps:
+            self.optimizer._set_current_context(w.context.device_id)
+            state = (self.states[i] if i in self.states
+                     else self.optimizer.create_state_multi_precision(i, w))
+            self.optimizer.update_multi_precision(i, w, g, state)
+            self.states[i] = state  # kept only once an update has succeeded
 
     def get_states(self, dump_optimizer: bool = False) -> bytes:
         """The states pickled (with the optimizer when ``dump_optimizer``), as MXNet's."""

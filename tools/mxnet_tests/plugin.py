@@ -13,8 +13,10 @@ from typing import Any, Iterator
 import pytest
 
 import alias
+import recorded
 
 alias.install()
+recorded.numpy_1x()  # MXNet's tests are written for numpy 1.x (np.NaN, np.product)
 
 SPARSE_WORDS = ("row_sparse", "csr", "sparse")
 """A test of test_optimizer.py is a sparse case when its source names one of these."""
