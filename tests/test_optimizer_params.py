@@ -246,7 +246,7 @@ def test_adam_count_does_not_advance_on_failures(name, kwargs):
     opt.update(0, weight, grad, state)
     for bad_grad in (mx.nd.ones((5, 2)), mx.nd.ones((4, 2), dtype="float64"), np.ones((4, 2))):
         _fails_without_change(opt, weight, bad_grad, state, "grad")
-    _fails_without_change(opt, weight, grad, state, "aggregated updates", index=[0, 1])
+    _fails_without_change(opt, weight, grad, state, "aggregated update", index=[0, 1])
     _fails_without_change(opt, weight, grad, state, "index must be an int or a name",
                           index={0: 1})
     assert opt._index_update_count == {0: 1}
@@ -273,6 +273,48 @@ def test_updater_keeps_no_state_of_a_failed_first_update():
     updater(0, mx.nd.ones((4, 2)), weight)
     assert list(updater.states) == [0]
     np.testing.assert_array_less(weight.asnumpy(), 1.0)
+
+
+def test_aggregated_updates_take_lists_as_mxnets_multi_updates():
+    # SGD with momentum, by hand: m = 0.9 m - lr g; w += m (two steps, three tensors)
+    shapes = [(3, 2), (4,), (1, 1)]
+    rng = np.random.default_rng(0)
+    w0 = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    grads = [[rng.standard_normal(s).astype(np.float32) for s in shapes] for _ in range(2)]
+    opt = mx.optimizer.SGD(learning_rate=0.1, momentum=0.9)
+    weights = [mx.nd.array(w) for w in w0]
+    states = [opt.create_state_multi_precision(i, w) for i, w in enumerate(weights)]
+    updater = mx.optimizer.get_updater(mx.optimizer.SGD(learning_rate=0.1, momentum=0.9))
+    through_updater = [mx.nd.array(w) for w in w0]
+    want, moms = [w.copy() for w in w0], [np.zeros(s, np.float32) for s in shapes]
+    for step in grads:
+        opt.update_multi_precision([0, 1, 2], weights, [mx.nd.array(g) for g in step], states)
+        updater([0, 1, 2], [mx.nd.array(g) for g in step], through_updater)
+        for k, g in enumerate(step):
+            moms[k] = 0.9 * moms[k] - 0.1 * g
+            want[k] = want[k] + moms[k]
+    for got, other, expected in zip(weights, through_updater, want):
+        np.testing.assert_allclose(got.asnumpy(), expected, rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(other.asnumpy(), expected, rtol=1e-6, atol=1e-7)
+    assert opt._index_update_count == {0: 2, 1: 2, 2: 2} and sorted(updater.states) == [0, 1, 2]
+
+
+@pytest.mark.parametrize("weights, grads, message", [
+    ([mx.nd.ones((2,))], [mx.nd.ones((2,)), mx.nd.ones((2,))],
+     "list of 2 for weight, got list of 1"),
+    ([mx.nd.ones((2,)), mx.nd.ones((3,))], [mx.nd.ones((2,)), mx.nd.ones((2,))],
+     r"weight 1 has shape \(3,\), its grad \(2,\)"),
+    (mx.nd.ones((2,)), [mx.nd.ones((2,)), mx.nd.ones((2,))], "for weight, got NDArray"),
+])
+def test_a_refused_aggregated_update_changes_no_weight(weights, grads, message):
+    opt = mx.optimizer.SGD(learning_rate=0.5)
+    listed = weights if isinstance(weights, list) else [weights]
+    before = [w.asnumpy().copy() for w in listed]
+    with pytest.raises(mx.MXNetError, match=message):
+        opt.update_multi_precision([0, 1], weights, grads, [None, None])
+    for w, b in zip(listed, before):
+        np.testing.assert_array_equal(w.asnumpy(), b)
+    assert opt._index_update_count == {}
 
 
 def test_state_count_errors_name_what_was_given():

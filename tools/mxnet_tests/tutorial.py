@@ -25,8 +25,10 @@ import contextlib
 import importlib
 import io
 import json
+import os
 import re
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -81,10 +83,16 @@ def run_cell(code: str, namespace: dict) -> str:
 
 
 def run_tutorial(path: Path, mx: Any, run: int) -> list[dict[str, Any]]:
-    """Every cell of ``path`` run in one fresh namespace, seeded for ``run``: line, output,
-    error."""
-    with recorded.seeded(mx, run):
-        return _run_cells(path, {"__name__": "__tutorial__"})
+    """Every cell of ``path`` run in one fresh namespace, seeded for ``run``, in a scratch
+    working directory (for the files it writes): line, output, error."""
+    here = Path.cwd()
+    with tempfile.TemporaryDirectory(prefix="mxnet-tutorial-") as scratch, \
+            recorded.seeded(mx, run):
+        os.chdir(scratch)
+        try:
+            return _run_cells(path.resolve(), {"__name__": "__tutorial__"})
+        finally:
+            os.chdir(here)
 
 
 def _run_cells(path: Path, namespace: dict) -> list[dict[str, Any]]:
