@@ -30,6 +30,9 @@ ALIASES = {
     "random_generalized_negative_binomial": "_random_generalized_negative_binomial",
     "random_negative_binomial": "_random_negative_binomial", "random_normal": "_random_normal",
     "random_poisson": "_random_poisson", "random_randint": "_random_randint",
+    **{f"random_pdf_{d}": f"_random_pdf_{d}" for d in (
+        "dirichlet", "exponential", "gamma", "generalized_negative_binomial",
+        "negative_binomial", "normal", "poisson", "uniform")},
     "random_uniform": "_random_uniform", "sample_exponential": "_sample_exponential",
     "sample_gamma": "_sample_gamma",
     "sample_generalized_negative_binomial": "_sample_generalized_negative_binomial",

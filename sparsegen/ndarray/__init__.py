@@ -15,7 +15,8 @@ from ..device import allocated, check_allocation
 from ..errors import InvalidType, InvalidValue, SparsegenError
 from ..formats import check_dtype, check_shape
 from . import (_internal, arith, compare, contrib, creation, dispatch, elemwise, indexing, nn,
-               normalization, optim_ops, persist, random, reduce, shape, slicing, sparse, storage)
+               normalization, optim_ops, pdf, persist, random, reduce, shape, slicing, sparse,
+               storage)
 from . import sort as sorting
 from .arith import *  # noqa: F403 - power, maximum, ..., broadcast_<op>, add_n, where
 from .compare import *  # noqa: F403 - equal, not_equal, greater, greater_equal, lesser, ...
@@ -31,6 +32,7 @@ from .ndarray import install as _install
 from .nn import *  # noqa: F403 - Embedding, FullyConnected, Activation, softmax, cast, ...
 from .normalization import *  # noqa: F403 - LayerNorm, InstanceNorm, GroupNorm
 from .optim_ops import *  # noqa: F403 - sgd_update, adam_update, rmsprop_update, ...
+from .pdf import *  # noqa: F403 - random_pdf_normal, random_pdf_gamma, ...
 from .persist import load, load_frombuffer, save
 from .random import (random_exponential, random_gamma, random_normal, random_poisson,
                      random_randint, random_uniform, shuffle)
@@ -222,7 +224,7 @@ __all__ = [
     "reset_arrays", "save", "shuffle", "sparse", "uniform",
     "waitall", "zeros", "zeros_like",
 ]
-for _module in (arith, compare, creation, elemwise, indexing, nn, normalization, optim_ops,
+for _module in (arith, compare, creation, elemwise, indexing, nn, normalization, optim_ops, pdf,
                 reduce, shape, slicing, sorting):
     __all__ += _module.__all__
 

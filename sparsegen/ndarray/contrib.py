@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import math
+import types
 from typing import Any
 
+from ..context import resolve as resolve_context
 from ..errors import SparsegenError
+from ..params import integer
+from . import elemwise, random
 from .dispatch import check_out, invoke
+from .indexing import array_arg
 from .ndarray import NDArray
 
 
@@ -46,7 +52,41 @@ def isfinite(data: NDArray) -> NDArray:
     return (abs(data) != float("inf")) * (data == data)
 
 
-__all__ = ["getnnz", "group_adagrad_update", "isfinite", "isinf", "isnan", "quadratic"]
+def log_uniform_candidates(F: Any, true_classes: Any, num_sampled: int, range_max: int,
+                           **where: Any) -> tuple[Any, Any, Any]:
+    """``rand_zipfian`` written once for ``mx.nd`` and ``mx.sym`` (``F``): ``num_sampled``
+    classes of ``[0, range_max)`` drawn with replacement from the log-uniform (Zipfian)
+    distribution ``P(c) = log((c + 2) / (c + 1)) / log(range_max + 1)``, and the expected counts
+    of ``true_classes`` and of the sampled classes in ``num_sampled`` draws (float64)."""
+    num_sampled = integer(num_sampled, "rand_zipfian: num_sampled", low=1)
+    range_max = integer(range_max, "rand_zipfian: range_max", low=1)
+    log_range = math.log(range_max + 1)
+    draws = F.random.uniform(0, log_range, shape=(num_sampled,), dtype="float64", **where)
+    sampled = (F.exp(draws) - 1).astype("int64") % range_max  # the % keeps rounding in range
+
+    def expected_count(classes: Any) -> Any:
+        c = classes.astype("float64")
+        return F.log((c + 2.0) / (c + 1.0)) / log_range * num_sampled
+
+    return sampled, expected_count(true_classes), expected_count(sampled)
+
+
+def rand_zipfian(true_classes: NDArray, num_sampled: int, range_max: int,
+                 ctx: Any = None) -> tuple[NDArray, NDArray, NDArray]:
+    """MXNet's ``mx.nd.contrib.rand_zipfian``: (sampled classes int64, expected count of each
+    true class, expected count of each sampled class), as ``log_uniform_candidates``; the
+    candidates of a sampled softmax."""
+    ctx = resolve_context(ctx)
+    true_classes = array_arg(true_classes, "true_classes", "rand_zipfian").as_in_context(ctx)
+    return log_uniform_candidates(_OPS, true_classes, num_sampled, range_max, ctx=ctx)
+
+
+_OPS = types.SimpleNamespace(random=random, exp=elemwise.exp, log=elemwise.log)
+"""The ``mx.nd`` ops ``log_uniform_candidates`` uses."""
+
+
+__all__ = ["getnnz", "group_adagrad_update", "isfinite", "isinf", "isnan", "quadratic",
+           "rand_zipfian"]
 
 # -- nn --
 from .nn import Embedding  # noqa: E402

@@ -92,6 +92,23 @@ def pick(data: NDArray, index: NDArray, axis: Any = -1, keepdims: bool = False,
     return invoke("pick", (data, index), out=out, axis=axis, mode=mode, keepdims=keepdims)
 
 
+def batch_take(a: NDArray, indices: NDArray, out: NDArray | None = None) -> NDArray:
+    """``a[i, indices[i]]`` of ``a`` seen as rows of its last axis (one index per row; ids
+    clipped to the row), as ``mxnet.nd.batch_take``: a ``pick`` along the last axis, shaped as
+    ``indices``."""
+    a, indices = array_arg(a, "a", "batch_take"), array_arg(indices, "indices", "batch_take")
+    if a.ndim == 0 or a.size != indices.size * a.shape[-1]:
+        raise InvalidValue(f"batch_take: a of shape {a.shape} must hold one row of its last "
+                           f"axis per index; indices has {indices.size}")
+    check_out("batch_take", out, indices.shape, a.dtype, a.context)
+    taken = pick(a.reshape((indices.size, a.shape[-1])), indices.reshape((indices.size,)),
+                 axis=1, mode="clip").reshape(indices.shape)
+    if out is None:
+        return taken
+    out[:] = taken
+    return out
+
+
 def _nd_table(indices: NDArray, ndim: int, op: str) -> int:
     """The number of leading axes an (m, ...) index table of ``indices`` addresses."""
     if indices.ndim < 2:
@@ -161,4 +178,4 @@ def onehot_encode(indices: NDArray, out: NDArray) -> NDArray:
     return one_hot(indices, out.shape[1], dtype=out.dtype, out=out)
 
 
-__all__ = ["gather_nd", "one_hot", "onehot_encode", "pick", "scatter_nd", "take"]
+__all__ = ["batch_take", "gather_nd", "one_hot", "onehot_encode", "pick", "scatter_nd", "take"]

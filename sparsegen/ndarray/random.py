@@ -8,11 +8,13 @@ MXNet's ``_random_*`` / ``_sample_*`` operators.
 
 from __future__ import annotations
 
+import inspect
 import numbers
 from typing import Any
 
 import numpy as np
 
+from .. import tape
 from ..context import Context
 from ..context import resolve as resolve_context
 from ..device import check_allocation, device_of
@@ -243,6 +245,12 @@ def multinomial(data: NDArray, shape: Any = None, get_prob: bool = False,
         raise InvalidValue(f"multinomial: data must have at least one outcome along its last "
                            f"axis, got shape {data.shape}")
     otype = _dtype("multinomial", dtype, MULTINOMIAL_DTYPES, None, "int32")
+    exact = (int(np.iinfo(otype).max) if otype.kind in "iu"
+             else 2 ** (np.finfo(otype).nmant + 1))
+    if data.shape[-1] - 1 > exact:
+        raise InvalidValue(f"multinomial: dtype {otype.name} cannot hold the outcome ids of "
+                           f"{data.shape[-1]} categories exactly (at most {exact}); use a "
+                           "wider dtype")
     dims = _shape("multinomial", shape, None, ())
     if not dims and data.ndim == 1:
         dims = (1,)
@@ -256,7 +264,10 @@ def multinomial(data: NDArray, shape: Any = None, get_prob: bool = False,
     picked = deliver("_sample_multinomial", samples, "default", data.context, (), outs[0])
     if not get_prob:
         return picked
-    return [picked, deliver("_sample_multinomial", logp, "default", data.context, (), outs[1])]
+    prob = deliver("_sample_multinomial", logp, "default", data.context, (), outs[1])
+    tape.record("_sample_multinomial", (dense,), [picked, prob],
+                {"samples": picked, "log_prob": prob})  # the log-probabilities differentiate
+    return [picked, prob]
 
 
 def shuffle(data: NDArray, out: NDArray | None = None, **kwargs: Any) -> NDArray:
@@ -318,5 +329,50 @@ def random_randint(low: Any, high: Any, shape: Any = None, ctx: Context | None =
     return randint(low, high, shape, dtype, ctx, out, **kwargs)
 
 
+def _like(sampler: Any) -> Any:
+    """MXNet's ``<sampler>_like(data, <parameters>)``: samples of ``sampler`` shaped, typed and
+    placed as ``data`` (number parameters only)."""
+    name = f"{sampler.__name__}_like"
+    taken = [p for p in inspect.signature(sampler).parameters.values()
+             if p.kind is p.POSITIONAL_OR_KEYWORD and p.name not in ("shape", "dtype", "ctx",
+                                                                       "out")]
+
+    def like(data: NDArray, *args: Any, out: NDArray | None = None, **kwargs: Any) -> NDArray:
+        if not isinstance(data, NDArray):
+            raise InvalidType(f"{name}: data must be an NDArray, got {type(data).__name__}")
+        values = dict(zip((p.name for p in taken), args), **kwargs)
+        _no_extra(name, {k: v for k, v in values.items() if k not in {p.name for p in taken}})
+        if any(isinstance(v, NDArray) for v in values.values()):
+            raise InvalidType(f"{name}: the parameters must be numbers (samples like data)")
+        return sampler(**values, shape=data.shape, dtype=data.dtype, ctx=data.context, out=out)
+
+    like.__name__ = like.__qualname__ = name
+    like.__doc__ = f"Samples of ``{sampler.__name__}`` of ``data``'s shape, dtype and context."
+    like.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter("data", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                           annotation="NDArray"),
+         *(p.replace(annotation="Any") for p in taken),
+         inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None,
+                           annotation="NDArray | None")],
+        return_annotation="NDArray")
+    return like
+
+
+def _exponential_of_rate(lam: Any = 1, shape: Any = None, dtype: Any = None,
+                         ctx: Context | None = None, out: NDArray | None = None) -> NDArray:
+    """``exponential`` of rate ``lam`` (``> 0``): MXNet's ``exponential_like`` takes the rate
+    where ``exponential`` takes the scale."""
+    rate = real(lam, "exponential_like: lam", low=0, low_open=True)
+    return exponential(1 / rate, shape=shape, dtype=dtype, ctx=ctx, out=out)
+
+
+_exponential_of_rate.__name__ = "exponential"
+LIKE = {f"{f.__name__}_like": _like(f) for f in (
+    uniform, normal, gamma, _exponential_of_rate, poisson, negative_binomial,
+    generalized_negative_binomial)}
+"""MXNet's ``*_like`` samplers (``mx.nd.random.uniform_like``, ...)."""
+globals().update(LIKE)
+
 __all__ = ["exponential", "gamma", "generalized_negative_binomial", "multinomial",
-           "negative_binomial", "normal", "poisson", "randint", "randn", "shuffle", "uniform"]
+           "negative_binomial", "normal", "poisson", "randint", "randn", "shuffle", "uniform",
+           *LIKE]

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import builtins
 import functools
+import sys
 import types
 from numbers import Number
 from typing import Any
 
+from .. import ndarray as nd
 from ..errors import InvalidType
 
 from . import executor, infer, ops, serialize
@@ -79,10 +81,20 @@ globals().update(ops.FUNCTIONS)
 sparse = _namespace("sparse", {**{name: ops.FUNCTIONS[name] for name in ops.SPARSE},
                                **{n: ops.make(n, s) for n, s in ops.SPARSE_ONLY.items()}},
                     ("sparse.", ""))
-contrib = _namespace("contrib", {}, ("contrib.",))
+def _rand_zipfian(true_classes: Symbol, num_sampled: int,
+                  range_max: int) -> tuple[Symbol, Symbol, Symbol]:
+    """``mx.sym.contrib.rand_zipfian``: the three Symbols (sampled classes, expected counts of
+    the true and of the sampled classes) of ``mx.nd.contrib.rand_zipfian``."""
+    return nd.contrib.log_uniform_candidates(sys.modules[__name__], true_classes, num_sampled,
+                                             range_max)
+
+
+contrib = _namespace("contrib", {"rand_zipfian": _rand_zipfian}, ("contrib.",))
 _internal = _namespace("_internal", {n: ops.make(n, s) for n, s in ops.INTERNAL.items()},
                        ("_internal.",))
-random = _namespace("random", {n: ops.make(n, s) for n, s in ops.RANDOM.items()}, ("random.",))
+random = _namespace("random", {**{n: ops.sampler(n) for n in ops.RANDOM}, "randn": ops.randn,
+                               **{n: ops.make(n, s) for n, s in ops.RANDOM_LIKE.items()}},
+                    ("random.",))
 op = _namespace("op", dict(ops.FUNCTIONS), ("",))  # MXNet's mx.sym.op: the same op functions
 maximum = _pairwise("maximum", "_maximum", "_maximum_scalar", "_maximum_scalar", builtins.max)
 minimum = _pairwise("minimum", "_minimum", "_minimum_scalar", "_minimum_scalar", builtins.min)

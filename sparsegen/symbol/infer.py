@@ -18,7 +18,8 @@ from ..opnames import ELEMWISE_UNARY
 from ..ops.conv import output_size
 from ..storage_rules import storage_rule
 from .graph import Entry, Node, dtype_name, output_names, params, stype_name, topological
-from .ops import BROADCAST_BINARY, CREATION, EMBEDDINGS, SCALAR_OPS, node_runner
+from .ops import (BROADCAST_BINARY, CREATION, EMBEDDINGS, RANDOM_LIKE, SAMPLE, SAMPLERS, SCALAR_OPS,
+                  node_runner)
 
 Shape = tuple[int, ...] | None
 ShapeRule = Callable[[list[Shape], dict[str, Any]], tuple[list[Shape], Any]]
@@ -237,12 +238,21 @@ def _sampler(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape
     return shapes, tuple(shape) if isinstance(shape, tuple) else (int(shape),)
 
 
+def _sample(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
+    """A ``_sample_`` op: the parameters' shape, then ``shape`` per distribution."""
+    known = next((s for s in shapes if s is not None), None)
+    if known is None:
+        return shapes, None
+    return [known] * len(shapes), (*known, *_sampler(shapes, p)[1]) if p.get("shape") else known
+
+
 _ELEMWISE_SAME = ("elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div", "add_n",
                   "_mod", "_power", "_equal", "_not_equal", "_greater", "_greater_equal",
                   "_lesser", "_lesser_equal")
 SHAPE_RULES: dict[str, ShapeRule] = {
     "dot": _dot, "FullyConnected": _fully_connected, "Convolution": _convolution,
     **{op: _embedding for op in EMBEDDINGS},
+    **{d.op: _sample for d in SAMPLE.values()}, **{d.op: _first for d in RANDOM_LIKE.values()},
     "Concat": _concat, "Reshape": _reshape, "transpose": _transpose,
     "expand_dims": _expand_dims, "SoftmaxOutput": _softmax_output,
     "_zeros": _sampler, "_ones": _sampler, "_full": _sampler, "LeakyReLU": _leaky_relu,
@@ -255,8 +265,8 @@ SHAPE_RULES: dict[str, ShapeRule] = {
                               "norm", "_square_sum")},
     **{op: _same for op in _ELEMWISE_SAME},
 }
-"""Shape rule by op; the binary ``broadcast_*`` ops broadcast, the ``SAME_SHAPE`` ops keep their first
-input's shape, and any other op is run on zeros to see (``_evaluated``)."""
+"""Shape rule by op; the binary ``broadcast_*`` ops broadcast, the ``SAME_SHAPE`` ops keep their
+first input's shape, and any other op is run on zeros to see (``_evaluated``)."""
 
 
 def _custom(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Any]:
@@ -313,7 +323,7 @@ def _rule(node: Node) -> ShapeRule:
         return SHAPE_RULES[op]
     if op in BROADCAST_BINARY:
         return _broadcast
-    if op.startswith("_random_"):
+    if op in SAMPLERS:
         return _sampler
     return _first if op in SAME_SHAPE else _evaluated(node)
 
@@ -378,7 +388,7 @@ def dtypes(heads: tuple, given: dict[str, Any]) -> dict[Key, str | None]:
             if node.op in EMBEDDINGS:
                 children = children[1:]
                 out = found.get(key(node.inputs[1])) or np.dtype(p.get("dtype", "float32")).name
-            elif node.op in ("Cast", *CREATION) or node.op.startswith("_random_"):
+            elif node.op in ("Cast", *CREATION, *SAMPLERS, *(d.op for d in SAMPLE.values())):
                 out = np.dtype(p.get("dtype", "float32")).name
                 children = []
             else:

@@ -120,6 +120,55 @@ RANDOM: dict[str, OpDef] = {
 }
 """``mx.sym.random``'s samplers of number parameters (no array inputs); those of arrays
 (``multinomial``, ``shuffle``) come from their ``mx.nd.random`` functions."""
+SAMPLERS = frozenset(d.op for d in RANDOM.values())
+"""Their op names (``_random_normal``; not ``_random_pdf_normal``, a density of arrays)."""
+
+
+def _parameters_of(sampler: Callable[..., Any]) -> tuple[str, ...]:
+    """A sampler's distribution parameters: its arguments before ``shape``."""
+    names = list(inspect.signature(sampler).parameters)
+    return tuple(names[:names.index("shape")])
+
+
+_ARRAY_SAMPLED = ("uniform", "normal", "exponential", "gamma", "poisson", "negative_binomial",
+                  "generalized_negative_binomial")
+SAMPLE: dict[str, OpDef] = {
+    name: OpDef(f"_sample_{name}", _parameters_of(getattr(nd.random, name)),
+                function=f"random.{name}") for name in _ARRAY_SAMPLED}
+"""The same samplers given Symbols as parameters: one draw of ``shape`` per element of the
+parameters (MXNet's ``_sample_normal``, ...)."""
+RANDOM_LIKE: dict[str, OpDef] = {
+    f"{name}_like": OpDef(f"_random_{name}_like", ("data",), function=f"random.{name}_like")
+    for name in _ARRAY_SAMPLED}
+"""``mx.sym.random.uniform_like`` ...: samples of the shape and dtype of their input."""
+
+
+def sampler(name: str) -> Callable[..., Symbol]:
+    """``mx.sym.random.<name>``: its ``_sample_`` op when a distribution parameter is a Symbol,
+    else its ``_random_`` op (parameters as numbers), as MXNet's."""
+    by_numbers = make(name, RANDOM[name])
+    by_arrays = make(name, SAMPLE[name]) if name in SAMPLE else None
+
+    def function(*args: Any, **kwargs: Any) -> Symbol:
+        names = RANDOM_PARAMETERS[name]
+        given = [*args[:len(names)], *(kwargs.get(n) for n in names[len(args):])]
+        if by_arrays is not None and any(isinstance(v, Symbol) for v in given):
+            return by_arrays(*args, **kwargs)
+        return by_numbers(*args, **kwargs)
+
+    function.__name__ = name
+    function.__doc__ = f"MXNet's ``mx.sym.random.{name}`` of numbers or Symbols."
+    return function
+
+
+RANDOM_PARAMETERS = {name: _parameters_of(getattr(nd.random, name)) for name in RANDOM}
+"""Each sampler's distribution parameters (``loc``, ``scale``), in order."""
+
+
+def randn(*shape: Any, loc: Any = 0, scale: Any = 1, **kwargs: Any) -> Symbol:
+    """``mx.sym.random.randn``: normal samples of ``shape`` (positional ints), ``loc`` and
+    ``scale`` numbers or Symbols."""
+    return sampler("normal")(loc, scale, shape=shape, **kwargs)
 
 CREATION = tuple(f"_{name}" for name in CREATION_FUNCTIONS)
 """The ops that create an array from their attributes alone (``mx.sym.zeros(shape)``)."""
@@ -183,7 +232,7 @@ def canonical(op: str) -> str:
 def definition(op: str) -> OpDef | None:
     """The op named ``op`` in a graph (MXNet's name; None for the operators' ops): a table
     entry, else generated from the ``mx.nd`` function of that name."""
-    for table in (OPS, INTERNAL, SPARSE_ONLY, RANDOM):
+    for table in (OPS, INTERNAL, SPARSE_ONLY, RANDOM, SAMPLE, RANDOM_LIKE):
         for found in table.values():
             if found.op == op:
                 return found
@@ -223,7 +272,7 @@ def node_runner(node: Node) -> Callable[[list[Any], Context], Any]:
     if spec.variadic:
         p.pop("num_args", None)
         return lambda inputs, ctx: function(*inputs, **p)
-    if node.op.startswith("_random_") or node.op in CREATION:
+    if node.op in SAMPLERS or node.op in CREATION:
         p.pop("ctx", None)  # the executor's context, as MXNet's
         return lambda inputs, ctx: function(ctx=ctx, **p)
     names = spec.inputs

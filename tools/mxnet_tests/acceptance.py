@@ -124,7 +124,8 @@ def main() -> int:
                              "with --mxnet-python, read instead of one without it")
     parser.add_argument("tests", nargs="?", type=Path, default=DEFAULT_TESTS)
     parser.add_argument("--files", nargs="+", default=list(FILES))
-    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per test")
+    parser.add_argument("--timeout", type=float, default=900.0,
+                        help="seconds per test (MXNet takes 475 s for test_multilamb here)")
     parser.add_argument("--status", type=Path, help="also write the table there (markdown)")
     args = parser.parse_args()
     if args.mxnet_python:

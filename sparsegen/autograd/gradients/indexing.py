@@ -84,6 +84,18 @@ def _topk(node: Node, out_grads: list[Any]) -> tuple[Any]:
     return (_scatter_lines(x, ids, out_grads[0], p["axis"]),)
 
 
+@gradient("_sample_multinomial")
+def _multinomial(node: Node, out_grads: list[Any]) -> tuple[Any]:
+    """The log-probability output's gradient, as MXNet's: each draw adds its gradient over the
+    probability it was drawn with to that outcome (one-hot rows summed over the draws)."""
+    x, p = node.inputs[0], node.params
+    lines = (*x.shape[:-1], -1)
+    ids, logp = p["samples"].reshape(lines), p["log_prob"].reshape(lines)
+    share = densified(out_grads[1]).reshape(lines) / nd.exp(logp)
+    hits = nd.one_hot(ids, depth=x.shape[-1], dtype=x.dtype)
+    return (nd.sum(nd.broadcast_mul(hits, nd.expand_dims(share, axis=-1)), axis=-2),)
+
+
 @gradient("retain")
 def _retain(node: Node, out_grads: list[Any]) -> tuple[Any]:
     x, g = node.inputs[0], out_grads[0]
