@@ -209,7 +209,7 @@ def check(names: list[str], timeout: float, status: Path | None) -> int:
         outcome = "same lines and statistics" if difference is None else f"differs: {difference}"
         bad += difference is not None
         print(f"{name}: {outcome}\n{log}")
-        final = [line.split(" ", 2)[-1].strip() for line in log.splitlines() if "epoch" in line]
+        final = [line[line.index("epoch"):].strip() for line in log.splitlines() if "epoch" in line]
         rows.append(f"| {name} | {' '.join(EXAMPLES[name].args)} | {checked} | {outcome} | "
                     f"{final[-1] if final else ''} |")
     table = ["| program | arguments | statistics compared | outcome | its last epoch's line on "
