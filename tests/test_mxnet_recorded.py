@@ -20,6 +20,8 @@ def test_exact_output_must_match_number_for_number():
     assert "word 0" in recorded.compare("[1. 2.]\n<CSRNDArray 2 @cpu(0)>\n", runs)
     assert "numbers" in recorded.compare("[1. 2. 3.]\n<NDArray 2 @cpu(0)>\n", runs)
     assert recorded.compare("nan inf", ["nan inf"]) is None
+    assert recorded.compare("<class 'sparsegen.ndarray.sparse.CSRNDArray'>",
+                            ["<class 'mxnet.ndarray.sparse.CSRNDArray'>"]) is None
     assert recorded.compare("nan -inf", ["nan inf"]) is not None
 
 

@@ -91,7 +91,9 @@ def _close(got: float, want: float, low: float, high: float) -> bool:
 
 
 def compare(got: str, runs: Sequence[str]) -> str | None:
-    """None when ``got`` matches MXNet's outputs ``runs`` (one per run), else what differs."""
+    """None when ``got`` matches MXNet's outputs ``runs`` (one per run), else what differs.
+    Module paths in ``got`` are read under MXNet's names (``mxnet.X`` is ``sparsegen.X``)."""
+    got = got.replace("sparsegen.", "mxnet.")
     want = runs[0]
     if words(got) != words(want):
         return _first_difference(words(got), words(want), "word")
