@@ -15,8 +15,10 @@ __all__ = ["amp", "autograd", "nd", "ndarray", "sym", "symbol"]
 
 def __getattr__(name: str) -> ModuleType:
     """``mx.contrib.nd`` is ``mx.nd.contrib``, ``mx.contrib.sym`` is ``mx.sym.contrib``."""
-    if name in ("amp", "autograd"):
-        return importlib.import_module(f"{__name__}.{name}")
+    if name == "amp":
+        return importlib.import_module(f"{__name__}.amp")
+    if name == "autograd":
+        return importlib.import_module(f"{__name__}.autograd")
     if name in _ALIASES:
         return importlib.import_module(f"sparsegen.{_ALIASES[name]}").contrib
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
