@@ -81,6 +81,8 @@ globals().update(ops.FUNCTIONS)
 sparse = _namespace("sparse", {**{name: ops.FUNCTIONS[name] for name in ops.SPARSE},
                                **{n: ops.make(n, s) for n, s in ops.SPARSE_ONLY.items()}},
                     ("sparse.", ""))
+
+
 def _rand_zipfian(true_classes: Symbol, num_sampled: int,
                   range_max: int) -> tuple[Symbol, Symbol, Symbol]:
     """``mx.sym.contrib.rand_zipfian``: the three Symbols (sampled classes, expected counts of

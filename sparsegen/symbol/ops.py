@@ -130,8 +130,7 @@ def _parameters_of(sampler: Callable[..., Any]) -> tuple[str, ...]:
     return tuple(names[:names.index("shape")])
 
 
-_ARRAY_SAMPLED = ("uniform", "normal", "exponential", "gamma", "poisson", "negative_binomial",
-                  "generalized_negative_binomial")
+_ARRAY_SAMPLED = tuple(name for name in RANDOM if name != "randint")  # randint: numbers only
 SAMPLE: dict[str, OpDef] = {
     name: OpDef(f"_sample_{name}", _parameters_of(getattr(nd.random, name)),
                 function=f"random.{name}") for name in _ARRAY_SAMPLED}
@@ -169,6 +168,7 @@ def randn(*shape: Any, loc: Any = 0, scale: Any = 1, **kwargs: Any) -> Symbol:
     """``mx.sym.random.randn``: normal samples of ``shape`` (positional ints), ``loc`` and
     ``scale`` numbers or Symbols."""
     return sampler("normal")(loc, scale, shape=shape, **kwargs)
+
 
 CREATION = tuple(f"_{name}" for name in CREATION_FUNCTIONS)
 """The ops that create an array from their attributes alone (``mx.sym.zeros(shape)``)."""
