@@ -260,3 +260,57 @@ def test_dlpack_capsules_share_memory(dtype, shape):
         assert a.asnumpy().ravel()[0] == 7  # the same memory
     with pytest.raises(mx.MXNetError, match="dlpack must be a DLPack capsule"):
         mx.nd.from_dlpack([1, 2])
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**31), st.lists(st.integers(1, 5), min_size=1, max_size=3),
+       st.booleans())
+def test_slice_assign_is_numpys_slice_assignment(seed, shape, scalar):
+    rng = np.random.default_rng(seed)
+    lead = int(rng.integers(1, len(shape) + 1))
+    begin = [int(rng.integers(-n, n)) if rng.random() < 0.8 else None for n in shape[:lead]]
+    end = [int(rng.integers(-n, n + 1)) if rng.random() < 0.8 else None for n in shape[:lead]]
+    step = [int(rng.choice([-2, -1, 1, 2])) for _ in range(lead)]
+    x = rng.standard_normal(shape).astype(np.float32)
+    key = tuple(slice(b, e, s) for b, e, s in zip(begin, end, step))
+    want = x.copy()
+    value = 3.5 if scalar else rng.standard_normal(x[key].shape).astype(np.float32)
+    want[key] = value
+    lhs = mx.nd.array(x)
+    if scalar:
+        got = mx.nd._internal._crop_assign_scalar(lhs, scalar=value, begin=begin, end=end,
+                                                  step=step)
+    else:
+        got = mx.nd._internal._slice_assign(lhs, mx.nd.array(value), begin=begin, end=end,
+                                            step=step)
+    np.testing.assert_array_equal(got.asnumpy(), want)
+    np.testing.assert_array_equal(lhs.asnumpy(), x)  # a new array unless out= says otherwise
+    mx.nd._internal._slice_assign_scalar(lhs, scalar=-1.0, begin=begin, end=end, step=step,
+                                         out=lhs)
+    want = x.copy()
+    want[key] = -1.0
+    np.testing.assert_array_equal(lhs.asnumpy(), want)
+
+
+def test_a_refused_slice_assign_changes_nothing():
+    lhs, out = mx.nd.ones((2, 3)), mx.nd.zeros((2, 3))
+    with pytest.raises(ValueError, match=r"rhs has shape \(1, 3\).* has shape \(2, 1\)"):
+        mx.nd._internal._slice_assign(lhs, mx.nd.ones((1, 3)), begin=(0, 0), end=(2, 1),
+                                      out=out)
+    np.testing.assert_array_equal(out.asnumpy(), 0)
+    with pytest.raises(mx.MXNetError, match="step\\[0\\] cannot be 0"):
+        mx.nd._internal._slice_assign_scalar(lhs, scalar=1, begin=(0,), end=(1,), step=(0,))
+
+
+def test_fill_element_0index_sets_one_element_per_row():
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    values, ids = np.array([7, 8, 9], np.float32), np.array([0, 3, 9])  # 9: past the row
+    want = x.copy()
+    want[[0, 1], [0, 3]] = [7, 8]
+    got = mx.nd.fill_element_0index(mx.nd.array(x), mx.nd.array(values), mx.nd.array(ids))
+    np.testing.assert_array_equal(got.asnumpy(), want)
+    x[0, 0] = np.nan  # a replaced nan is replaced, not propagated
+    got = mx.nd.fill_element_0index(mx.nd.array(x), mx.nd.array(values), mx.nd.array(ids))
+    np.testing.assert_array_equal(got.asnumpy()[0], [7, 1, 2, 3])
+    with pytest.raises(ValueError, match=r"mhs \(2,\)"):
+        mx.nd.fill_element_0index(mx.nd.array(x), mx.nd.array([1.0, 2.0]), mx.nd.array(ids))

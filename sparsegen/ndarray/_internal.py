@@ -16,6 +16,8 @@ from .elemwise import INTERNAL_UNARY_OPS
 from .reduce import square_sum as _square_sum
 # -- loss --
 from .nn import _sigmoid_bce, _sigmoid_bce_grad
+# -- slicing --
+from .slicing import _slice_assign, _slice_assign_scalar
 # -- scatter --
 from .scatter import _scatter_elemwise_div, _scatter_minus_scalar, _scatter_plus_scalar
 
@@ -66,5 +68,6 @@ globals().update(UNION_FUNCTIONS)
 globals().update(INTERNAL_UNARY_OPS)
 
 __all__ = [*SCALAR_OPS, *ARRAY_OPS, "_scatter_elemwise_div", "_scatter_minus_scalar",
-           "_scatter_plus_scalar", "_sigmoid_bce", "_sigmoid_bce_grad", "_square_sum",
+           "_scatter_plus_scalar", "_sigmoid_bce", "_sigmoid_bce_grad", "_slice_assign",
+           "_slice_assign_scalar", "_square_sum",
            *UNION_FUNCTIONS, *INTERNAL_UNARY_OPS]

@@ -16,6 +16,8 @@ import numpy as np
 from ..errors import InvalidIndex, InvalidType, InvalidValue
 from ..formats import check_dtype
 from ..params import flag, integer
+from . import arith
+from . import shape as shapes
 from .dispatch import check_out, invoke
 from .elemwise import _cast_scalar
 from .ndarray import NDArray
@@ -109,6 +111,22 @@ def batch_take(a: NDArray, indices: NDArray, out: NDArray | None = None) -> NDAr
     return out
 
 
+def fill_element_0index(lhs: NDArray, mhs: NDArray, rhs: NDArray,
+                        out: NDArray | None = None) -> NDArray:
+    """``lhs`` with ``lhs[i, rhs[i]]`` set to ``mhs[i]`` in each row ``i`` (an id outside the row
+    sets nothing), as ``mxnet.nd.fill_element_0index``."""
+    op = "fill_element_0index"
+    lhs, mhs, rhs = (array_arg(lhs, "lhs", op), array_arg(mhs, "mhs", op),
+                     array_arg(rhs, "rhs", op))
+    if lhs.ndim != 2 or mhs.shape != (lhs.shape[0],) or rhs.shape != (lhs.shape[0],):
+        raise InvalidValue(f"{op}: lhs must be a matrix and mhs and rhs hold one value per row; "
+                           f"got lhs {lhs.shape}, mhs {mhs.shape}, rhs {rhs.shape}")
+    hits = one_hot(rhs, lhs.shape[1], dtype=lhs.dtype)
+    values = shapes.broadcast_like(mhs.astype(lhs.dtype).reshape((lhs.shape[0], 1)), lhs)
+    check_out(op, out, lhs.shape, lhs.dtype, lhs.context)
+    return arith.where(hits, values, lhs, out=out)
+
+
 def _nd_table(indices: NDArray, ndim: int, op: str) -> int:
     """The number of leading axes an (m, ...) index table of ``indices`` addresses."""
     if indices.ndim < 2:
@@ -178,4 +196,4 @@ def onehot_encode(indices: NDArray, out: NDArray) -> NDArray:
     return one_hot(indices, out.shape[1], dtype=out.dtype, out=out)
 
 
-__all__ = ["batch_take", "gather_nd", "one_hot", "onehot_encode", "pick", "scatter_nd", "take"]
+__all__ = ["batch_take", "fill_element_0index", "gather_nd", "one_hot", "onehot_encode", "pick", "scatter_nd", "take"]

@@ -15,7 +15,7 @@ from .. import tape
 from ..device import DeviceArray
 from ..errors import InvalidValue, SparsegenError
 from ..ops.strided import View, contiguous_strides
-from ..params import flag, integer, items
+from ..params import flag, integer, items, real
 from .ndarray import NDArray
 from .dispatch import check_out, invoke
 from .shape import _axes, _axis, _data, _int
@@ -47,22 +47,63 @@ def slice(data: NDArray, begin: Any, end: Any, step: Any = None,  # noqa: A001 -
     bounds are clipped as Python's), as ``mxnet.nd.slice``; a csr matrix sliced without
     ``step`` stays csr."""
     data = _data(data, "slice")
+    key = _key("slice", data, begin, end, step)
+    ranges = [part.indices(data.shape[k]) for k, part in enumerate(key)]
+    return _sliced("slice", data, ranges, step is None, out)
+
+
+def _key(op: str, data: NDArray, begin: Any, end: Any, step: Any) -> tuple[builtins.slice, ...]:
+    """MXNet's ``begin`` / ``end`` / ``step`` (``None`` entries take the defaults) as the Python
+    slices of ``data``'s leading dimensions they name."""
     starts = _optional(begin, "begin", 0)
     stops = _optional(end, "end", 0)
     if len(starts) != len(stops):
-        raise SparsegenError(f"slice: begin {tuple(starts)} and end {tuple(stops)} differ in length")
+        raise SparsegenError(f"{op}: begin {tuple(starts)} and end {tuple(stops)} differ in "
+                             "length")
     if len(starts) > data.ndim:
-        raise SparsegenError(f"slice: begin {tuple(starts)} has more entries than data has "
+        raise SparsegenError(f"{op}: begin {tuple(starts)} has more entries than data has "
                              f"dimensions ({data.shape})")
     steps = _optional(step, "step", len(starts)) if step is not None else [None] * len(starts)
     if step is not None and len(steps) != len(starts):
-        raise SparsegenError(f"slice: step {tuple(steps)} and begin differ in length")
-    ranges = []
-    for k, (b, e, s) in enumerate(zip(starts, stops, steps)):
+        raise SparsegenError(f"{op}: step {tuple(steps)} and begin differ in length")
+    for k, s in enumerate(steps):
         if s == 0:
-            raise SparsegenError(f"slice: step[{k}] cannot be 0")
-        ranges.append(builtins.slice(b, e, s).indices(data.shape[k]))
-    return _sliced("slice", data, ranges, step is None, out)
+            raise SparsegenError(f"{op}: step[{k}] cannot be 0")
+    return tuple(builtins.slice(b, e, s) for b, e, s in zip(starts, stops, steps))
+
+
+def _slice_assign(lhs: NDArray, rhs: NDArray, begin: Any, end: Any, step: Any = None,
+                  out: NDArray | None = None) -> NDArray:
+    """``lhs`` with its ``slice(begin, end, step)`` replaced by ``rhs`` (of that slice's shape),
+    written into ``out`` (which may be ``lhs``), as MXNet's ``_slice_assign`` / ``_crop_assign``."""
+    lhs, rhs = _data(lhs, "_slice_assign"), _data(rhs, "_slice_assign")
+    key = _key("_slice_assign", lhs, begin, end, step)
+    sliced = (*(len(range(*part.indices(n))) for part, n in zip(key, lhs.shape)),
+              *lhs.shape[len(key):])
+    if rhs.shape != sliced:
+        raise InvalidValue(f"_slice_assign: rhs has shape {rhs.shape}; the slice begin={begin} "
+                           f"end={end} of lhs {lhs.shape} has shape {sliced}")
+    return _assigned("_slice_assign", lhs, key, rhs, out)
+
+
+def _slice_assign_scalar(data: NDArray, scalar: Any = 0, begin: Any = (), end: Any = (),
+                         step: Any = None, out: NDArray | None = None) -> NDArray:
+    """``data`` with its ``slice(begin, end, step)`` set to ``scalar``, as MXNet's
+    ``_slice_assign_scalar`` / ``_crop_assign_scalar``."""
+    data = _data(data, "_slice_assign_scalar")
+    key = _key("_slice_assign_scalar", data, begin, end, step)
+    return _assigned("_slice_assign_scalar", data, key, real(scalar, "scalar"), out)
+
+
+def _assigned(op: str, data: NDArray, key: tuple[builtins.slice, ...], value: Any,
+              out: NDArray | None) -> NDArray:
+    """``data`` (copied into ``out``, or a new array) with ``key`` set to ``value``."""
+    check_out(op, out, data.shape, data.dtype, data.context)
+    target = data.copy() if out is None else out
+    if target is not data:
+        target[:] = data
+    target[key] = value
+    return target
 
 
 def _sliced(op: str, data: NDArray, ranges: list[tuple[int, int, int]], plain: bool,
