@@ -61,11 +61,12 @@ class Trainer:
     def __init__(self, params: Any, optimizer: Any, optimizer_params: dict | None = None,
                  kvstore: Any = "device", compression_params: dict | None = None,
                  update_on_kvstore: bool | None = None) -> None:
-        if kvstore is not None and not isinstance(kvstore, kvs.KVStore):
+        if kvstore is not None and not isinstance(kvstore, kvs.KVStoreBase):
             if not isinstance(kvstore, str):
                 raise InvalidType(f"Trainer: kvstore must be a KVStore, a type string or None, "
                                   f"got {type(kvstore).__name__}")
-            kvs.check_type(kvstore)
+            if kvstore not in kvs.KVStoreBase.kv_registry:
+                kvs.check_type(kvstore)
         if compression_params is not None:  # checked now, set on the kvstore once picked
             GradientCompression.from_params(compression_params)
         self._compression_params = compression_params
@@ -130,7 +131,7 @@ class Trainer:
         spec, flag = self._kv_config
         devices = max(len(p.list_ctx()) for p in self._params) if self._params else 1
         sparse_weight = any(p.stype != "default" for p in self._params)
-        if isinstance(spec, kvs.KVStore):
+        if isinstance(spec, kvs.KVStoreBase):
             store = spec
         elif spec is None:
             store = kvs.create("local") if sparse_weight else None
@@ -153,10 +154,20 @@ class Trainer:
             update = bool(flag)
         else:
             update = distributed or not sparse_grad
+        if update and not store.is_capable(kvs.KVStoreBase.OPTIMIZER):
+            if flag or sparse_weight:  # MXNet refuses it here, in _init_kvstore
+                raise InvalidValue(f"Please set update_on_kvstore=False when training with "
+                                   f"{type(store).__name__} (kvstore {store.type!r} runs no "
+                                   "optimizer" + (", and row_sparse weights need one)"
+                                                  if sparse_weight else ")"))
+            update = False
         if store is not None and self._compression_params is not None:
             store.set_gradient_compression(self._compression_params)
         if store is not None and update:
-            store.set_updater(self._updaters[0])
+            if isinstance(store, kvs.KVStore):
+                store.set_updater(self._updaters[0])
+            else:
+                store.set_optimizer(self._optimizer)
         self._kvstore, self._update_on_kvstore, self._kv_initialized = (
             store, update if store is not None else None, True)
 
@@ -172,7 +183,11 @@ class Trainer:
         """``param``'s key in the kvstore, initialized from its data on first use."""
         index = self._param2idx[param.name]
         if index not in self._kv_keys:
-            self._kvstore.init(index, param._check_and_get(param._data, list)[0])
+            arrays = param._check_and_get(param._data, list)
+            if isinstance(self._kvstore, kvs.KVStore):
+                self._kvstore.init(index, arrays[0])
+            else:  # a registered store type: MXNet's KVStoreBase interface
+                self._kvstore.broadcast(index, arrays[0], out=arrays)
             self._kv_keys.add(index)
         return index
 
@@ -252,10 +267,14 @@ class Trainer:
             return
         with autograd.pause():
             for param in self._params:
-                if param.grad_req != "null":
-                    key = self._key(param)
+                if param.grad_req == "null":
+                    continue
+                key = self._key(param)
+                if isinstance(self._kvstore, kvs.KVStore):
                     self._kvstore.push(key, param.list_grad())
                     self._kvstore.pull(key, out=param.list_grad(), ignore_sparse=False)
+                else:
+                    self._kvstore.pushpull(key, param.list_grad())
 
     def _fresh(self, param: Parameter, ignore_stale_grad: bool) -> list[bool]:
         """Whether each copy of ``param`` has a fresh gradient; a stale one raises unless

@@ -5,6 +5,7 @@ spellings, docs/distributed.md)."""
 from __future__ import annotations
 
 from ..errors import InvalidType, InvalidValue
+from .base import KVStoreBase, TestStore
 from .kvstore import KVStore
 
 LOCAL_TYPES = ("local", "device", "local_allreduce_cpu", "local_allreduce_device",
@@ -30,9 +31,12 @@ def check_type(name: object) -> str:
     return name
 
 
-def create(name: str = "local", timeout: float | None = None) -> KVStore:
+def create(name: str = "local", timeout: float | None = None) -> KVStoreBase:
     """A new KVStore of type ``name``, as ``mx.kv.create``; a distributed one waits at most
-    ``timeout`` seconds (default ``$SPARSEGEN_KV_TIMEOUT`` or 60) for the other workers."""
+    ``timeout`` seconds (default ``$SPARSEGEN_KV_TIMEOUT`` or 60) for the other workers; a type
+    registered with ``KVStoreBase.register`` (``'teststore'``) is made by its class."""
+    if isinstance(name, str) and name in KVStoreBase.kv_registry:
+        return KVStoreBase.kv_registry[name]()
     if check_type(name) in LOCAL_TYPES:
         if timeout is not None:
             raise InvalidValue(f"kvstore: timeout is for the distributed types, not {name!r}")
@@ -42,4 +46,5 @@ def create(name: str = "local", timeout: float | None = None) -> KVStore:
     return DistKVStore(name, timeout)
 
 
-__all__ = ["DIST_TYPES", "KVStore", "LOCAL_TYPES", "TYPES", "check_type", "create"]
+__all__ = ["DIST_TYPES", "KVStore", "KVStoreBase", "LOCAL_TYPES", "TYPES", "TestStore",
+           "check_type", "create"]

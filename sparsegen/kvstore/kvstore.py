@@ -14,6 +14,7 @@ from ..ndarray import sparse as _sparse
 from ..ndarray.storage import assign
 from ..optimizer import Optimizer, get_updater
 from ..optimizer.updater import Updater
+from .base import KVStoreBase
 from .compression import GradientCompression
 
 Key = int | str
@@ -40,7 +41,7 @@ def _pairs(key: Any, value: Any, what: str) -> list[tuple[Key, list[NDArray]]]:
     return [(key, arrays)]
 
 
-class KVStore:
+class KVStore(KVStoreBase):
     """A store of arrays by key on one machine, as ``mxnet.kvstore.KVStore`` of type
     ``local`` or ``device`` (create one with ``mx.kv.create``)."""
 
