@@ -16,6 +16,7 @@ that vary more, or not at all (draws, which may coincide), are not compared ther
 from __future__ import annotations
 
 import contextlib
+import datetime
 import math
 import random
 import re
@@ -55,6 +56,14 @@ def numpy_1x() -> None:
     for old, new in NUMPY_1X.items():
         if not hasattr(np, old):
             setattr(np, old, getattr(np, new))
+
+
+def heading(title: str) -> str:
+    """A status file's first line: ``title``, the time (UTC) and the CPU it ran on."""
+    from sparsegen.bench.harness import cpu_description
+
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return f"# {title} ({stamp}, {cpu_description()})\n\n"
 
 
 @contextlib.contextmanager
