@@ -8,7 +8,7 @@ from typing import Any
 from ..errors import InvalidValue
 from ..ndarray import NDArray
 from .base import Optimizer
-from .inputs import aggregated
+from .inputs import aggregated, check_index
 
 
 class Updater:
@@ -22,9 +22,11 @@ class Updater:
     def __call__(self, index: Any, grad: Any, weight: Any) -> None:
         """Update ``weight`` from ``grad`` (or, given lists, each weight of an aggregated
         update in turn)."""
-        if not isinstance(index, (list, tuple)):
-            index, grad, weight = [index], [grad], [weight]
-        steps = aggregated(index, weight, grad, [None] * len(index))
+        if isinstance(index, (list, tuple)):
+            steps = aggregated(index, weight, grad, [None] * len(index))
+        else:
+            check_index(index)
+            steps = [(index, weight, grad, None)]
         for i, w, g, _ in steps:
             self.optimizer._set_current_context(w.context.device_id)
             state = (self.states[i] if i in self.states
