@@ -214,11 +214,8 @@ def check(names: list[str], timeout: float, status: Path | None) -> int:
                     f"{final[-1] if final else ''} |")
     table = ["| program | arguments | statistics compared | outcome | its last epoch's line on "
              "sparsegen |", "|---|---|---:|---|---|", *rows]
-    print("\n".join(table))
-    if status is not None:
-        status.write_text(recorded.heading("MXNet 1.9.1's example/sparse programs on "
-                                           "sparsegen against MXNet's recorded logs")
-                          + "\n".join(table) + "\n")
+    recorded.report("MXNet 1.9.1's example/sparse programs on sparsegen against MXNet's "
+                    "recorded logs", table, status)
     return 1 if bad else 0
 
 

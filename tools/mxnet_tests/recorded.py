@@ -66,6 +66,14 @@ def heading(title: str) -> str:
     return f"# {title} ({stamp}, {cpu_description()})\n\n"
 
 
+def report(title: str, table: list[str], status: Any) -> None:
+    """Print ``table`` (markdown lines); write it under ``heading(title)`` to the file
+    ``status`` when given."""
+    print("\n".join(table))
+    if status is not None:
+        status.write_text(heading(title) + "\n".join(table) + "\n")
+
+
 @contextlib.contextmanager
 def seeded(mx: Any, run: int) -> Iterator[None]:
     """Seed Python's and numpy's generators with ``SEED`` and ``mx.random`` with ``SEED + run``;

@@ -172,11 +172,8 @@ def check(paths: list[Path], status: Path | None) -> int:
     table = ["| tutorial | cells | same output | same words and statistics (output changes with "
              "mx.random's seed) | a documented difference | differ or fail |",
              "|---|---:|---:|---:|---:|---:|", *lines]
-    print("\n".join(table))
-    if status is not None:
-        status.write_text(recorded.heading("MXNet 1.9.1's sparse tutorials on sparsegen, cell "
-                                           "by cell, against MXNet's recorded output")
-                          + "\n".join(table) + "\n")
+    recorded.report("MXNet 1.9.1's sparse tutorials on sparsegen, cell by cell, against "
+                    "MXNet's recorded output", table, status)
     return 1 if bad else 0
 
 
