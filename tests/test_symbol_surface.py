@@ -215,3 +215,27 @@ def test_broadcast_ops_infer_their_own_shapes(make, shape):
     got = exe.forward(x=mx.nd.array(x))[0].asnumpy()
     want = np.broadcast_to(x, shape) if shape[0] != 6 else x + np.ones((6, 1))
     np.testing.assert_array_equal(got, want)
+
+
+def test_a_consumers_shape_passes_back_through_same_shape_ops():
+    # FullyConnected names its weight's shape (11, 100); the identity and the relu before it
+    # keep shapes, so the variables behind them get it (MXNet's test_backward_infer)
+    w, shift, data = mx.sym.var("w"), mx.sym.var("shift", shape=(1,)), mx.sym.var("data")
+    tied = mx.sym._internal._identity_with_attr_like_rhs(mx.sym.broadcast_add(w, shift), w)
+    net = mx.sym.FullyConnected(data=data, weight=mx.sym.relu(tied), num_hidden=11,
+                                no_bias=True)
+    args, outs, _ = net.infer_shape(data=(7, 100))
+    assert dict(zip(net.list_arguments(), args)) == {"data": (7, 100), "w": (11, 100),
+                                                     "shift": (1,)}
+    assert outs == [(7, 11)]
+    rng = np.random.default_rng(0)
+    x, wv = (rng.standard_normal(s).astype(np.float32) for s in ((7, 100), (11, 100)))
+    exe = net.simple_bind(mx.cpu(), data=(7, 100))
+    got = exe.forward(data=mx.nd.array(x), w=mx.nd.array(wv), shift=mx.nd.array([0.25]))[0]
+    np.testing.assert_allclose(got.asnumpy(), x @ np.maximum(wv + 0.25, 0).T, rtol=1e-5,
+                               atol=1e-5)
+    with pytest.raises(mx.MXNetError, match="needs"):  # a consumer contradicting a producer
+        mx.sym.FullyConnected(data=data, weight=mx.sym.relu(mx.sym.var("v", shape=(3, 4))),
+                              num_hidden=11, no_bias=True).infer_shape(data=(7, 100))
+    with pytest.raises(ValueError, match=r"lhs has shape \(2,\), rhs \(3,\)"):
+        mx.nd._internal._identity_with_attr_like_rhs(mx.nd.ones((2,)), mx.nd.ones((3,)))

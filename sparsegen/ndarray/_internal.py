@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..errors import InvalidType, InvalidValue
 from .ndarray import NDArray
 
 # -- arith --
@@ -63,11 +64,22 @@ def _array_op(name: str, compute: Callable[[Any, Any], Any]) -> Callable[..., An
 
 
 globals().update({name: _scalar_op(name, f) for name, f in SCALAR_OPS.items()})
+def _identity_with_attr_like_rhs(lhs: NDArray, rhs: NDArray) -> NDArray:
+    """``lhs`` (a copy), which MXNet's graphs use to give it ``rhs``'s shape and dtype: in a
+    symbol, shape inference then passes shapes between the two (``rhs`` gets no gradient)."""
+    if not isinstance(lhs, NDArray) or not isinstance(rhs, NDArray):
+        raise InvalidType("_identity_with_attr_like_rhs: lhs and rhs must be NDArrays")
+    if lhs.shape != rhs.shape:
+        raise InvalidValue(f"_identity_with_attr_like_rhs: lhs has shape {lhs.shape}, rhs "
+                           f"{rhs.shape}")
+    return lhs.copy()
+
+
 globals().update({name: _array_op(name, f) for name, f in ARRAY_OPS.items()})
 globals().update(UNION_FUNCTIONS)
 globals().update(INTERNAL_UNARY_OPS)
 
-__all__ = [*SCALAR_OPS, *ARRAY_OPS, "_scatter_elemwise_div", "_scatter_minus_scalar",
+__all__ = [*SCALAR_OPS, *ARRAY_OPS, "_identity_with_attr_like_rhs", "_scatter_elemwise_div", "_scatter_minus_scalar",
            "_scatter_plus_scalar", "_sigmoid_bce", "_sigmoid_bce_grad", "_slice_assign",
            "_slice_assign_scalar", "_square_sum",
            *UNION_FUNCTIONS, *INTERNAL_UNARY_OPS]

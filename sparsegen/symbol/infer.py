@@ -49,6 +49,10 @@ def _first(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
     return shapes, shapes[0]
 
 
+SAME_SHAPE_RULES = (_same, _first)
+"""Rules whose inputs have their output's shape: a consumer's shape for the output (a
+``FullyConnected`` naming its weight's) passes back to the inputs."""
+
 def _broadcast(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
     if None in shapes:
         return shapes, None
@@ -263,7 +267,7 @@ SHAPE_RULES: dict[str, ShapeRule] = {
                                   "MAERegressionOutput")},
     **{op: _reduce for op in ("sum", "mean", "prod", "nansum", "nanprod", "max", "min",
                               "norm", "_square_sum")},
-    **{op: _same for op in _ELEMWISE_SAME},
+    **{op: _same for op in (*_ELEMWISE_SAME, "_identity_with_attr_like_rhs")},
 }
 """Shape rule by op; the binary ``broadcast_*`` ops broadcast, the ``SAME_SHAPE`` ops keep their
 first input's shape, and any other op is run on zeros to see (``_evaluated``)."""
@@ -353,9 +357,12 @@ def shapes(heads: tuple, given: dict[str, Any]) -> dict[Key, Shape]:
             if node.is_variable:
                 continue
             inputs = [found.get(key(entry)) for entry in node.inputs]
-            filled, out = rules[id(node)](inputs, params(node))
+            rule, known = rules[id(node)], found.get((id(node), 0))
+            seen = ([known if s is None else s for s in inputs]  # the output's shape
+                    if known is not None and rule in SAME_SHAPE_RULES else inputs)
+            filled, out = rule(seen, params(node))
             for (child, index), before, after in zip(node.inputs, inputs, filled):
-                if before is None and after is not None and child.is_variable:
+                if before is None and after is not None:  # a variable, or another op's output
                     found[id(child), index], changed = tuple(after), True
                 elif before is not None and after is not None and tuple(after) != before:
                     raise InvalidValue(f"infer_shape: {child.name} has shape {before}, "
