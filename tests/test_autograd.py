@@ -649,3 +649,16 @@ def test_dot_gradients_with_vectors_against_numpy(m, k, kind, seed):
     grad_y = xt.T @ h if xt.ndim == 2 else np.outer(xt, h) if y.ndim == 2 else h * xt
     np.testing.assert_allclose(a.grad.asnumpy(), grad_x, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(b.grad.asnumpy(), grad_y, rtol=1e-5, atol=1e-5)
+
+
+def test_relu_gradient_passes_nan_on_as_mxnets_and_activation_gives_zero():
+    x = np.array([np.nan, -1.0, 2.0, np.inf, -np.inf, -0.0], np.float32)
+    a, b = mx.nd.array(x), mx.nd.array(x)
+    a.attach_grad()
+    b.attach_grad()
+    with autograd.record():
+        mx.nd.relu(a).backward(mx.nd.full((6,), 3.0))
+        mx.nd.Activation(b, act_type="relu").backward(mx.nd.full((6,), 3.0))
+    # MXNet 1.9.1: relu's gradient at nan is nan; Activation's relu gives 0 there
+    np.testing.assert_array_equal(a.grad.asnumpy(), [np.nan, 0, 3, 3, 0, 0])
+    np.testing.assert_array_equal(b.grad.asnumpy(), [0, 0, 3, 3, 0, 0])

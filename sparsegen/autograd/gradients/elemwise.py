@@ -31,7 +31,7 @@ _UNARY: dict[str, Callable[[Any, Any, Any], Any]] = {
     "sqrt": lambda x, y, g: g / (y * 2),
     "square": lambda x, y, g: g * x * 2,
     "negative": lambda x, y, g: -g,
-    "relu": lambda x, y, g: g * (x > 0),
+    "relu": lambda x, y, g: g * nd.where(x == x, x > 0, x),  # nan passes on, as MXNet's
     "sin": lambda x, y, g: g * nd.cos(x),
     "sinh": lambda x, y, g: g * nd.cosh(x),
     "tan": lambda x, y, g: g * (y * y + 1),
