@@ -18,7 +18,7 @@ from ..formats import check_dtype
 from ..params import flag, integer
 from . import arith
 from . import shape as shapes
-from .dispatch import check_out, invoke
+from .dispatch import check_out, deliver, invoke
 from .elemwise import _cast_scalar
 from .ndarray import NDArray
 
@@ -102,13 +102,11 @@ def batch_take(a: NDArray, indices: NDArray, out: NDArray | None = None) -> NDAr
     if a.ndim == 0 or a.size != indices.size * a.shape[-1]:
         raise InvalidValue(f"batch_take: a of shape {a.shape} must hold one row of its last "
                            f"axis per index; indices has {indices.size}")
-    check_out("batch_take", out, indices.shape, a.dtype, a.context)
     taken = pick(a.reshape((indices.size, a.shape[-1])), indices.reshape((indices.size,)),
                  axis=1, mode="clip").reshape(indices.shape)
     if out is None:
         return taken
-    out[:] = taken
-    return out
+    return deliver("batch_take", taken._storage, taken.stype, taken.context, (), out)
 
 
 def fill_element_0index(lhs: NDArray, mhs: NDArray, rhs: NDArray,

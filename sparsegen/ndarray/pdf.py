@@ -19,7 +19,7 @@ from typing import Any
 from ..errors import InvalidValue
 from ..params import flag
 from . import arith, elemwise, reduce, shape as shapes
-from .dispatch import check_out
+from .dispatch import deliver
 from .indexing import array_arg
 from .ndarray import NDArray
 from .output import BlockGrad
@@ -54,9 +54,7 @@ def _density(op: str, log_density: NDArray, is_log: Any, out: NDArray | None) ->
     result = log_density if flag(is_log, f"{op}: is_log") else elemwise.exp(log_density)
     if out is None:
         return result
-    check_out(op, out, result.shape, result.dtype, result.context)
-    out[:] = result
-    return out
+    return deliver(op, result._storage, result.stype, result.context, (), out)
 
 
 def _negative_binomial_log(x: NDArray, k: NDArray, p: NDArray) -> NDArray:

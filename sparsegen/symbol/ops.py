@@ -146,12 +146,13 @@ def sampler(name: str) -> Callable[..., Symbol]:
     """``mx.sym.random.<name>``: its ``_sample_`` op when a distribution parameter is a Symbol,
     else its ``_random_`` op (parameters as numbers), as MXNet's."""
     by_numbers = make(name, RANDOM[name])
-    by_arrays = make(name, SAMPLE[name]) if name in SAMPLE else None
+    if name not in SAMPLE:
+        return by_numbers
+    by_arrays, names = make(name, SAMPLE[name]), SAMPLE[name].inputs
 
     def function(*args: Any, **kwargs: Any) -> Symbol:
-        names = RANDOM_PARAMETERS[name]
         given = [*args[:len(names)], *(kwargs.get(n) for n in names[len(args):])]
-        if by_arrays is not None and any(isinstance(v, Symbol) for v in given):
+        if any(isinstance(v, Symbol) for v in given):
             return by_arrays(*args, **kwargs)
         return by_numbers(*args, **kwargs)
 
@@ -159,9 +160,6 @@ def sampler(name: str) -> Callable[..., Symbol]:
     function.__doc__ = f"MXNet's ``mx.sym.random.{name}`` of numbers or Symbols."
     return function
 
-
-RANDOM_PARAMETERS = {name: _parameters_of(getattr(nd.random, name)) for name in RANDOM}
-"""Each sampler's distribution parameters (``loc``, ``scale``), in order."""
 
 
 def randn(*shape: Any, loc: Any = 0, scale: Any = 1, **kwargs: Any) -> Symbol:
