@@ -4,10 +4,11 @@ DataLoader) and ``utils`` (splitting batches over contexts, clipping gradients).
 docs/gluon.md."""
 
 from . import contrib, data, loss, nn, utils
-from .block import Block, HybridBlock
+from .block import Block, HybridBlock, SymbolBlock
 from .parameter import (Constant, DeferredInitializationError, Parameter, ParameterDict,
                         ParameterError)
 from .trainer import Trainer
 
 __all__ = ["Block", "Constant", "DeferredInitializationError", "HybridBlock", "Parameter",
-           "ParameterDict", "ParameterError", "Trainer", "contrib", "data", "loss", "nn", "utils"]
+           "ParameterDict", "ParameterError", "SymbolBlock", "Trainer", "contrib", "data",
+           "loss", "nn", "utils"]

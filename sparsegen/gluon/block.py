@@ -8,6 +8,7 @@ op by op on the generated kernels (see docs/gluon.md).
 
 from __future__ import annotations
 
+import os
 import threading
 import warnings
 from collections import OrderedDict
@@ -16,6 +17,7 @@ from typing import Any
 from .. import name as _name
 from .. import ndarray
 from ..errors import InvalidType, InvalidValue
+from ..ndarray.ndarray import _STORAGE_TYPE_STR_TO_ID
 from .parameter import DeferredInitializationError, Parameter, ParameterDict, check_names
 
 
@@ -290,6 +292,36 @@ class HybridBlock(Block):
     mx.nd`` and its parameters' data as keywords, as ``mxnet.gluon.HybridBlock`` (run
     imperatively; ``hybridize`` changes nothing)."""
 
+    def __call__(self, *args: Any) -> Any:
+        if args and isinstance(args[0], ndarray.NDArray):
+            self._export_inputs = len(args)  # what ``export`` names data / data0, data1, ...
+        return super().__call__(*args)
+
+    def export(self, path: str, epoch: int = 0, remove_amp_cast: bool = True) -> None:
+        """Write the block's graph to ``path-symbol.json`` and its parameters to
+        ``path-EPOCH.params`` (``arg:`` / ``aux:`` names), for ``SymbolBlock.imports``,
+        ``mx.mod.Module`` or MXNet: one input is named ``data``, more ``data0``, ``data1``, ...
+        It needs one forward pass on arrays first (for the number of inputs)."""
+        from .. import symbol
+
+        count = getattr(self, "_export_inputs", None)
+        if count is None:
+            raise InvalidValue(f"{type(self).__name__}.export: run forward with this block at "
+                               "least once before calling export (it names the inputs)")
+        names = ["data"] if count == 1 else [f"data{i}" for i in range(count)]
+        graph = self(*[symbol.var(name) for name in names])
+        if isinstance(graph, (list, tuple)):
+            graph = symbol.Group(list(graph))
+        arg_names, aux_names = set(graph.list_arguments()), set(graph.list_auxiliary_states())
+        arrays = {}
+        for name, param in self.collect_params().items():
+            if name in arg_names or name in aux_names:
+                arrays[f"{'arg' if name in arg_names else 'aux'}:{name}"] = param._reduce()
+            else:
+                warnings.warn(f'Parameter "{name}" is not found in the graph. ', stacklevel=2)
+        graph.save(f"{path}-symbol.json", remove_amp_cast=remove_amp_cast)
+        ndarray.save(f"{path}-{epoch:04d}.params", arrays)
+
     def forward(self, x: Any, *args: Any) -> Any:
         """``hybrid_forward(mx.nd, x, *args, **params)``, first finishing deferred
         initialization from the input shapes (``infer_shape``); on Symbols,
@@ -324,3 +356,91 @@ class HybridBlock(Block):
         """The computation, with ``F = mx.nd``; subclasses define it."""
         raise NotImplementedError
 
+
+
+class SymbolBlock(HybridBlock):
+    """A block running a symbol graph: ``outputs`` computed from the variables ``inputs``,
+    every other argument and auxiliary state of the graph a parameter (from ``params`` when it
+    holds the name), as ``mxnet.gluon.SymbolBlock``."""
+
+    @staticmethod
+    def imports(symbol_file: str, input_names: Any, param_file: str | None = None,
+                ctx: Any = None, allow_missing: bool = False,
+                ignore_extra: bool = False) -> "SymbolBlock":
+        """A SymbolBlock of the graph in ``symbol_file`` (``export``'s or
+        ``Module.save_checkpoint``'s) with ``input_names`` as its inputs, its parameters loaded
+        from ``param_file`` (in the file's dtypes)."""
+        from .. import symbol
+
+        names = [input_names] if isinstance(input_names, str) else list(input_names)
+        block = SymbolBlock(symbol.load(symbol_file), [symbol.var(name) for name in names])
+        if param_file is not None:
+            block.collect_params().load(param_file, ctx, allow_missing, ignore_extra,
+                                        cast_dtype=True, dtype_source="saved")
+        return block
+
+    def __init__(self, outputs: Any, inputs: Any, params: ParameterDict | None = None) -> None:
+        from .. import symbol
+
+        super().__init__(prefix="", params=None)
+        self._params = ParameterDict("", params)
+        inputs = [inputs] if isinstance(inputs, symbol.Symbol) else list(inputs)
+        outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+        for given in inputs:
+            if not isinstance(given, symbol.Symbol) or len(given.get_internals()) != 1:
+                raise InvalidValue(f"SymbolBlock: inputs must be variables, got {given}")
+        graph = outputs[0] if len(outputs) == 1 else symbol.Group(outputs)
+        for node in graph.get_internals():
+            if node.attr("__storage_type__") == str(_STORAGE_TYPE_STR_TO_ID["row_sparse"]):
+                raise InvalidValue(f"SymbolBlock: parameter {node.name!r} is row_sparse; "
+                                   "SymbolBlock takes dense parameters only (as MXNet's)")
+        self._input_names = [given.name for given in inputs]
+        for name in graph.list_arguments():
+            if name not in self._input_names:
+                self._params.get(name, allow_deferred_init=True)
+        for name in graph.list_auxiliary_states():
+            if name not in self._input_names:
+                self._params.get(name, grad_req="null", allow_deferred_init=True)
+        self._graph, self._outputs = graph, len(outputs)
+        common = os.path.commonprefix(list(self._params.keys()))
+        self._reg_params = {key[len(common):]: value for key, value in self._params.items()}
+
+    def __repr__(self) -> str:
+        return (f"SymbolBlock(\n{self._graph} : {len(self._input_names)} -> "
+                f"{len(self._graph.list_outputs())}\n)")
+
+    def forward(self, x: Any, *args: Any) -> Any:
+        """The graph's outputs on the arrays ``x, *args`` (recorded under
+        ``autograd.record``), or the graph composed on the symbols ``x, *args``."""
+        from ..symbol import Symbol
+
+        given = [x, *args]
+        if len(given) != len(self._input_names):
+            raise InvalidValue(f"SymbolBlock: {len(given)} inputs for the input names "
+                               f"{self._input_names}")
+        if isinstance(x, Symbol):
+            return self._graph(**dict(zip(self._input_names, given)))
+        ctx = x.context
+        try:
+            params = {name: param.data(ctx) for name, param in self._params.items()}
+        except DeferredInitializationError:
+            self.infer_shape(*given)
+            for param in self._params.values():
+                param._finish_deferred_init()
+            params = {name: param.data(ctx) for name, param in self._params.items()}
+        aux_names = self._graph.list_auxiliary_states()
+        arrays = {**dict(zip(self._input_names, given)), **params}
+        executor = self._graph.bind(ctx, {n: arrays[n] for n in self._graph.list_arguments()},
+                                    grad_req="null",
+                                    aux_states={n: arrays[n] for n in aux_names})
+        outputs = executor.compute()
+        return outputs[0] if self._outputs == 1 else outputs
+
+    def infer_shape(self, *args: Any) -> None:
+        """The parameters' shapes from the inputs' shapes, by the graph's shape inference."""
+        shapes = {name: array.shape for name, array in zip(self._input_names, args)}
+        arg_shapes, _, aux_shapes = self._graph.infer_shape(**shapes)
+        found = {**dict(zip(self._graph.list_arguments(), arg_shapes)),
+                 **dict(zip(self._graph.list_auxiliary_states(), aux_shapes))}
+        for name, param in self._params.items():
+            param.shape = found[name]

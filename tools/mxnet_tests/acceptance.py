@@ -106,13 +106,20 @@ def table(mxnet: set[str], outcomes: list[dict]) -> str:
     for name, counts in sorted(per_file.items()):
         others = ", ".join(f"{n} {k}" for k, n in counts.most_common() if k != "passed")
         rows.append(f"| {name} | {sum(counts.values())} | {counts['passed']} | {others} |")
+    details = {o["test"]: o.get("detail", "") for o in outcomes}
+    others = [f"| {test} | {ours.get(test, stopped_files.get(test.split('::')[0], 'not run'))} "
+              f"| {details.get(test, '')[:160].replace('|', '/')} |"
+              for test in sorted(mxnet) if ours.get(test) != "passed"
+              and not ours.get(test, "").startswith("excluded")]
     total = sum(sum(c.values()) for c in per_file.values())
     passed = sum(c["passed"] for c in per_file.values())
     excluded = sum(n for c in per_file.values() for k, n in c.items() if k.startswith("excluded"))
     return "\n".join(rows + ["", f"{passed} of the {total} tests that pass on MXNet 1.9.1 "
                                  f"pass on sparsegen; {excluded} are excluded (a name out of "
                                  f"scope or of {EXCLUDED_ISSUE} stops them); {passed} of the "
-                                 f"{total - excluded} others pass"])
+                                 f"{total - excluded} others pass", "",
+                                 "The others (not excluded) that do not pass:", "",
+                                 "| test | outcome | detail |", "|---|---|---|", *others])
 
 
 def main() -> int:
