@@ -3,8 +3,9 @@
 from .csv import CSVIter
 from .desc import DataBatch, DataDesc, DataIter
 from .libsvm import LibSVMIter
+from .mnist import MNISTIter
 from .ndarray_iter import NDArrayIter
 from .wrappers import PrefetchingIter, ResizeIter
 
-__all__ = ["CSVIter", "DataBatch", "DataDesc", "DataIter", "LibSVMIter", "NDArrayIter",
-           "PrefetchingIter", "ResizeIter"]
+__all__ = ["CSVIter", "DataBatch", "DataDesc", "DataIter", "LibSVMIter", "MNISTIter",
+           "NDArrayIter", "PrefetchingIter", "ResizeIter"]
