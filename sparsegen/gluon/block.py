@@ -1,9 +1,10 @@
-"""``gluon.Block`` and ``HybridBlock``: layers that own parameters and child blocks, named as
-MXNet 1.9.1 names them (``dense0_``, ``sequential0_dense0_weight``).
+"""``gluon.Block``, ``HybridBlock`` and ``SymbolBlock``: layers that own parameters and child
+blocks, named as MXNet 1.9.1 names them (``dense0_``, ``sequential0_dense0_weight``).
 
-``hybridize()`` is accepted and changes nothing: sparsegen has no symbolic graphs yet (issue
-15), so a ``HybridBlock`` always runs ``hybrid_forward(mx.nd, x, **params)`` imperatively,
-op by op on the generated kernels (see docs/gluon.md).
+``hybridize()`` is accepted and changes nothing: a ``HybridBlock`` runs
+``hybrid_forward(mx.nd, x, **params)`` imperatively, op by op on the generated kernels; called
+on symbols it builds its graph (``export``), and ``SymbolBlock`` runs a graph as a block (see
+docs/gluon.md).
 """
 
 from __future__ import annotations
