@@ -105,7 +105,6 @@ class Node:
     gradient: Gradient | None
     outputs: list[weakref.ref] = field(default_factory=list)
     shapes: list[tuple[tuple[int, ...], Any, Any]] = field(default_factory=list)
-    freed: bool = False
     wanted: tuple[bool, ...] = ()  # per input, whether the backward pass needs its gradient
 
     def output(self, position: int = 0) -> Any:

@@ -662,3 +662,19 @@ def test_relu_gradient_passes_nan_on_as_mxnets_and_activation_gives_zero():
     # MXNet 1.9.1: relu's gradient at nan is nan; Activation's relu gives 0 there
     np.testing.assert_array_equal(a.grad.asnumpy(), [np.nan, 0, 3, 3, 0, 0])
     np.testing.assert_array_equal(b.grad.asnumpy(), [0, 0, 3, 3, 0, 0])
+
+
+def test_backward_leaves_results_as_constants():
+    # MXNet 1.9.1: after a backward without retain_graph, y is a plain array (a constant).
+    x = variable([1.0, 2.0])
+    with autograd.record():
+        y = x * 2
+        z = y + 1
+    z.backward()
+    np.testing.assert_allclose(x.grad.asnumpy(), [2.0, 2.0])
+    with autograd.record():
+        w = y * 3 + x
+    w.backward()
+    np.testing.assert_allclose(x.grad.asnumpy(), [1.0, 1.0])
+    with pytest.raises(mx.MXNetError, match="not in a recorded graph"):
+        z.backward()

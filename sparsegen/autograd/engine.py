@@ -102,7 +102,8 @@ def run(heads: Any, head_grads: Any, retain_graph: bool, train_mode: bool) -> di
         if not tracked(head):
             raise SparsegenError(
                 f"autograd: heads[{position}] is not in a recorded graph: compute it inside "
-                "autograd.record() from arrays that have attach_grad()")
+                "autograd.record() from arrays that have attach_grad() (a backward without "
+                "retain_graph=True leaves the graph's results as plain arrays)")
         if grad is None:
             grad = ones(head.shape, ctx=head.context, dtype=head.dtype)
         elif tuple(grad.shape) != tuple(head.shape):
@@ -113,10 +114,13 @@ def run(heads: Any, head_grads: Any, retain_graph: bool, train_mode: bool) -> di
     with state.pause(train_mode):
         for node in order:
             _step(node, pending, found)
-    if not retain_graph:
+    if not retain_graph:  # as MXNet's: the results become plain arrays (constants later)
         for node in order:
-            node.freed = True
             node.inputs = ()
+            for ref in node.outputs:
+                array = ref()
+                if array is not None and array._entry is not None and array._entry[0] is node:
+                    array._entry = None
     return found
 
 
@@ -138,10 +142,6 @@ def _step(node: Node, pending: dict, found: dict) -> None:
                 _watched[id(node), k] = grad
     if all(g is None for g in out_grads):
         return
-    if node.freed:
-        raise SparsegenError(
-            f"autograd: the graph through {node.op} was freed by an earlier backward; pass "
-            "retain_graph=True to run backward through it more than once")
     gradient = node.gradient or gradient_of(node.op)
     if gradient is None:
         raise SparsegenError(f"autograd: {node.op} has no gradient (it is not differentiable "

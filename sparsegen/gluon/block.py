@@ -17,7 +17,7 @@ from typing import Any
 
 from .. import name as _name
 from .. import ndarray
-from ..errors import InvalidType, InvalidValue
+from ..errors import InvalidArgument, InvalidType, InvalidValue
 from ..ndarray.ndarray import _STORAGE_TYPE_STR_TO_ID
 from .parameter import DeferredInitializationError, Parameter, ParameterDict, check_names
 
@@ -330,13 +330,23 @@ class HybridBlock(Block):
         block's graph, for ``mx.mod.Module`` or ``bind``)."""
         from ..symbol import Symbol
 
-        if isinstance(x, Symbol):
+        leaves = _leaves([x, *args])
+        arrays = [leaf for leaf in leaves if isinstance(leaf, ndarray.NDArray)]
+        if arrays and any(isinstance(leaf, Symbol) for leaf in leaves):
+            raise InvalidValue("In HybridBlock, we do not support mixed NDArrays and Symbols "
+                               "types for the input. Please check the type of the args.")
+        if not arrays:
+            if not any(isinstance(leaf, Symbol) for leaf in leaves):
+                raise InvalidValue("In HybridBlock, there must be one NDArray or one Symbol in "
+                                   "the input. Please check the type of the args.")
             from .. import symbol
 
             variables = {k: v.var() for k, v in self._reg_params.items()}
             with self.name_scope():
                 return self.hybrid_forward(symbol, x, *args, **variables)
-        ctx = getattr(x, "context", None)
+        if self._active:
+            self._check_hybridized([x, *args], leaves)
+        ctx = arrays[0].context
         try:
             params = {k: v.data(ctx) for k, v in self._reg_params.items()}
         except DeferredInitializationError:
@@ -345,6 +355,34 @@ class HybridBlock(Block):
                 param._finish_deferred_init()
             params = {k: v.data(ctx) for k, v in self._reg_params.items()}
         return self.hybrid_forward(ndarray, x, *args, **params)
+
+    def hybridize(self, active: bool = True, **kwargs: Any) -> None:
+        """As ``Block.hybridize``; the next call fixes the structure of the inputs (which are
+        None, how lists nest) that later calls must keep, as MXNet's cached graph does."""
+        self._in_format: Any = None
+        super().hybridize(active, **kwargs)
+
+    def _check_hybridized(self, inputs: list[Any], leaves: list[Any]) -> None:
+        """Refuse what MXNet's hybridized blocks refuse: inputs other than (nested lists of)
+        NDArrays and None, arrays on several contexts, a structure other than the first
+        call's."""
+        for leaf in leaves:
+            if leaf is not None and not isinstance(leaf, ndarray.NDArray):
+                raise InvalidValue(f"{type(self).__name__}: a hybridized HybridBlock takes "
+                                   f"(nested lists of) NDArrays and None, got {leaf!r}")
+        contexts = {leaf.context for leaf in leaves if leaf is not None}
+        if len(contexts) > 1:
+            raise InvalidValue(f"{type(self).__name__}: a hybridized HybridBlock takes inputs "
+                               f"on one context, got {sorted(map(str, contexts))}")
+        found = _structure(inputs)
+        while found and found[-1] is None:  # a trailing None is a default argument
+            found = found[:-1]
+        if getattr(self, "_in_format", None) is None:
+            self._in_format = found
+        elif found != self._in_format:
+            raise InvalidValue(f"{type(self).__name__}: the argument structure of the inputs "
+                               f"{found} does not match the first call's {self._in_format} "
+                               "(None marks a missing input); hybridize() again to change it")
 
     def infer_shape(self, *args: Any) -> None:
         """Set the unknown dimensions of the parameters from the input shapes; layers with
@@ -357,6 +395,20 @@ class HybridBlock(Block):
         """The computation, with ``F = mx.nd``; subclasses define it."""
         raise NotImplementedError
 
+
+
+def _leaves(inputs: Any) -> list[Any]:
+    """The items of nested lists and tuples of inputs, in order."""
+    if isinstance(inputs, (list, tuple)):
+        return [leaf for item in inputs for leaf in _leaves(item)]
+    return [inputs]
+
+
+def _structure(inputs: Any) -> Any:
+    """Nested inputs as their structure: a tuple per list, None for None, 1 for an array."""
+    if isinstance(inputs, (list, tuple)):
+        return tuple(_structure(item) for item in inputs)
+    return None if inputs is None else 1
 
 
 class SymbolBlock(HybridBlock):
@@ -389,11 +441,11 @@ class SymbolBlock(HybridBlock):
         outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
         for given in inputs:
             if not isinstance(given, symbol.Symbol) or len(given.get_internals()) != 1:
-                raise InvalidValue(f"SymbolBlock: inputs must be variables, got {given}")
+                raise InvalidArgument(f"SymbolBlock: inputs must be variables, got {given}")
         graph = outputs[0] if len(outputs) == 1 else symbol.Group(outputs)
         for node in graph.get_internals():
             if node.attr("__storage_type__") == str(_STORAGE_TYPE_STR_TO_ID["row_sparse"]):
-                raise InvalidValue(f"SymbolBlock: parameter {node.name!r} is row_sparse; "
+                raise InvalidArgument(f"SymbolBlock: parameter {node.name!r} is row_sparse; "
                                    "SymbolBlock takes dense parameters only (as MXNet's)")
         self._input_names = [given.name for given in inputs]
         for name in graph.list_arguments():
@@ -403,6 +455,7 @@ class SymbolBlock(HybridBlock):
             if name not in self._input_names:
                 self._params.get(name, grad_req="null", allow_deferred_init=True)
         self._graph, self._outputs = graph, len(outputs)
+        self._call = graph.graph_call()
         common = os.path.commonprefix(list(self._params.keys()))
         self._reg_params = {key[len(common):]: value for key, value in self._params.items()}
 
@@ -429,12 +482,7 @@ class SymbolBlock(HybridBlock):
             for param in self._params.values():
                 param._finish_deferred_init()
             params = {name: param.data(ctx) for name, param in self._params.items()}
-        aux_names = self._graph.list_auxiliary_states()
-        arrays = {**dict(zip(self._input_names, given)), **params}
-        executor = self._graph.bind(ctx, {n: arrays[n] for n in self._graph.list_arguments()},
-                                    grad_req="null",
-                                    aux_states={n: arrays[n] for n in aux_names})
-        outputs = executor.compute()
+        outputs = self._call({**dict(zip(self._input_names, given)), **params}, ctx)
         return outputs[0] if self._outputs == 1 else outputs
 
     def infer_shape(self, *args: Any) -> None:

@@ -109,6 +109,14 @@ class Parameter:
             self._attach()
 
     @property
+    def _grad(self) -> list[NDArray] | None:
+        """The gradient buffers, one per context (None without data or with ``grad_req``
+        ``'null'``): MXNet's attribute, which its tests read."""
+        if self._data is None or self._grad_req == "null":
+            return None
+        return [array.grad for array in self._data]
+
+    @property
     def dtype(self) -> Any:
         """The data type; setting it casts the data (``cast``)."""
         return self._dtype

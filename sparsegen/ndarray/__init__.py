@@ -254,6 +254,11 @@ from .output import (BlockGrad, LinearRegressionOutput, LogisticRegressionOutput
 
 __all__ += output.__all__
 
+# -- a symbol as a function of arrays: CachedOp --
+from .cached_op import CachedOp  # noqa: E402
+
+__all__ += ["CachedOp"]
+
 # -- autograd: LeakyReLU --
 from .leaky_relu import LeakyReLU  # noqa: E402
 

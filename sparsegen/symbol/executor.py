@@ -151,11 +151,14 @@ class Executor:
             self.outputs = self.compute()
         self._recorded = True
 
-    def compute(self) -> list[Any]:
-        """The outputs on the bound arrays, in the current autograd scope (recorded when
-        recording and an argument is a variable); ``forward`` sets the scope."""
+    def compute(self, arrays: dict[str, Any] | None = None) -> list[Any]:
+        """The outputs on the bound arrays (or on ``arrays``, every argument and auxiliary
+        state by name: a graph run on other arrays of the same shapes), in the current
+        autograd scope (recorded when recording and an argument is a variable); ``forward``
+        sets the scope."""
         values: dict[tuple[int, int], Any] = {}
-        arrays = {**self.arg_dict, **self.aux_dict}
+        if arrays is None:
+            arrays = {**self.arg_dict, **self.aux_dict}
         ctx = self._ctx
         for where, name, runner, inputs in self._plan:
             if runner is None:
@@ -270,6 +273,25 @@ class Executor:
                         self._group2ctx)
 
 
+class GraphCall:
+    """A symbol run on arrays given per call (``mx.nd.CachedOp``, ``gluon.SymbolBlock``): its
+    executor is bound once, at the first call on a context, and runs each call's arrays."""
+
+    def __init__(self, symbol: Symbol) -> None:
+        self.symbol = symbol
+        self._executor: Executor | None = None
+
+    def __call__(self, arrays: dict[str, Any], ctx: Context) -> list[Any]:
+        """The outputs on ``arrays`` (every argument and auxiliary state by name), recorded
+        when the autograd scope records."""
+        if self._executor is None or self._executor._ctx != ctx:
+            self._executor = Executor(
+                self.symbol, ctx, {n: arrays[n] for n in self.symbol.list_arguments()},
+                grad_req="null",
+                aux_states={n: arrays[n] for n in self.symbol.list_auxiliary_states()})
+        return self._executor.compute(arrays)
+
+
 def _checked_groups(group2ctx: Any) -> dict[str, Context]:
     """``group2ctx`` (``{ctx_group: Context}``, or None) checked."""
     if group2ctx is None:
@@ -371,6 +393,12 @@ def eval(self: Symbol, ctx: Context | None = None, **kwargs: Any) -> list[Any]: 
     return bind(self, ctx, kwargs, grad_req="null").forward()
 
 
+def graph_call(self: Symbol) -> GraphCall:
+    """The symbol as a function of arrays given per call (``mx.nd.CachedOp``'s)."""
+    return GraphCall(self)
+
+
 Symbol.bind = bind  # type: ignore[attr-defined]
+Symbol.graph_call = graph_call  # type: ignore[attr-defined]
 Symbol.simple_bind = simple_bind  # type: ignore[attr-defined]
 Symbol.eval = eval  # type: ignore[attr-defined]

@@ -55,7 +55,7 @@ CREATION_FUNCTIONS = ("zeros", "ones", "full", "arange")
 OPS: dict[str, OpDef] = {
     "dot": OpDef("dot", ("lhs", "rhs")),
     "FullyConnected": OpDef("FullyConnected", ("data", "weight", "bias"), ("weight", "bias")),
-    "Convolution": OpDef("Convolution", ("data", "weight", "bias"), ("weight", "bias")),
+    "Convolution": OpDef("Convolution", ("data", "weight", "bias"), ("data", "weight", "bias")),
     "Embedding": OpDef("Embedding", ("data", "weight"), ("weight",)),
     "Activation": OpDef("Activation"),
     "LeakyReLU": OpDef("LeakyReLU", ("data", "gamma"), ("gamma",)),
