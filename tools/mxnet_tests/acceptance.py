@@ -83,6 +83,8 @@ def excluded_groups() -> dict[str, str]:
 
 def classify(outcome: dict, groups: dict[str, str]) -> str:
     """The outcome, or ``excluded (<group>)`` for a test stopped on a name of an excluded group."""
+    if outcome["outcome"] == "out_of_scope":  # an OutOfScope placeholder or refusal stopped it
+        return "excluded (out of scope)"
     if outcome["outcome"] not in ("missing", "collect_missing"):
         return outcome["outcome"]
     name = census_name(outcome.get("detail", ""))

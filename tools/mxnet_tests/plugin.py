@@ -109,6 +109,8 @@ def classify(error: BaseException) -> tuple[str, str]:
             return "out_of_scope", str(chain)
         chain = chain.__cause__ or chain.__context__
     text = str(error).splitlines()[0] if str(error) else ""
+    if "out of scope for sparsegen" in text:  # sparsegen's refusal of mx.np-decorated code
+        return "out_of_scope", text
     if isinstance(error, Timeout) or _TIMEOUT_TEXT in str(error):
         return "timeout", text
     if isinstance(error, AttributeError):
