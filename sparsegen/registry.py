@@ -381,6 +381,17 @@ _RANDOM_KERNELS = (
         "multinomial samples (outcome ids as otype, their log-probabilities) of rows of probs",
         ("float16", "float32", "float64", "int32", "uint8"),  # MXNet's output dtypes
     ),
+    KernelDef(
+        "random_unique_zipfian",
+        "sparsegen.templates.random:unique_zipfian",
+        _ROWS,
+        ("dtype",),
+        (("sample", f"(out[m,w] dtype WRITTEN, tries[m] int64 WRITTEN, seen[m,r] uint8 WRITTEN, "
+                    f"log_range float64, {_RNG})"),),
+        "distinct log-uniform (Zipfian) classes per row, drawn until distinct, and the draws "
+        "each row took (the candidates of a sampled softmax)",
+        ("int64",),
+    ),
 )
 """Random sampling (sparsegen/ops/random.py runs them)."""
 _NN_PRE = "x[pre,n,post] dtype"

@@ -229,6 +229,29 @@ def randint(low: Any, high: Any, shape: Any = None, dtype: Any = None,
     return deliver("_random_randint", result, "default", ctx, (), out)
 
 
+def sample_unique_zipfian(range_max: int, shape: Any = None, ctx: Any = None,
+                          **kwargs: Any) -> list[NDArray]:
+    """MXNet's ``_sample_unique_zipfian``: for ``shape = (batch, num_sampled)``, each row holds
+    ``num_sampled`` distinct classes of ``[0, range_max)`` drawn from the log-uniform
+    distribution until that many are distinct (int64), and the draws each row took (int64):
+    the candidates of a sampled softmax without accidental repeats."""
+    _no_extra("_sample_unique_zipfian", kwargs)
+    range_max = integer(range_max, "_sample_unique_zipfian: range_max", low=1)
+    dims = _shape("_sample_unique_zipfian", shape, None, ())
+    if len(dims) != 2:
+        raise InvalidValue(f"_sample_unique_zipfian: shape must be (batch_size, num_sampled), "
+                           f"got {dims}")
+    if dims[1] > range_max:
+        raise InvalidValue(f"_sample_unique_zipfian: num_sampled {dims[1]} cannot exceed "
+                           f"range_max {range_max} (the number of classes)")
+    ctx = resolve_context(ctx)
+    check_allocation((dims[0], range_max), np.dtype(np.uint8))
+    samples, tries = ops.unique_zipfian(range_max, dims[0], dims[1], device_of(ctx),
+                                        _stream(ctx))
+    return [deliver("_sample_unique_zipfian", samples, "default", ctx, (), None),
+            deliver("_sample_unique_zipfian", tries, "default", ctx, (), None)]
+
+
 def multinomial(data: NDArray, shape: Any = None, get_prob: bool = False,
                 out: NDArray | None = None, dtype: Any = "int32",
                 **kwargs: Any) -> NDArray | list[NDArray]:

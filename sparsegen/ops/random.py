@@ -126,6 +126,21 @@ def multinomial(probs: Any, shape: tuple[int, ...], otype: np.dtype,
     return out, logp
 
 
+def unique_zipfian(range_max: int, rows: int, width: int, device: Any,
+                   stream: tuple[int, int, int, int]) -> tuple[Any, Any]:
+    """``rows`` rows of ``width`` distinct log-uniform classes of ``[0, range_max)`` (int64)
+    and the draws each row took (int64), in ``device``'s memory (None: the host)."""
+    def empty(shape: tuple[int, ...], dtype: Any) -> Any:
+        return (np.empty(shape, dtype) if device is None
+                else DeviceArray.empty(shape, dtype, device))
+
+    out, tries = empty((rows, width), INDEX_DTYPE), empty((rows,), INDEX_DTYPE)
+    seen = empty((rows, range_max), np.uint8)  # scratch: the kernel clears it
+    kernel("random_unique_zipfian", ("int64",), out, out.size).sample(
+        out, tries, seen, math.log(range_max), *stream)
+    return out, tries
+
+
 STORAGE_RULES: Rules = {
     **{(f"_sample_{dist}", ("default",) * arity): StorageRule("default", sample_arrays)
        for dist, arity in (("uniform", 2), ("normal", 2), ("gamma", 2), ("exponential", 1),

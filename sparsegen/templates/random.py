@@ -408,3 +408,48 @@ def multinomial(dtype: str, otype: str) -> dict[str, tvm.tirx.PrimFunc]:
                     LogP[ve // w, ve % w] = T.Cast(dtype, T.log(T.Cast(_F64, P[ve // w, pick[0]])))
 
     return {"sample": sample}
+
+
+def unique_zipfian(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+    """``sample(out[m,w], tries[m], seen[m,r], log_range, k0, k1, c2, c3)``: row ``i`` of ``out``
+    holds ``w`` distinct classes of ``[0, r)`` drawn from the log-uniform distribution
+    (``round(exp(u * log_range)) - 1``, ``u`` uniform in [0, 1)) by drawing until ``w`` are
+    distinct, and ``tries[i]`` the number of draws; ``seen`` is scratch (cleared per row). Draw
+    ``d`` of row ``i`` is Philox counter ``(d, i, c2, c3)``."""
+    align = element_bytes(dtype)
+
+    @T.prim_func(s_tir=True)
+    def sample(out: T.handle, tries: T.handle, seen: T.handle, log_range: T.float64,
+               k0: T.int64, k1: T.int64, c2: T.int64, c3: T.int64):
+        T.func_attr({"tirx.noalias": True})
+        m = T.int64()
+        w = T.int64()
+        r = T.int64()
+        Out = T.match_buffer(out, (m, w), dtype, align=align)
+        Tries = T.match_buffer(tries, (m,), "int64", align=8)
+        Seen = T.match_buffer(seen, (m, r), "uint8", align=1)
+        for i in T.serial(m):
+            with T.sblock("rows"):
+                vi = T.axis.spatial(m, i)
+                T.reads()
+                T.writes(Out[vi, 0:w], Tries[vi], Seen[vi, 0:r])
+                s = T.alloc_buffer((6,), "uint32", scope="local")
+                t = T.alloc_buffer((2,), "uint64", scope="local")
+                st = T.alloc_buffer((3,), "int64", scope="local")  # taken, draws, class
+                for j in T.serial(r):
+                    Seen[vi, j] = T.uint8(0)
+                st[0] = T.int64(0)
+                st[1] = T.int64(0)
+                while st[0] < w:
+                    philox(s, t, (vi << T.int64(32)) | st[1], k0, k1, c2, c3)
+                    st[2] = T.min(T.Cast("int64", T.floor(
+                        T.exp(closed_open(s[0], s[1]) * log_range) + T.float64(0.5)))
+                        - T.int64(1), r - T.int64(1))
+                    if Seen[vi, st[2]] == T.uint8(0):
+                        Seen[vi, st[2]] = T.uint8(1)
+                        Out[vi, st[0]] = T.Cast(dtype, st[2])
+                        st[0] = st[0] + T.int64(1)
+                    st[1] = st[1] + T.int64(1)
+                Tries[vi] = st[1]
+
+    return {"sample": sample}
