@@ -1,0 +1,358 @@
+"""Linear algebra on batches of small dense matrices (kernel ``linalg``): MXNet's ``linalg`` ops.
+
+Every matrix argument is a flat ``(batch, elements)`` buffer; the host passes how a matrix is
+laid out in it (the element stride of a row and of a column), so one function serves a matrix
+and its transpose, and a left-side and a right-side triangular system (a right-side system is
+the left-side system of the transposed matrices). A ``rows`` block is one independent piece of
+work: an output row of a product, one right-hand side of a triangular solve, or a whole matrix
+for the sequential factorisations (Cholesky, LU with partial pivoting, Gauss-Jordan inversion).
+Sums run in the element dtype, in index order.
+
+- ``gemm`` / ``gemm2``: ``out = alpha * op(a) · op(b) (+ beta * c)``, ``out`` (m, n) row-major.
+- ``potrf``: the Cholesky factor of each matrix (its lower triangle read), lower or upper
+  (``upper``: the transpose written), the other triangle zero; ``info`` is 0, or the 1-based
+  column at which the matrix was found not positive definite.
+- ``trsm`` / ``trmm``: for each of ``count`` vectors ``x`` (element ``i`` at ``step * v + i *
+  stride``) solve ``M y = alpha x`` / compute ``y = alpha M x`` with ``M[i, k] = a[i * a_row + k
+  * a_col]`` triangular (``lower``: below the diagonal, else above; the other triangle unread).
+- ``lu_det``: sign, log of the absolute value and the determinant by LU with partial pivoting in
+  ``work`` (sign 0, log -inf and determinant 0 for a singular matrix).
+- ``inverse``: Gauss-Jordan with partial pivoting (``work`` holds the reduced copy); ``info``
+  is 1 for a singular matrix.
+- ``gather`` / ``scatter``: elements of each matrix at host-built positions (diagonals and
+  triangles), and their inverse into a zeroed matrix.
+- ``khatri_rao``: the column-wise Kronecker product of two matrices.
+"""
+
+from __future__ import annotations
+
+import tvm
+from tvm import tirx
+from tvm.script import tirx as T
+
+from . import element_bytes
+
+
+def _products(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+    """``gemm`` (with ``c``) and ``gemm2``: one output row per block."""
+    elem = element_bytes(dtype)
+    zero = tirx.const(0, dtype)
+
+    @T.macro
+    def row(A, B, Out, acc, vr, m, n, k, a_row, a_col, b_row, b_col):
+        for j in T.serial(n):
+            acc[0] = zero
+            for kk in T.serial(k):
+                acc[0] = acc[0] + (A[vr // m, vr % m * a_row + kk * a_col]
+                                   * B[vr // m, kk * b_row + j * b_col])
+            Out[vr // m, vr % m * n + j] = acc[0]
+
+    @T.prim_func(s_tir=True)
+    def gemm(a: T.handle, b: T.handle, c: T.handle, m: T.int64, n: T.int64, k: T.int64,
+             a_row: T.int64, a_col: T.int64, b_row: T.int64, b_col: T.int64, alpha: T.float64,
+             beta: T.float64, out: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        bat, sa, sb, so = T.int64(), T.int64(), T.int64(), T.int64()
+        A = T.match_buffer(a, (bat, sa), dtype, align=elem)
+        B = T.match_buffer(b, (bat, sb), dtype, align=elem)
+        C = T.match_buffer(c, (bat, so), dtype, align=elem)
+        Out = T.match_buffer(out, (bat, so), dtype, align=elem)
+        for r in T.serial(bat * m):
+            with T.sblock("rows"):
+                vr = T.axis.spatial(bat * m, r)
+                T.reads(A[vr // m, 0:sa], B[vr // m, 0:sb], C[vr // m, 0:so])
+                T.writes(Out[vr // m, 0:so])
+                acc = T.alloc_buffer((1,), dtype, scope="local")
+                row(A, B, Out, acc, vr, m, n, k, a_row, a_col, b_row, b_col)
+                for j in T.serial(n):
+                    if beta == T.float64(0):
+                        Out[vr // m, vr % m * n + j] = (T.Cast(dtype, alpha)
+                                                        * Out[vr // m, vr % m * n + j])
+                    else:
+                        Out[vr // m, vr % m * n + j] = (
+                            T.Cast(dtype, alpha) * Out[vr // m, vr % m * n + j]
+                            + T.Cast(dtype, beta) * C[vr // m, vr % m * n + j])
+
+    @T.prim_func(s_tir=True)
+    def gemm2(a: T.handle, b: T.handle, m: T.int64, n: T.int64, k: T.int64, a_row: T.int64,
+              a_col: T.int64, b_row: T.int64, b_col: T.int64, alpha: T.float64, out: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        bat, sa, sb, so = T.int64(), T.int64(), T.int64(), T.int64()
+        A = T.match_buffer(a, (bat, sa), dtype, align=elem)
+        B = T.match_buffer(b, (bat, sb), dtype, align=elem)
+        Out = T.match_buffer(out, (bat, so), dtype, align=elem)
+        for r in T.serial(bat * m):
+            with T.sblock("rows"):
+                vr = T.axis.spatial(bat * m, r)
+                T.reads(A[vr // m, 0:sa], B[vr // m, 0:sb])
+                T.writes(Out[vr // m, 0:so])
+                acc = T.alloc_buffer((1,), dtype, scope="local")
+                row(A, B, Out, acc, vr, m, n, k, a_row, a_col, b_row, b_col)
+                for j in T.serial(n):
+                    Out[vr // m, vr % m * n + j] = (T.Cast(dtype, alpha)
+                                                    * Out[vr // m, vr % m * n + j])
+
+    return {"gemm": gemm, "gemm2": gemm2}
+
+
+def _triangular(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+    """``trsm`` and ``trmm``: one vector of the right-hand side per block."""
+    elem = element_bytes(dtype)
+    zero = tirx.const(0, dtype)
+
+    @T.prim_func(s_tir=True)
+    def trsm(a: T.handle, x: T.handle, m: T.int64, count: T.int64, a_row: T.int64,
+             a_col: T.int64, stride: T.int64, step: T.int64, lower: T.int64, alpha: T.float64,
+             out: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        bat, sa, sx = T.int64(), T.int64(), T.int64()
+        A = T.match_buffer(a, (bat, sa), dtype, align=elem)
+        X = T.match_buffer(x, (bat, sx), dtype, align=elem)
+        Out = T.match_buffer(out, (bat, sx), dtype, align=elem)
+        for r in T.serial(bat * count):
+            with T.sblock("rows"):
+                vr = T.axis.spatial(bat * count, r)
+                T.reads(A[vr // count, 0:sa], X[vr // count, 0:sx], Out[vr // count, 0:sx])
+                T.writes(Out[vr // count, 0:sx])
+                acc = T.alloc_buffer((1,), dtype, scope="local")
+                i = T.alloc_buffer((1,), "int64", scope="local")
+                for t in T.serial(m):
+                    i[0] = T.if_then_else(lower != 0, t, m - 1 - t)
+                    acc[0] = T.Cast(dtype, alpha) * X[vr // count, vr % count * step + i[0] * stride]
+                    for kk in T.serial(t):
+                        acc[0] = acc[0] - A[vr // count, i[0] * a_row + T.if_then_else(
+                            lower != 0, kk, m - 1 - kk) * a_col] * Out[
+                            vr // count, vr % count * step
+                            + T.if_then_else(lower != 0, kk, m - 1 - kk) * stride]
+                    Out[vr // count, vr % count * step + i[0] * stride] = (
+                        acc[0] / A[vr // count, i[0] * a_row + i[0] * a_col])
+
+    @T.prim_func(s_tir=True)
+    def trmm(a: T.handle, x: T.handle, m: T.int64, count: T.int64, a_row: T.int64,
+             a_col: T.int64, stride: T.int64, step: T.int64, lower: T.int64, alpha: T.float64,
+             out: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        bat, sa, sx = T.int64(), T.int64(), T.int64()
+        A = T.match_buffer(a, (bat, sa), dtype, align=elem)
+        X = T.match_buffer(x, (bat, sx), dtype, align=elem)
+        Out = T.match_buffer(out, (bat, sx), dtype, align=elem)
+        for r in T.serial(bat * count):
+            with T.sblock("rows"):
+                vr = T.axis.spatial(bat * count, r)
+                T.reads(A[vr // count, 0:sa], X[vr // count, 0:sx])
+                T.writes(Out[vr // count, 0:sx])
+                acc = T.alloc_buffer((1,), dtype, scope="local")
+                for i in T.serial(m):
+                    acc[0] = zero
+                    if lower != 0:
+                        for kk in T.serial(i + 1):
+                            acc[0] = acc[0] + A[vr // count, i * a_row + kk * a_col] * X[
+                                vr // count, vr % count * step + kk * stride]
+                    else:
+                        for kk in T.serial(m - i):
+                            acc[0] = acc[0] + A[vr // count, i * a_row + (i + kk) * a_col] * X[
+                                vr // count, vr % count * step + (i + kk) * stride]
+                    Out[vr // count, vr % count * step + i * stride] = T.Cast(dtype, alpha) * acc[0]
+
+    return {"trsm": trsm, "trmm": trmm}
+
+
+def _factorisations(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+    """``potrf``, ``lu_det`` and ``inverse``: one matrix per block."""
+    elem = element_bytes(dtype)
+    zero = tirx.const(0, dtype)
+    one = tirx.const(1, dtype)
+
+    @T.prim_func(s_tir=True)
+    def potrf(a: T.handle, n: T.int64, upper: T.int64, out: T.handle, info: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        bat, s = T.int64(), T.int64()
+        A = T.match_buffer(a, (bat, s), dtype, align=elem)
+        Out = T.match_buffer(out, (bat, s), dtype, align=elem)
+        Info = T.match_buffer(info, (bat,), "int64")
+        for r in T.serial(bat):
+            with T.sblock("rows"):
+                vb = T.axis.spatial(bat, r)
+                T.reads(A[vb, 0:s], Out[vb, 0:s])
+                T.writes(Out[vb, 0:s], Info[vb])
+                acc = T.alloc_buffer((1,), dtype, scope="local")
+                Info[vb] = T.int64(0)
+                for j in T.serial(n):
+                    acc[0] = A[vb, j * n + j]
+                    for kk in T.serial(j):
+                        acc[0] = acc[0] - Out[vb, j * n + kk] * Out[vb, j * n + kk]
+                    if not acc[0] > zero:
+                        if Info[vb] == T.int64(0):
+                            Info[vb] = j + 1
+                    Out[vb, j * n + j] = T.sqrt(acc[0])
+                    for i in T.serial(n - j - 1):
+                        acc[0] = A[vb, (j + 1 + i) * n + j]
+                        for kk in T.serial(j):
+                            acc[0] = acc[0] - Out[vb, (j + 1 + i) * n + kk] * Out[vb, j * n + kk]
+                        Out[vb, (j + 1 + i) * n + j] = acc[0] / Out[vb, j * n + j]
+                        Out[vb, j * n + j + 1 + i] = zero
+                if upper != 0:
+                    for i in T.serial(n):
+                        for j in T.serial(i):
+                            Out[vb, j * n + i] = Out[vb, i * n + j]
+                            Out[vb, i * n + j] = zero
+
+    @T.macro
+    def pivot(W, vb, n, col, at):
+        """``at[0]``: the row at or below ``col`` with the largest magnitude in column ``col``."""
+        at[0] = col
+        for i in T.serial(n - col - 1):
+            if T.abs(W[vb, (col + 1 + i) * n + col]) > T.abs(W[vb, at[0] * n + col]):
+                at[0] = col + 1 + i
+
+    @T.macro
+    def swap_rows(W, vb, n, p, q, tmp):
+        for j in T.serial(n):
+            tmp[0] = W[vb, p * n + j]
+            W[vb, p * n + j] = W[vb, q * n + j]
+            W[vb, q * n + j] = tmp[0]
+
+    @T.prim_func(s_tir=True)
+    def lu_det(a: T.handle, n: T.int64, work: T.handle, sign: T.handle, logdet: T.handle,
+               det: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        bat, s = T.int64(), T.int64()
+        A = T.match_buffer(a, (bat, s), dtype, align=elem)
+        W = T.match_buffer(work, (bat, s), dtype, align=elem)
+        Sign = T.match_buffer(sign, (bat,), dtype, align=elem)
+        Log = T.match_buffer(logdet, (bat,), dtype, align=elem)
+        Det = T.match_buffer(det, (bat,), dtype, align=elem)
+        for r in T.serial(bat):
+            with T.sblock("rows"):
+                vb = T.axis.spatial(bat, r)
+                T.reads(A[vb, 0:s], W[vb, 0:s])
+                T.writes(W[vb, 0:s], Sign[vb], Log[vb], Det[vb])
+                at = T.alloc_buffer((1,), "int64", scope="local")
+                tmp = T.alloc_buffer((1,), dtype, scope="local")
+                for e in T.serial(n * n):
+                    W[vb, e] = A[vb, e]
+                Sign[vb] = one
+                Log[vb] = zero
+                for col in T.serial(n):
+                    pivot(W, vb, n, col, at)
+                    if at[0] != col:
+                        swap_rows(W, vb, n, at[0], col, tmp)
+                        Sign[vb] = -Sign[vb]
+                    if W[vb, col * n + col] == zero:
+                        Sign[vb] = zero
+                    else:
+                        if W[vb, col * n + col] < zero:
+                            Sign[vb] = -Sign[vb]
+                        Log[vb] = Log[vb] + T.log(T.abs(W[vb, col * n + col]))
+                        for i in T.serial(n - col - 1):
+                            tmp[0] = W[vb, (col + 1 + i) * n + col] / W[vb, col * n + col]
+                            for j in T.serial(n - col):
+                                W[vb, (col + 1 + i) * n + col + j] = (
+                                    W[vb, (col + 1 + i) * n + col + j]
+                                    - tmp[0] * W[vb, col * n + col + j])
+                if Sign[vb] == zero:
+                    Log[vb] = T.log(zero)
+                    Det[vb] = zero
+                else:
+                    Det[vb] = Sign[vb] * T.exp(Log[vb])
+
+    @T.prim_func(s_tir=True)
+    def inverse(a: T.handle, n: T.int64, work: T.handle, out: T.handle, info: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        bat, s = T.int64(), T.int64()
+        A = T.match_buffer(a, (bat, s), dtype, align=elem)
+        W = T.match_buffer(work, (bat, s), dtype, align=elem)
+        Out = T.match_buffer(out, (bat, s), dtype, align=elem)
+        Info = T.match_buffer(info, (bat,), "int64")
+        for r in T.serial(bat):
+            with T.sblock("rows"):
+                vb = T.axis.spatial(bat, r)
+                T.reads(A[vb, 0:s], W[vb, 0:s], Out[vb, 0:s])
+                T.writes(W[vb, 0:s], Out[vb, 0:s], Info[vb])
+                at = T.alloc_buffer((1,), "int64", scope="local")
+                tmp = T.alloc_buffer((1,), dtype, scope="local")
+                Info[vb] = T.int64(0)
+                for e in T.serial(n * n):
+                    W[vb, e] = A[vb, e]
+                    Out[vb, e] = T.Select(e // n == e % n, one, zero)
+                for col in T.serial(n):
+                    pivot(W, vb, n, col, at)
+                    if at[0] != col:
+                        swap_rows(W, vb, n, at[0], col, tmp)
+                        swap_rows(Out, vb, n, at[0], col, tmp)
+                    if W[vb, col * n + col] == zero:
+                        Info[vb] = T.int64(1)
+                    else:
+                        tmp[0] = one / W[vb, col * n + col]
+                        for j in T.serial(n):
+                            W[vb, col * n + j] = W[vb, col * n + j] * tmp[0]
+                            Out[vb, col * n + j] = Out[vb, col * n + j] * tmp[0]
+                        for i in T.serial(n):
+                            if i != col:
+                                tmp[0] = W[vb, i * n + col]
+                                for j in T.serial(n):
+                                    W[vb, i * n + j] = W[vb, i * n + j] - tmp[0] * W[vb, col * n + j]
+                                    Out[vb, i * n + j] = (Out[vb, i * n + j]
+                                                          - tmp[0] * Out[vb, col * n + j])
+
+    return {"potrf": potrf, "lu_det": lu_det, "inverse": inverse}
+
+
+def _moves(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+    """``gather``, ``scatter`` (one matrix per block) and ``khatri_rao`` (one output row)."""
+    elem = element_bytes(dtype)
+    zero = tirx.const(0, dtype)
+
+    @T.prim_func(s_tir=True)
+    def gather(x: T.handle, at: T.handle, out: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        bat, s, k = T.int64(), T.int64(), T.int64()
+        X = T.match_buffer(x, (bat, s), dtype, align=elem)
+        At = T.match_buffer(at, (k,), "int64")
+        Out = T.match_buffer(out, (bat, k), dtype, align=elem)
+        for r in T.serial(bat):
+            with T.sblock("rows"):
+                vb = T.axis.spatial(bat, r)
+                T.reads(X[vb, 0:s], At[0:k])
+                T.writes(Out[vb, 0:k])
+                for i in T.serial(k):
+                    Out[vb, i] = X[vb, At[i]]
+
+    @T.prim_func(s_tir=True)
+    def scatter(x: T.handle, at: T.handle, out: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        bat, s, k = T.int64(), T.int64(), T.int64()
+        X = T.match_buffer(x, (bat, k), dtype, align=elem)
+        At = T.match_buffer(at, (k,), "int64")
+        Out = T.match_buffer(out, (bat, s), dtype, align=elem)
+        for r in T.serial(bat):
+            with T.sblock("rows"):
+                vb = T.axis.spatial(bat, r)
+                T.reads(X[vb, 0:k], At[0:k])
+                T.writes(Out[vb, 0:s])
+                for e in T.serial(s):
+                    Out[vb, e] = zero
+                for i in T.serial(k):
+                    Out[vb, At[i]] = X[vb, i]
+
+    @T.prim_func(s_tir=True)
+    def khatri_rao(a: T.handle, b: T.handle, out: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        m, n, c = T.int64(), T.int64(), T.int64()
+        A = T.match_buffer(a, (m, c), dtype, align=elem)
+        B = T.match_buffer(b, (n, c), dtype, align=elem)
+        Out = T.match_buffer(out, (m * n, c), dtype, align=elem)
+        for r in T.serial(m * n):
+            with T.sblock("rows"):
+                vr = T.axis.spatial(m * n, r)
+                T.reads(A[vr // n, 0:c], B[vr % n, 0:c])
+                T.writes(Out[vr, 0:c])
+                for j in T.serial(c):
+                    Out[vr, j] = A[vr // n, j] * B[vr % n, j]
+
+    return {"gather": gather, "scatter": scatter, "khatri_rao": khatri_rao}
+
+
+def linalg(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+    """Every function of the ``linalg`` kernel for ``dtype`` (module docstring)."""
+    return {**_products(dtype), **_triangular(dtype), **_factorisations(dtype), **_moves(dtype)}
