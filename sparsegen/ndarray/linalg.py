@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import tape
 from ..errors import InvalidType, InvalidValue
+from ..ops.linalg import batch_shape
 from ..params import flag, integer, real
 from .creation import eye
 from .dispatch import check_out, deliver, densified, invoke
@@ -165,7 +166,7 @@ def trmm(A: NDArray | None = None, B: NDArray | None = None,  # noqa: N803 - MXN
 
 def _square_op(op: str, A: Any, out: NDArray | None, batch_only: bool = False) -> NDArray:
     a = _operand(A, "A", op, square=True)
-    check_out(op, out, a.shape[:-2] if batch_only else a.shape, a.dtype, a.context)
+    check_out(op, out, batch_shape(a.shape) if batch_only else a.shape, a.dtype, a.context)
     return invoke(f"_linalg_{op}", (a,), out=out)
 
 
@@ -185,7 +186,8 @@ def inverse(A: NDArray | None = None, out: NDArray | None = None,  # noqa: N803 
 
 def det(A: NDArray | None = None, out: NDArray | None = None,  # noqa: N803 - MXNet's name
         name: str | None = None) -> NDArray:
-    """The determinant of each square matrix (batch shape), as MXNet's ``linalg.det``."""
+    """The determinant of each square matrix (batch shape; (1,) for one matrix), as MXNet's
+    ``linalg.det``."""
     return _square_op("det", A, out, batch_only=True)
 
 
@@ -198,7 +200,7 @@ def slogdet(A: NDArray | None = None, out: Any = None,  # noqa: N803 - MXNet's n
     if len(outs) != 2:
         raise InvalidValue(f"slogdet: out must be a list of two arrays, got {len(outs)}")
     for o in outs:
-        check_out("slogdet", o, a.shape[:-2], a.dtype, a.context)
+        check_out("slogdet", o, batch_shape(a.shape), a.dtype, a.context)
     sign, logdet = invoke("_linalg_slogdet", (a,))
     both = [deliver("slogdet", r, "default", a.context, (a,), o) for r, o in zip((sign, logdet),
                                                                                outs)]
@@ -212,9 +214,10 @@ def potri(A: NDArray | None = None, out: NDArray | None = None,  # noqa: N803 - 
     MXNet's ``linalg.potri``: ``L⁻¹`` by trsm, then ``L⁻ᵀ L⁻¹`` by gemm2."""
     a = _operand(A, "A", "potri", square=True)
     n = a.shape[-1]
+    if not a.size:  # an empty batch (broadcast_to reads a 0 as "keep this axis")
+        return gemm2(a, a, transpose_a=True, out=out)
     identity = eye(n, dtype=a.dtype, ctx=a.context).reshape((1,) * (a.ndim - 2) + (n, n))
-    identity = identity.broadcast_to(a.shape)
-    inv = trsm(a, identity)
+    inv = trsm(a, identity.broadcast_to(a.shape))
     return gemm2(inv, inv, transpose_a=True, out=out)
 
 
@@ -230,13 +233,13 @@ def syrk(A: NDArray | None = None, transpose: bool = False,  # noqa: N803 - MXNe
 
 def sumlogdiag(A: NDArray | None = None, out: NDArray | None = None,  # noqa: N803
                name: str | None = None) -> NDArray:
-    """The sum of the logs of each square matrix's diagonal, as MXNet's
-    ``linalg.sumlogdiag`` (nan for a negative diagonal element)."""
+    """The sum of the logs of each square matrix's diagonal (batch shape; (1,) for one
+    matrix), as MXNet's ``linalg.sumlogdiag`` (nan for a negative diagonal element)."""
     from .elemwise import log
     from .reduce import sum as total
 
     a = _operand(A, "A", "sumlogdiag", square=True)
-    return total(log(extractdiag(a)), axis=-1, out=out)
+    return total(log(extractdiag(a)), axis=-1, keepdims=a.ndim == 2, out=out)  # 2-D: (1,)
 
 
 def _offset(offset: Any, op: str, n: int) -> int:

@@ -26,6 +26,12 @@ def _batch(shape: tuple[int, ...]) -> int:
     return math.prod(shape[:-2])
 
 
+def batch_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape of one value per matrix: the leading axes, (1,) for a single matrix (MXNet's
+    det, slogdet and sumlogdiag)."""
+    return shape[:-2] or (1,)
+
+
 def _linalg(x: Any, size: int) -> Any:
     return kernel("linalg", (dtype_name(x.dtype),), x, size)
 
@@ -127,7 +133,7 @@ def lu_det(a: Any) -> tuple[Any, Any, Any]:
     """The sign, log absolute value and value of each matrix's determinant (batch shape)."""
     n = a.shape[-1]
     batch = _batch(a.shape)
-    sign, logdet, det = (empty_like(a, a.shape[:-2], a.dtype) for _ in range(3))
+    sign, logdet, det = (empty_like(a, batch_shape(a.shape), a.dtype) for _ in range(3))
     if batch:
         work = empty_like(a, (batch, n * n), a.dtype)
         _linalg(a, batch * n * n).lu_det(_flat(a, batch), n, work, sign.reshape(batch),

@@ -38,12 +38,12 @@ def _first(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
 
 
 def _batch(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
-    """det, sumlogdiag: one value per matrix."""
-    return shapes, None if shapes[0] is None else shapes[0][:-2]
+    """det, sumlogdiag: one value per matrix ((1,) for a single matrix, as MXNet's)."""
+    return shapes, None if shapes[0] is None else shapes[0][:-2] or (1,)
 
 
 def _slogdet(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Any]:
-    out = None if shapes[0] is None else shapes[0][:-2]
+    out = None if shapes[0] is None else shapes[0][:-2] or (1,)
     return shapes, [out, out]
 
 

@@ -30,7 +30,7 @@ def _triangle(x: Any, lower: bool) -> Any:
 
 def _per_matrix(scale: Any, x: Any) -> Any:
     """``x`` with each matrix multiplied by its batch element of ``scale``."""
-    return nd.broadcast_mul(scale.reshape((*scale.shape, 1, 1)), x)
+    return nd.broadcast_mul(scale.reshape((*x.shape[:-2], 1, 1)), x)
 
 
 @gradient("_linalg_gemm", "_linalg_gemm2")
