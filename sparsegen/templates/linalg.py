@@ -6,7 +6,9 @@ and its transpose, and a left-side and a right-side triangular system (a right-s
 the left-side system of the transposed matrices). A ``rows`` block is one independent piece of
 work: an output row of a product, one right-hand side of a triangular solve, or a whole matrix
 for the sequential factorisations (Cholesky, LU with partial pivoting, Gauss-Jordan inversion).
-Sums run in the element dtype, in index order.
+Sums run in the element dtype, in index order. Every element index is kept within its row of
+the buffer, and a block whose buffers are empty does nothing, so no scalar argument of a direct
+kernel call (``sparsegen.kernels``) reads or writes out of bounds.
 
 - ``gemm`` / ``gemm2``: ``out = alpha * op(a) · op(b) (+ beta * c)``, ``out`` (m, n) row-major.
 - ``potrf``: the Cholesky factor of each matrix (its lower triangle read), lower or upper
@@ -33,6 +35,18 @@ from tvm.script import tirx as T
 from . import element_bytes
 
 
+def _in(index, buffer):
+    """``index`` within a row of the 2-D ``buffer``: no scalar a direct kernel call passes (a
+    stride, an order) reads or writes outside a buffer, whatever its value (blocks whose buffers
+    are empty do nothing)."""
+    return T.max(T.min(index, buffer.shape[1] - T.int64(1)), T.int64(0))
+
+
+def _get(buffer, row, index):
+    """``buffer[row, index]``, the index kept within the row (``_in``)."""
+    return buffer[row, _in(index, buffer)]
+
+
 def _products(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """``gemm`` (with ``c``) and ``gemm2``: one output row per block."""
     elem = element_bytes(dtype)
@@ -43,9 +57,9 @@ def _products(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
         for j in T.serial(n):
             acc[0] = zero
             for kk in T.serial(k):
-                acc[0] = acc[0] + (A[vr // m, vr % m * a_row + kk * a_col]
-                                   * B[vr // m, kk * b_row + j * b_col])
-            Out[vr // m, vr % m * n + j] = acc[0]
+                acc[0] = acc[0] + (_get(A, vr // m, vr % m * a_row + kk * a_col)
+                                   * _get(B, vr // m, kk * b_row + j * b_col))
+            Out[vr // m, _in(vr % m * n + j, Out)] = acc[0]
 
     @T.prim_func(s_tir=True)
     def gemm(a: T.handle, b: T.handle, c: T.handle, m: T.int64, n: T.int64, k: T.int64,
@@ -63,15 +77,16 @@ def _products(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 T.reads(A[vr // m, 0:sa], B[vr // m, 0:sb], C[vr // m, 0:so])
                 T.writes(Out[vr // m, 0:so])
                 acc = T.alloc_buffer((1,), dtype, scope="local")
-                row(A, B, Out, acc, vr, m, n, k, a_row, a_col, b_row, b_col)
-                for j in T.serial(n):
-                    if beta == T.float64(0):
-                        Out[vr // m, vr % m * n + j] = (T.Cast(dtype, alpha)
-                                                        * Out[vr // m, vr % m * n + j])
-                    else:
-                        Out[vr // m, vr % m * n + j] = (
-                            T.Cast(dtype, alpha) * Out[vr // m, vr % m * n + j]
-                            + T.Cast(dtype, beta) * C[vr // m, vr % m * n + j])
+                if (k == 0 or (sa > 0 and sb > 0)) and so > 0:
+                    row(A, B, Out, acc, vr, m, n, k, a_row, a_col, b_row, b_col)
+                    for j in T.serial(n):
+                        if beta == T.float64(0):
+                            Out[vr // m, _in(vr % m * n + j, Out)] = (
+                                T.Cast(dtype, alpha) * _get(Out, vr // m, vr % m * n + j))
+                        else:
+                            Out[vr // m, _in(vr % m * n + j, Out)] = (
+                                T.Cast(dtype, alpha) * _get(Out, vr // m, vr % m * n + j)
+                                + T.Cast(dtype, beta) * _get(C, vr // m, vr % m * n + j))
 
     @T.prim_func(s_tir=True)
     def gemm2(a: T.handle, b: T.handle, m: T.int64, n: T.int64, k: T.int64, a_row: T.int64,
@@ -87,10 +102,11 @@ def _products(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 T.reads(A[vr // m, 0:sa], B[vr // m, 0:sb])
                 T.writes(Out[vr // m, 0:so])
                 acc = T.alloc_buffer((1,), dtype, scope="local")
-                row(A, B, Out, acc, vr, m, n, k, a_row, a_col, b_row, b_col)
-                for j in T.serial(n):
-                    Out[vr // m, vr % m * n + j] = (T.Cast(dtype, alpha)
-                                                    * Out[vr // m, vr % m * n + j])
+                if (k == 0 or (sa > 0 and sb > 0)) and so > 0:
+                    row(A, B, Out, acc, vr, m, n, k, a_row, a_col, b_row, b_col)
+                    for j in T.serial(n):
+                        Out[vr // m, _in(vr % m * n + j, Out)] = (
+                            T.Cast(dtype, alpha) * _get(Out, vr // m, vr % m * n + j))
 
     return {"gemm": gemm, "gemm2": gemm2}
 
@@ -115,17 +131,19 @@ def _triangular(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 T.reads(A[vr // count, 0:sa], X[vr // count, 0:sx], Out[vr // count, 0:sx])
                 T.writes(Out[vr // count, 0:sx])
                 acc = T.alloc_buffer((1,), dtype, scope="local")
-                i = T.alloc_buffer((1,), "int64", scope="local")
-                for t in T.serial(m):
-                    i[0] = T.if_then_else(lower != 0, t, m - 1 - t)
-                    acc[0] = T.Cast(dtype, alpha) * X[vr // count, vr % count * step + i[0] * stride]
-                    for kk in T.serial(t):
-                        acc[0] = acc[0] - A[vr // count, i[0] * a_row + T.if_then_else(
-                            lower != 0, kk, m - 1 - kk) * a_col] * Out[
-                            vr // count, vr % count * step
-                            + T.if_then_else(lower != 0, kk, m - 1 - kk) * stride]
-                    Out[vr // count, vr % count * step + i[0] * stride] = (
-                        acc[0] / A[vr // count, i[0] * a_row + i[0] * a_col])
+                at = T.alloc_buffer((4,), "int64", scope="local")  # matrix, vector start, i, k
+                at[0] = vr // count
+                at[1] = vr % count * step
+                if sa > 0 and sx > 0:
+                    for t in T.serial(m):
+                        at[2] = T.if_then_else(lower != 0, t, m - 1 - t)
+                        acc[0] = T.Cast(dtype, alpha) * _get(X, at[0], at[1] + at[2] * stride)
+                        for kk in T.serial(t):
+                            at[3] = T.if_then_else(lower != 0, kk, m - 1 - kk)
+                            acc[0] = acc[0] - (_get(A, at[0], at[2] * a_row + at[3] * a_col)
+                                               * _get(Out, at[0], at[1] + at[3] * stride))
+                        Out[at[0], _in(at[1] + at[2] * stride, Out)] = (
+                            acc[0] / _get(A, at[0], at[2] * a_row + at[2] * a_col))
 
     @T.prim_func(s_tir=True)
     def trmm(a: T.handle, x: T.handle, m: T.int64, count: T.int64, a_row: T.int64,
@@ -142,17 +160,17 @@ def _triangular(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 T.reads(A[vr // count, 0:sa], X[vr // count, 0:sx])
                 T.writes(Out[vr // count, 0:sx])
                 acc = T.alloc_buffer((1,), dtype, scope="local")
-                for i in T.serial(m):
-                    acc[0] = zero
-                    if lower != 0:
-                        for kk in T.serial(i + 1):
-                            acc[0] = acc[0] + A[vr // count, i * a_row + kk * a_col] * X[
-                                vr // count, vr % count * step + kk * stride]
-                    else:
-                        for kk in T.serial(m - i):
-                            acc[0] = acc[0] + A[vr // count, i * a_row + (i + kk) * a_col] * X[
-                                vr // count, vr % count * step + (i + kk) * stride]
-                    Out[vr // count, vr % count * step + i * stride] = T.Cast(dtype, alpha) * acc[0]
+                at = T.alloc_buffer((3,), "int64", scope="local")  # matrix, vector start, k
+                at[0] = vr // count
+                at[1] = vr % count * step
+                if sa > 0 and sx > 0:
+                    for i in T.serial(m):
+                        acc[0] = zero
+                        for kk in T.serial(T.if_then_else(lower != 0, i + 1, m - i)):
+                            at[2] = T.if_then_else(lower != 0, kk, i + kk)
+                            acc[0] = acc[0] + (_get(A, at[0], i * a_row + at[2] * a_col)
+                                               * _get(X, at[0], at[1] + at[2] * stride))
+                        Out[at[0], _in(at[1] + i * stride, Out)] = T.Cast(dtype, alpha) * acc[0]
 
     return {"trsm": trsm, "trmm": trmm}
 
@@ -177,40 +195,43 @@ def _factorisations(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 T.writes(Out[vb, 0:s], Info[vb])
                 acc = T.alloc_buffer((1,), dtype, scope="local")
                 Info[vb] = T.int64(0)
-                for j in T.serial(n):
-                    acc[0] = A[vb, j * n + j]
-                    for kk in T.serial(j):
-                        acc[0] = acc[0] - Out[vb, j * n + kk] * Out[vb, j * n + kk]
-                    if not acc[0] > zero:
-                        if Info[vb] == T.int64(0):
-                            Info[vb] = j + 1
-                    Out[vb, j * n + j] = T.sqrt(acc[0])
-                    for i in T.serial(n - j - 1):
-                        acc[0] = A[vb, (j + 1 + i) * n + j]
+                if s > 0:
+                    for j in T.serial(n):
+                        acc[0] = _get(A, vb, j * n + j)
                         for kk in T.serial(j):
-                            acc[0] = acc[0] - Out[vb, (j + 1 + i) * n + kk] * Out[vb, j * n + kk]
-                        Out[vb, (j + 1 + i) * n + j] = acc[0] / Out[vb, j * n + j]
-                        Out[vb, j * n + j + 1 + i] = zero
-                if upper != 0:
-                    for i in T.serial(n):
-                        for j in T.serial(i):
-                            Out[vb, j * n + i] = Out[vb, i * n + j]
-                            Out[vb, i * n + j] = zero
+                            acc[0] = acc[0] - _get(Out, vb, j * n + kk) * _get(Out, vb, j * n + kk)
+                        if not acc[0] > zero:
+                            if Info[vb] == T.int64(0):
+                                Info[vb] = j + 1
+                        Out[vb, _in(j * n + j, Out)] = T.sqrt(acc[0])
+                        for i in T.serial(n - j - 1):
+                            acc[0] = _get(A, vb, (j + 1 + i) * n + j)
+                            for kk in T.serial(j):
+                                acc[0] = acc[0] - (_get(Out, vb, (j + 1 + i) * n + kk)
+                                                   * _get(Out, vb, j * n + kk))
+                            Out[vb, _in((j + 1 + i) * n + j, Out)] = (
+                                acc[0] / _get(Out, vb, j * n + j))
+                            Out[vb, _in(j * n + j + 1 + i, Out)] = zero
+                    if upper != 0:
+                        for i in T.serial(n):
+                            for j in T.serial(i):
+                                Out[vb, _in(j * n + i, Out)] = _get(Out, vb, i * n + j)
+                                Out[vb, _in(i * n + j, Out)] = zero
 
     @T.macro
     def pivot(W, vb, n, col, at):
         """``at[0]``: the row at or below ``col`` with the largest magnitude in column ``col``."""
         at[0] = col
         for i in T.serial(n - col - 1):
-            if T.abs(W[vb, (col + 1 + i) * n + col]) > T.abs(W[vb, at[0] * n + col]):
+            if T.abs(_get(W, vb, (col + 1 + i) * n + col)) > T.abs(_get(W, vb, at[0] * n + col)):
                 at[0] = col + 1 + i
 
     @T.macro
     def swap_rows(W, vb, n, p, q, tmp):
         for j in T.serial(n):
-            tmp[0] = W[vb, p * n + j]
-            W[vb, p * n + j] = W[vb, q * n + j]
-            W[vb, q * n + j] = tmp[0]
+            tmp[0] = _get(W, vb, p * n + j)
+            W[vb, _in(p * n + j, W)] = _get(W, vb, q * n + j)
+            W[vb, _in(q * n + j, W)] = tmp[0]
 
     @T.prim_func(s_tir=True)
     def lu_det(a: T.handle, n: T.int64, work: T.handle, sign: T.handle, logdet: T.handle,
@@ -229,27 +250,29 @@ def _factorisations(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 T.writes(W[vb, 0:s], Sign[vb], Log[vb], Det[vb])
                 at = T.alloc_buffer((1,), "int64", scope="local")
                 tmp = T.alloc_buffer((1,), dtype, scope="local")
-                for e in T.serial(n * n):
-                    W[vb, e] = A[vb, e]
                 Sign[vb] = one
                 Log[vb] = zero
-                for col in T.serial(n):
-                    pivot(W, vb, n, col, at)
-                    if at[0] != col:
-                        swap_rows(W, vb, n, at[0], col, tmp)
-                        Sign[vb] = -Sign[vb]
-                    if W[vb, col * n + col] == zero:
-                        Sign[vb] = zero
-                    else:
-                        if W[vb, col * n + col] < zero:
+                if s > 0:
+                    for e in T.serial(n * n):
+                        W[vb, _in(e, W)] = _get(A, vb, e)
+                    for col in T.serial(n):
+                        pivot(W, vb, n, col, at)
+                        if at[0] != col:
+                            swap_rows(W, vb, n, at[0], col, tmp)
                             Sign[vb] = -Sign[vb]
-                        Log[vb] = Log[vb] + T.log(T.abs(W[vb, col * n + col]))
-                        for i in T.serial(n - col - 1):
-                            tmp[0] = W[vb, (col + 1 + i) * n + col] / W[vb, col * n + col]
-                            for j in T.serial(n - col):
-                                W[vb, (col + 1 + i) * n + col + j] = (
-                                    W[vb, (col + 1 + i) * n + col + j]
-                                    - tmp[0] * W[vb, col * n + col + j])
+                        if _get(W, vb, col * n + col) == zero:
+                            Sign[vb] = zero
+                        else:
+                            if _get(W, vb, col * n + col) < zero:
+                                Sign[vb] = -Sign[vb]
+                            Log[vb] = Log[vb] + T.log(T.abs(_get(W, vb, col * n + col)))
+                            for i in T.serial(n - col - 1):
+                                tmp[0] = (_get(W, vb, (col + 1 + i) * n + col)
+                                          / _get(W, vb, col * n + col))
+                                for j in T.serial(n - col):
+                                    W[vb, _in((col + 1 + i) * n + col + j, W)] = (
+                                        _get(W, vb, (col + 1 + i) * n + col + j)
+                                        - tmp[0] * _get(W, vb, col * n + col + j))
                 if Sign[vb] == zero:
                     Log[vb] = T.log(zero)
                     Det[vb] = zero
@@ -272,28 +295,31 @@ def _factorisations(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 at = T.alloc_buffer((1,), "int64", scope="local")
                 tmp = T.alloc_buffer((1,), dtype, scope="local")
                 Info[vb] = T.int64(0)
-                for e in T.serial(n * n):
-                    W[vb, e] = A[vb, e]
-                    Out[vb, e] = T.Select(e // n == e % n, one, zero)
-                for col in T.serial(n):
-                    pivot(W, vb, n, col, at)
-                    if at[0] != col:
-                        swap_rows(W, vb, n, at[0], col, tmp)
-                        swap_rows(Out, vb, n, at[0], col, tmp)
-                    if W[vb, col * n + col] == zero:
-                        Info[vb] = T.int64(1)
-                    else:
-                        tmp[0] = one / W[vb, col * n + col]
-                        for j in T.serial(n):
-                            W[vb, col * n + j] = W[vb, col * n + j] * tmp[0]
-                            Out[vb, col * n + j] = Out[vb, col * n + j] * tmp[0]
-                        for i in T.serial(n):
-                            if i != col:
-                                tmp[0] = W[vb, i * n + col]
-                                for j in T.serial(n):
-                                    W[vb, i * n + j] = W[vb, i * n + j] - tmp[0] * W[vb, col * n + j]
-                                    Out[vb, i * n + j] = (Out[vb, i * n + j]
-                                                          - tmp[0] * Out[vb, col * n + j])
+                if s > 0:
+                    for e in T.serial(n * n):
+                        W[vb, _in(e, W)] = _get(A, vb, e)
+                        Out[vb, _in(e, Out)] = T.Select(e // n == e % n, one, zero)
+                    for col in T.serial(n):
+                        pivot(W, vb, n, col, at)
+                        if at[0] != col:
+                            swap_rows(W, vb, n, at[0], col, tmp)
+                            swap_rows(Out, vb, n, at[0], col, tmp)
+                        if _get(W, vb, col * n + col) == zero:
+                            Info[vb] = T.int64(1)
+                        else:
+                            tmp[0] = one / _get(W, vb, col * n + col)
+                            for j in T.serial(n):
+                                W[vb, _in(col * n + j, W)] = _get(W, vb, col * n + j) * tmp[0]
+                                Out[vb, _in(col * n + j, Out)] = _get(Out, vb, col * n + j) * tmp[0]
+                            for i in T.serial(n):
+                                if i != col:
+                                    tmp[0] = _get(W, vb, i * n + col)
+                                    for j in T.serial(n):
+                                        W[vb, _in(i * n + j, W)] = (_get(W, vb, i * n + j)
+                                                                    - tmp[0]
+                                                                    * _get(W, vb, col * n + j))
+                                        Out[vb, _in(i * n + j, Out)] = (_get(Out, vb, i * n + j)
+                                                              - tmp[0] * _get(Out, vb, col * n + j))
 
     return {"potrf": potrf, "lu_det": lu_det, "inverse": inverse}
 
