@@ -329,37 +329,32 @@ def _moves(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     elem = element_bytes(dtype)
     zero = tirx.const(0, dtype)
 
-    @T.prim_func(s_tir=True)
-    def gather(x: T.handle, at: T.handle, out: T.handle):
-        T.func_attr({"tirx.noalias": True})
-        bat, s, k = T.int64(), T.int64(), T.int64()
-        X = T.match_buffer(x, (bat, s), dtype, align=elem)
-        At = T.match_buffer(at, (k,), "int64")
-        Out = T.match_buffer(out, (bat, k), dtype, align=elem)
-        for r in T.serial(bat):
-            with T.sblock("rows"):
-                vb = T.axis.spatial(bat, r)
-                T.reads(X[vb, 0:s], At[0:k])
-                T.writes(Out[vb, 0:k])
-                for i in T.serial(k):
-                    Out[vb, i] = X[vb, At[i]]
+    def positions(scatter: bool) -> tvm.tirx.PrimFunc:
+        """``out[b, i] = x[b, at[i]]``, or (``scatter``) ``out[b]`` zero but ``out[b, at[i]] =
+        x[b, i]``: ``x`` / ``out`` are the whole matrices (s elements) or the picked ones (k)."""
 
-    @T.prim_func(s_tir=True)
-    def scatter(x: T.handle, at: T.handle, out: T.handle):
-        T.func_attr({"tirx.noalias": True})
-        bat, s, k = T.int64(), T.int64(), T.int64()
-        X = T.match_buffer(x, (bat, k), dtype, align=elem)
-        At = T.match_buffer(at, (k,), "int64")
-        Out = T.match_buffer(out, (bat, s), dtype, align=elem)
-        for r in T.serial(bat):
-            with T.sblock("rows"):
-                vb = T.axis.spatial(bat, r)
-                T.reads(X[vb, 0:k], At[0:k])
-                T.writes(Out[vb, 0:s])
-                for e in T.serial(s):
-                    Out[vb, e] = zero
-                for i in T.serial(k):
-                    Out[vb, At[i]] = X[vb, i]
+        @T.prim_func(s_tir=True)
+        def func(x: T.handle, at: T.handle, out: T.handle):
+            T.func_attr({"tirx.noalias": True})
+            bat, s, k = T.int64(), T.int64(), T.int64()
+            X = T.match_buffer(x, (bat, k if scatter else s), dtype, align=elem)
+            At = T.match_buffer(at, (k,), "int64")
+            Out = T.match_buffer(out, (bat, s if scatter else k), dtype, align=elem)
+            for r in T.serial(bat):
+                with T.sblock("rows"):
+                    vb = T.axis.spatial(bat, r)
+                    T.reads(X[vb, 0:X.shape[1]], At[0:k])
+                    T.writes(Out[vb, 0:Out.shape[1]])
+                    if scatter:
+                        for e in T.serial(s):
+                            Out[vb, e] = zero
+                        for i in T.serial(k):
+                            Out[vb, At[i]] = X[vb, i]
+                    else:
+                        for i in T.serial(k):
+                            Out[vb, i] = X[vb, At[i]]
+
+        return func
 
     @T.prim_func(s_tir=True)
     def khatri_rao(a: T.handle, b: T.handle, out: T.handle):
@@ -376,7 +371,7 @@ def _moves(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 for j in T.serial(c):
                     Out[vr, j] = A[vr // n, j] * B[vr % n, j]
 
-    return {"gather": gather, "scatter": scatter, "khatri_rao": khatri_rao}
+    return {"gather": positions(False), "scatter": positions(True), "khatri_rao": khatri_rao}
 
 
 def linalg(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
