@@ -508,13 +508,19 @@ _LINALG_KERNELS = (
                        "sign[b] dtype WRITTEN, logdet[b] dtype WRITTEN, det[b] dtype WRITTEN)"),
             ("inverse", "(a[b,s] dtype, n int64, work[b,s] dtype WRITTEN, "
                         "out[b,s] dtype WRITTEN, info[b] int64 WRITTEN)"),
+            ("gelqf", "(a[b,s] dtype, m int64, n int64, work[b,s] dtype WRITTEN, "
+                      "taus[b,t] dtype WRITTEN, q[b,s] dtype WRITTEN, l[b,ll] dtype WRITTEN)"),
+            ("syevd", "(a[b,s] dtype, n int64, work[b,s] dtype WRITTEN, "
+                      "vectors[b,s] dtype WRITTEN, u[b,s] dtype WRITTEN, "
+                      "values[b,v] dtype WRITTEN)"),
             ("gather", "(x[b,s] dtype, at[k] int64 <s, out[b,k] dtype WRITTEN)"),
             ("scatter", "(x[b,k] dtype, at[k] int64 <s, out[b,s] dtype WRITTEN)"),
             ("khatri_rao", "(a[m,c] dtype, b[n,c] dtype, out[r,c] dtype WRITTEN)"),
         ),
         "batches of small dense matrices, each a flat row of elements laid out by host-given "
         "strides: products (gemm), triangular solves and products, Cholesky, LU determinants, "
-        "Gauss-Jordan inverses, diagonal and triangle gathers and scatters, Khatri-Rao products",
+        "Gauss-Jordan inverses, Householder LQ, Jacobi symmetric eigendecompositions, diagonal "
+        "and triangle gathers and scatters, Khatri-Rao products",
         ("float32", "float64"),
     ),
 )

@@ -152,6 +152,37 @@ def slogdet(a: Any) -> tuple[Any, Any]:
     return sign, logdet
 
 
+def gelqf(a: Any) -> tuple[Any, Any]:
+    """Q and L of ``a = L Q`` for each (m, n) matrix, m <= n: Q's rows orthonormal, L lower
+    triangular (LAPACK's gelqf + orglq: Householder reflectors, L's diagonal signs theirs)."""
+    m, n = a.shape[-2:]
+    batch = _batch(a.shape)
+    q = empty_like(a, a.shape, a.dtype)
+    low = empty_like(a, (*a.shape[:-1], m), a.dtype)
+    if q.size:
+        run = _linalg(a, q.size * m)
+        run.gelqf(_flat(a, batch), m, n, empty_like(a, (batch, m * n), a.dtype),
+                  empty_like(a, (batch, m), a.dtype), q.reshape(batch, m * n),
+                  low.reshape(batch, m * m))
+    return q, low
+
+
+def syevd(a: Any) -> tuple[Any, Any]:
+    """U and the eigenvalues (ascending) of each symmetric matrix (its lower triangle read):
+    ``U a = diag(values) U``, U's rows orthonormal, each row's element of largest magnitude
+    positive (MXNet's signs), by cyclic Jacobi rotations."""
+    n = a.shape[-1]
+    batch = _batch(a.shape)
+    u = empty_like(a, a.shape, a.dtype)
+    values = empty_like(a, a.shape[:-1], a.dtype)
+    if u.size:
+        run = _linalg(a, u.size * n)
+        run.syevd(_flat(a, batch), n, empty_like(a, (batch, n * n), a.dtype),
+                  empty_like(a, (batch, n * n), a.dtype), u.reshape(batch, n * n),
+                  values.reshape(batch, n))
+    return u, values
+
+
 def diag_positions(n: int, offset: int) -> np.ndarray:
     """Flat positions of diagonal ``offset`` of an n x n matrix (above the main one if > 0)."""
     i = np.arange(n - abs(offset), dtype=np.int64)
@@ -237,6 +268,8 @@ STORAGE_RULES: Rules = {
     **_dense("_linalg_inverse", inverse, 1),
     **_dense("_linalg_det", det, 1),
     ("_linalg_slogdet", ("default",)): StorageRule(None, slogdet),
+    ("_linalg_gelqf", ("default",)): StorageRule(None, gelqf),
+    ("_linalg_syevd", ("default",)): StorageRule(None, syevd),
     **_dense("_linalg_extractdiag", extractdiag, 1),
     **_dense("_linalg_makediag", makediag, 1),
     **_dense("_linalg_extracttrian", extracttrian, 1),
@@ -244,4 +277,5 @@ STORAGE_RULES: Rules = {
     ("khatri_rao", ("default", VARIADIC)): StorageRule("default", khatri_rao),
 }
 """The linalg ops of dense inputs (sparse inputs fall back to dense, as MXNet's);
-``_linalg_slogdet`` returns its two buffers (the front end wraps and records them)."""
+``_linalg_slogdet``, ``_linalg_gelqf`` and ``_linalg_syevd`` return their two buffers (the front
+end wraps and records them)."""

@@ -324,6 +324,164 @@ def _factorisations(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     return {"potrf": potrf, "lu_det": lu_det, "inverse": inverse}
 
 
+JACOBI_SWEEPS = 60
+"""The most cyclic Jacobi sweeps syevd runs per matrix (it stops as soon as the off-diagonal
+part is negligible: a handful of sweeps for the small matrices these kernels serve)."""
+
+
+def _decompositions(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+    """``gelqf`` (Householder LQ, as LAPACK's gelqf + orglq) and ``syevd`` (cyclic Jacobi):
+    one matrix per block."""
+    elem = element_bytes(dtype)
+    zero = tirx.const(0, dtype)
+    one = tirx.const(1, dtype)
+    tiny = tirx.const(1e-30 if dtype == "float64" else 1e-14, dtype)  # (relative precision)^2
+
+    @T.macro
+    def reflect(M, vb, r, W, i, n, tau):
+        """Row ``r`` of ``M`` times the reflector ``I - tau v vᵀ`` (v: 1, then row ``i`` of
+        ``W`` past column ``i``)."""
+        tau[1] = _get(M, vb, r * n + i)
+        for j in T.serial(n - i - 1):
+            tau[1] = tau[1] + _get(M, vb, r * n + i + 1 + j) * _get(W, vb, i * n + i + 1 + j)
+        tau[1] = tau[0] * tau[1]
+        M[vb, _in(r * n + i, M)] = _get(M, vb, r * n + i) - tau[1]
+        for j in T.serial(n - i - 1):
+            M[vb, _in(r * n + i + 1 + j, M)] = (_get(M, vb, r * n + i + 1 + j)
+                                                - tau[1] * _get(W, vb, i * n + i + 1 + j))
+
+    @T.prim_func(s_tir=True)
+    def gelqf(a: T.handle, m: T.int64, n: T.int64, work: T.handle, taus: T.handle,
+              q: T.handle, l: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        bat, s, st, sl = T.int64(), T.int64(), T.int64(), T.int64()
+        A = T.match_buffer(a, (bat, s), dtype, align=elem)
+        W = T.match_buffer(work, (bat, s), dtype, align=elem)
+        Tau = T.match_buffer(taus, (bat, st), dtype, align=elem)
+        Q = T.match_buffer(q, (bat, s), dtype, align=elem)
+        L = T.match_buffer(l, (bat, sl), dtype, align=elem)
+        for r in T.serial(bat):
+            with T.sblock("rows"):
+                vb = T.axis.spatial(bat, r)
+                T.reads(A[vb, 0:s], W[vb, 0:s], Tau[vb, 0:st], Q[vb, 0:s])
+                T.writes(W[vb, 0:s], Tau[vb, 0:st], Q[vb, 0:s], L[vb, 0:sl])
+                tau = T.alloc_buffer((2,), dtype, scope="local")  # tau, a row's product
+                acc = T.alloc_buffer((2,), dtype, scope="local")  # alpha, squared norm
+                if s > 0 and st > 0 and sl > 0:
+                    for e in T.serial(m * n):
+                        W[vb, _in(e, W)] = _get(A, vb, e)
+                    for i in T.serial(m):  # dlarfg on row i, then the rows below it
+                        acc[0] = _get(W, vb, i * n + i)
+                        acc[1] = zero
+                        for j in T.serial(n - i - 1):
+                            acc[1] = acc[1] + (_get(W, vb, i * n + i + 1 + j)
+                                               * _get(W, vb, i * n + i + 1 + j))
+                        if acc[1] == zero:
+                            tau[0] = zero
+                        else:
+                            tau[1] = T.sqrt(acc[0] * acc[0] + acc[1])
+                            tau[1] = T.if_then_else(acc[0] >= zero, -tau[1], tau[1])  # beta
+                            tau[0] = (tau[1] - acc[0]) / tau[1]
+                            for j in T.serial(n - i - 1):
+                                W[vb, _in(i * n + i + 1 + j, W)] = (
+                                    _get(W, vb, i * n + i + 1 + j) / (acc[0] - tau[1]))
+                            W[vb, _in(i * n + i, W)] = tau[1]
+                        Tau[vb, _in(i, Tau)] = tau[0]
+                        for rr in T.serial(m - i - 1):
+                            reflect(W, vb, i + 1 + rr, W, i, n, tau)
+                    for e in T.serial(m * m):
+                        L[vb, _in(e, L)] = T.if_then_else(e % m <= e // m,
+                                                          _get(W, vb, e // m * n + e % m), zero)
+                    for e in T.serial(m * n):
+                        Q[vb, _in(e, Q)] = T.if_then_else(e // n == e % n, one, zero)
+                    for t in T.serial(m):  # Q = [I 0] H(m-1) ... H(0)
+                        tau[0] = _get(Tau, vb, m - 1 - t)
+                        for rr in T.serial(m):
+                            reflect(Q, vb, rr, W, m - 1 - t, n, tau)
+
+    @T.macro
+    def rotate(M, vb, n, k, p, q, c, sn, columns):
+        """Elements ``p`` and ``q`` of row (or ``columns``: column) ``k`` of ``M`` rotated."""
+        if columns:
+            c[1] = _get(M, vb, k * n + p)
+            M[vb, _in(k * n + p, M)] = c[0] * c[1] - sn[0] * _get(M, vb, k * n + q)
+            M[vb, _in(k * n + q, M)] = sn[0] * c[1] + c[0] * _get(M, vb, k * n + q)
+        else:
+            c[1] = _get(M, vb, p * n + k)
+            M[vb, _in(p * n + k, M)] = c[0] * c[1] - sn[0] * _get(M, vb, q * n + k)
+            M[vb, _in(q * n + k, M)] = sn[0] * c[1] + c[0] * _get(M, vb, q * n + k)
+
+    @T.prim_func(s_tir=True)
+    def syevd(a: T.handle, n: T.int64, work: T.handle, vectors: T.handle, u: T.handle,
+              values: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        bat, s, sv = T.int64(), T.int64(), T.int64()
+        A = T.match_buffer(a, (bat, s), dtype, align=elem)
+        W = T.match_buffer(work, (bat, s), dtype, align=elem)
+        V = T.match_buffer(vectors, (bat, s), dtype, align=elem)
+        U = T.match_buffer(u, (bat, s), dtype, align=elem)
+        Lam = T.match_buffer(values, (bat, sv), dtype, align=elem)
+        for r in T.serial(bat):
+            with T.sblock("rows"):
+                vb = T.axis.spatial(bat, r)
+                T.reads(A[vb, 0:s], W[vb, 0:s], V[vb, 0:s], U[vb, 0:s], Lam[vb, 0:sv])
+                T.writes(W[vb, 0:s], V[vb, 0:s], U[vb, 0:s], Lam[vb, 0:sv])
+                c = T.alloc_buffer((2,), dtype, scope="local")  # cosine, a saved element
+                sn = T.alloc_buffer((3,), dtype, scope="local")  # sine, theta / t, the norm
+                off = T.alloc_buffer((1,), dtype, scope="local")
+                at = T.alloc_buffer((1,), "int64", scope="local")
+                if s > 0 and sv > 0:
+                    sn[2] = zero
+                    for e in T.serial(n * n):  # the symmetric matrix of A's lower triangle
+                        W[vb, _in(e, W)] = _get(A, vb, T.max(e // n, e % n) * n
+                                                + T.min(e // n, e % n))
+                        V[vb, _in(e, V)] = T.if_then_else(e // n == e % n, one, zero)
+                        sn[2] = sn[2] + _get(W, vb, e) * _get(W, vb, e)
+                    for sweep in T.serial(JACOBI_SWEEPS):
+                        off[0] = zero
+                        for e in T.serial(n * n):
+                            if e // n < e % n:
+                                off[0] = off[0] + _get(W, vb, e) * _get(W, vb, e)
+                        if off[0] > tiny * sn[2]:
+                            for p in T.serial(n):
+                                for qq in T.serial(n - p - 1):
+                                    if _get(W, vb, p * n + p + 1 + qq) != zero:
+                                        sn[1] = (_get(W, vb, (p + 1 + qq) * n + p + 1 + qq)
+                                                 - _get(W, vb, p * n + p)) / (
+                                            2 * _get(W, vb, p * n + p + 1 + qq))
+                                        sn[1] = T.if_then_else(sn[1] >= zero, one, -one) / (
+                                            T.abs(sn[1]) + T.sqrt(sn[1] * sn[1] + one))
+                                        c[0] = one / T.sqrt(sn[1] * sn[1] + one)
+                                        sn[0] = sn[1] * c[0]
+                                        for k in T.serial(n):
+                                            rotate(W, vb, n, k, p, p + 1 + qq, c, sn, True)
+                                        for k in T.serial(n):
+                                            rotate(W, vb, n, k, p, p + 1 + qq, c, sn, False)
+                                        for k in T.serial(n):
+                                            rotate(V, vb, n, k, p, p + 1 + qq, c, sn, True)
+                    for i in T.serial(n):  # ascending: the smallest eigenvalue left, row i
+                        at[0] = i
+                        for j in T.serial(n - i - 1):
+                            if _get(W, vb, (i + 1 + j) * (n + 1)) < _get(W, vb, at[0] * (n + 1)):
+                                at[0] = i + 1 + j
+                        Lam[vb, _in(i, Lam)] = _get(W, vb, at[0] * (n + 1))
+                        W[vb, _in(at[0] * (n + 1), W)] = _get(W, vb, i * (n + 1))
+                        W[vb, _in(i * (n + 1), W)] = Lam[vb, _in(i, Lam)]
+                        for k in T.serial(n):
+                            c[1] = _get(V, vb, k * n + at[0])
+                            V[vb, _in(k * n + at[0], V)] = _get(V, vb, k * n + i)
+                            V[vb, _in(k * n + i, V)] = c[1]
+                        at[0] = 0  # the element of largest magnitude made positive
+                        for k in T.serial(n):
+                            if T.abs(_get(V, vb, k * n + i)) > T.abs(_get(V, vb, at[0] * n + i)):
+                                at[0] = k
+                        c[1] = T.if_then_else(_get(V, vb, at[0] * n + i) < zero, -one, one)
+                        for k in T.serial(n):
+                            U[vb, _in(i * n + k, U)] = c[1] * _get(V, vb, k * n + i)
+
+    return {"gelqf": gelqf, "syevd": syevd}
+
+
 def _moves(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """``gather``, ``scatter`` (one matrix per block) and ``khatri_rao`` (one output row)."""
     elem = element_bytes(dtype)
@@ -376,4 +534,5 @@ def _moves(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
 
 def linalg(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
     """Every function of the ``linalg`` kernel for ``dtype`` (module docstring)."""
-    return {**_products(dtype), **_triangular(dtype), **_factorisations(dtype), **_moves(dtype)}
+    return {**_products(dtype), **_triangular(dtype), **_factorisations(dtype),
+            **_decompositions(dtype), **_moves(dtype)}
