@@ -176,6 +176,53 @@ def test_zero_size_matrices():
     assert la.gemm2(nd.ones((2, 0)), nd.ones((0, 3))).asnumpy().tolist() == [[0.0] * 3] * 2
 
 
+@given(batch=batches, m=sizes, extra=st.integers(0, 3), dtype=dtypes, seed=st.integers(0, 2**31))
+def test_gelqf(batch, m, extra, dtype, seed):
+    a = _random(np.random.default_rng(seed), (*batch, m, m + extra), dtype)
+    q, low = la.gelqf(nd.array(a, dtype=dtype))
+    q, low = q.asnumpy(), low.asnumpy()
+    assert q.shape == a.shape and low.shape == (*batch, m, m)
+    tol = dict(rtol=1e-4, atol=1e-4) if dtype == "float32" else dict(rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(low @ q, a, **tol)
+    np.testing.assert_allclose(q @ _t(q), np.broadcast_to(np.eye(m), (*batch, m, m)), **tol)
+    assert not np.triu(low, 1).any()
+    # numpy's QR of Aᵀ (LAPACK's Householder, as MXNet's gelqf) gives the same signs
+    for index in np.ndindex(*batch):
+        qt, rt = np.linalg.qr(a[index].astype(np.float64).T)
+        np.testing.assert_allclose(low[index], rt.T, **tol)
+
+
+def test_gelqf_syevd_mxnet_examples():
+    q, low = la.gelqf(nd.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype="float64"))
+    np.testing.assert_allclose(q.asnumpy(), [[-0.26726124, -0.53452248, -0.80178373],
+                                             [0.87287156, 0.21821789, -0.43643578]], rtol=1e-7)
+    np.testing.assert_allclose(low.asnumpy(), [[-3.74165739, 0.0], [-8.55235974, 1.96396101]],
+                               rtol=1e-7)
+    u, values = la.syevd(nd.array([[[1.0, 2.0], [2.0, 4.0]], [[1.0, 2.0], [2.0, 5.0]]],
+                                  dtype="float64"))
+    np.testing.assert_allclose(u.asnumpy(), [[[0.89442719, -0.4472136], [0.4472136, 0.89442719]],
+                                             [[0.92387953, -0.38268343],
+                                              [0.38268343, 0.92387953]]], rtol=1e-7)
+    np.testing.assert_allclose(values.asnumpy(), [[0.0, 5.0], [0.17157288, 5.82842712]],
+                               rtol=1e-7, atol=1e-12)
+
+
+@given(batch=batches, n=sizes, dtype=dtypes, seed=st.integers(0, 2**31))
+def test_syevd(batch, n, dtype, seed):
+    rng = np.random.default_rng(seed)
+    m = rng.standard_normal((*batch, n, n))
+    sym = (m + _t(m)).astype(dtype)
+    garbage = np.where(np.triu(np.ones((n, n)), 1).astype(bool), 77.0, sym).astype(dtype)
+    u, values = la.syevd(nd.array(garbage, dtype=dtype))  # only the lower triangle is read
+    u, values = u.asnumpy(), values.asnumpy()
+    tol = dict(rtol=1e-4, atol=1e-4) if dtype == "float32" else dict(rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(values, np.linalg.eigvalsh(sym.astype(np.float64)), **tol)
+    np.testing.assert_allclose(u @ sym, values[..., None] * u, **tol)
+    np.testing.assert_allclose(u @ _t(u), np.broadcast_to(np.eye(n), sym.shape), **tol)
+    biggest = np.take_along_axis(u, np.abs(u).argmax(-1)[..., None], -1)
+    assert (biggest > 0).all()  # MXNet's signs
+
+
 def test_diagonals_and_triangles_as_mxnet():
     a = nd.array(np.arange(16.0).reshape(4, 4))
     # MXNet 1.9.1's values (mxvenv), packing order included
@@ -311,6 +358,19 @@ def test_inverse_det_gradients():
     _check_gradient(la.slogdet, [a])  # the sign has no gradient
 
 
+def test_gelqf_syevd_gradients():
+    rng = np.random.default_rng(9)
+    _check_gradient(la.gelqf, [rng.standard_normal((2, 2, 4))])
+    _check_gradient(la.gelqf, [rng.standard_normal((3, 3))])
+    m = rng.standard_normal((2, 3, 3))
+
+    def symmetric(direction):  # syevd reads one triangle: perturb A as a symmetric matrix
+        return direction + _t(direction)
+
+    _check_gradient(la.syevd, [m + _t(m)], perturb=symmetric, rtol=1e-4)
+    _check_gradient(lambda x: la.syevd(x)[1], [m + _t(m)], perturb=symmetric, rtol=1e-4)
+
+
 def test_diag_trian_khatri_rao_gradients():
     rng = np.random.default_rng(7)
     a = rng.standard_normal((2, 3, 3))
@@ -356,6 +416,10 @@ def test_bad_input():
         la.trsm(nd.ones((3, 3)), rect)
     with pytest.raises(InvalidValue, match="args\\[1\\]"):
         nd.khatri_rao(sq, rect)
+    with pytest.raises(InvalidValue, match="no more rows than columns"):
+        la.gelqf(nd.ones((3, 2)))
+    with pytest.raises(InvalidValue, match="square"):
+        la.syevd(rect)
     with pytest.raises(InvalidValue, match="column axis"):
         la.gemm2(sq, sq, axis=-1)
     with pytest.raises(InvalidType, match="A must be an NDArray"):
@@ -377,6 +441,7 @@ def test_out_argument():
 
 def test_names():
     assert nd.linalg_gemm2 is la.gemm2 and nd.linalg_potrf is la.potrf
+    assert nd.linalg_gelqf is la.gelqf
     assert nd.op.khatri_rao is nd.khatri_rao
     assert mx.sym.linalg.gemm2(mx.sym.var("a"), mx.sym.var("b")).tojson().count(
         '"_linalg_gemm2"') == 1
@@ -399,6 +464,8 @@ def test_symbols_infer_and_run():
         (mx.sym.linalg.makediag(a, offset=2), dict(a=(3,)), [(5, 5)]),
         (mx.sym.linalg.trsm(a, b, rightside=True), dict(a=(3, 3), b=(2, 3)), [(2, 3)]),
         (mx.sym.khatri_rao(a, b), dict(a=(2, 3), b=(4, 3)), [(8, 3)]),
+        (mx.sym.linalg.gelqf(a), dict(a=(2, 3, 5)), [(2, 3, 5), (2, 3, 3)]),
+        (mx.sym.linalg.syevd(a), dict(a=(2, 4, 4)), [(2, 4, 4), (2, 4)]),
     ]
     for sym, shapes, want in cases:
         assert sym.infer_shape(**shapes)[1] == want, sym.tojson()

@@ -2,10 +2,10 @@
 
 Every op works on the trailing two axes of its operands (a batch of matrices over the leading
 axes; gemm / gemm2 take the row axis from ``axis``), in float32 or float64 as MXNet's. gemm,
-gemm2, trsm, trmm, potrf, inverse, det, slogdet, the diagonal and triangle ops and khatri_rao
-run the ``linalg`` kernel (sparsegen/ops/linalg.py); potri, syrk and sumlogdiag are composed of
-them (and of log and sum), so their gradients are those ops' gradients. Results are dense;
-sparse inputs fall back to dense with the storage-fallback warning.
+gemm2, trsm, trmm, potrf, inverse, det, slogdet, gelqf, syevd, the diagonal and triangle ops and
+khatri_rao run the ``linalg`` kernel (sparsegen/ops/linalg.py); potri, syrk and sumlogdiag are
+composed of them (and of log and sum), so their gradients are those ops' gradients. Results are
+dense; sparse inputs fall back to dense with the storage-fallback warning.
 """
 
 from __future__ import annotations
@@ -24,8 +24,9 @@ from .dispatch import check_out, deliver, densified, invoke
 from .indexing import array_arg, axis_arg
 from .ndarray import NDArray
 
-__all__ = ["det", "extractdiag", "extracttrian", "gemm", "gemm2", "inverse", "makediag",
-           "maketrian", "potrf", "potri", "slogdet", "sumlogdiag", "syrk", "trmm", "trsm"]
+__all__ = ["det", "extractdiag", "extracttrian", "gelqf", "gemm", "gemm2", "inverse",
+           "makediag", "maketrian", "potrf", "potri", "slogdet", "sumlogdiag", "syevd", "syrk",
+           "trmm", "trsm"]
 
 _DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -191,21 +192,47 @@ def det(A: NDArray | None = None, out: NDArray | None = None,  # noqa: N803 - MX
     return _square_op("det", A, out, batch_only=True)
 
 
+def _two_outputs(op: str, a: NDArray, out: Any, shapes: tuple[tuple[int, ...], ...]) -> list:
+    """Run ``_linalg_<op>`` (two results of ``shapes``) on the checked ``a``: the two arrays,
+    written into ``out`` (a list of two) when given, recorded as one node."""
+    a = densified(a)
+    outs = [None, None] if out is None else list(out)
+    if len(outs) != 2:
+        raise InvalidValue(f"{op}: out must be a list of two arrays, got {len(outs)}")
+    for o, shape in zip(outs, shapes):
+        check_out(op, o, shape, a.dtype, a.context)
+    results = invoke(f"_linalg_{op}", (a,))
+    both = [deliver(op, r, "default", a.context, (a,), o) for r, o in zip(results, outs)]
+    tape.record(f"_linalg_{op}", (a,), both, {})
+    return both
+
+
 def slogdet(A: NDArray | None = None, out: Any = None,  # noqa: N803 - MXNet's name
             name: str | None = None) -> list[NDArray]:
     """[sign, log |det|] of each square matrix, as MXNet's ``linalg.slogdet`` (sign 0 and
     log -inf for a singular matrix); ``out``: a list of two arrays to write."""
-    a = densified(_operand(A, "A", "slogdet", square=True))
-    outs = [None, None] if out is None else list(out)
-    if len(outs) != 2:
-        raise InvalidValue(f"slogdet: out must be a list of two arrays, got {len(outs)}")
-    for o in outs:
-        check_out("slogdet", o, batch_shape(a.shape), a.dtype, a.context)
-    sign, logdet = invoke("_linalg_slogdet", (a,))
-    both = [deliver("slogdet", r, "default", a.context, (a,), o) for r, o in zip((sign, logdet),
-                                                                               outs)]
-    tape.record("_linalg_slogdet", (a,), both, {})
-    return both
+    a = _operand(A, "A", "slogdet", square=True)
+    return _two_outputs("slogdet", a, out, (batch_shape(a.shape),) * 2)
+
+
+def gelqf(A: NDArray | None = None, out: Any = None,  # noqa: N803 - MXNet's name
+          name: str | None = None) -> list[NDArray]:
+    """[Q, L] of the LQ factorisation ``A = L Q`` of each (m, n) matrix, m <= n (Q's rows
+    orthonormal, L lower triangular; LAPACK's Householder signs), as MXNet's ``linalg.gelqf``."""
+    a = _operand(A, "A", "gelqf")
+    m, n = a.shape[-2:]
+    if m > n:
+        raise InvalidValue(f"gelqf: A must have no more rows than columns, got shape {a.shape}")
+    return _two_outputs("gelqf", a, out, (a.shape, (*a.shape[:-1], m)))
+
+
+def syevd(A: NDArray | None = None, out: Any = None,  # noqa: N803 - MXNet's name
+          name: str | None = None) -> list[NDArray]:
+    """[U, L] of each symmetric matrix (its lower triangle read): ``U A = diag(L) U``, U's
+    rows orthonormal eigenvectors (each one's largest-magnitude element positive), L ascending,
+    as MXNet's ``linalg.syevd``."""
+    a = _operand(A, "A", "syevd", square=True)
+    return _two_outputs("syevd", a, out, (a.shape, a.shape[:-1]))
 
 
 def potri(A: NDArray | None = None, out: NDArray | None = None,  # noqa: N803 - MXNet's name

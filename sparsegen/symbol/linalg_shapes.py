@@ -47,6 +47,16 @@ def _slogdet(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Any]:
     return shapes, [out, out]
 
 
+def _gelqf(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Any]:
+    a = shapes[0]
+    return shapes, [a, None if a is None else (*a[:-1], a[-2])]
+
+
+def _syevd(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Any]:
+    a = shapes[0]
+    return shapes, [a, None if a is None else a[:-1]]
+
+
 def _syrk(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
     a = shapes[0]
     if a is None:
@@ -86,7 +96,8 @@ LINALG_SHAPE_RULES: dict[str, Rule] = {
     "_linalg_gemm": _product, "_linalg_gemm2": _product, "_linalg_trsm": _second,
     "_linalg_trmm": _second, "_linalg_potrf": _first, "_linalg_potri": _first,
     "_linalg_inverse": _first, "_linalg_det": _batch, "_linalg_sumlogdiag": _batch,
-    "_linalg_slogdet": _slogdet, "_linalg_syrk": _syrk,
+    "_linalg_slogdet": _slogdet, "_linalg_syrk": _syrk, "_linalg_gelqf": _gelqf,
+    "_linalg_syevd": _syevd,
     "_linalg_extractdiag": _extract(False), "_linalg_extracttrian": _extract(True),
     "_linalg_makediag": _make(False), "_linalg_maketrian": _make(True),
     "khatri_rao": _khatri_rao,

@@ -28,6 +28,12 @@ def _triangle(x: Any, lower: bool) -> Any:
     return la.maketrian(la.extracttrian(x, lower=lower), lower=lower)
 
 
+def _copy_lower_up(x: Any) -> Any:
+    """``x``'s lower triangle mirrored onto its upper one (MXNet's copyLTU)."""
+    strict = la.maketrian(la.extracttrian(x, offset=-1), offset=-1)
+    return la.maketrian(la.extracttrian(x)) + _t(strict)
+
+
 def _per_matrix(scale: Any, x: Any) -> Any:
     """``x`` with each matrix multiplied by its batch element of ``scale``."""
     return nd.broadcast_mul(scale.reshape((*x.shape[:-2], 1, 1)), x)
@@ -58,10 +64,7 @@ def _potrf(node: Node, out_grads: list[Any]) -> tuple[Any]:
     a = node.inputs[0]
     factor = la.potrf(a)
     y = la.trmm(factor, _triangle(densified(out_grads[0]), True), transpose=True)
-    low = la.maketrian(la.extracttrian(y))
-    strict = la.maketrian(la.extracttrian(y, offset=-1), offset=-1)
-    y = low + _t(strict)
-    y = la.trsm(factor, y, transpose=True)
+    y = la.trsm(factor, _copy_lower_up(y), transpose=True)
     return (la.trsm(factor, y, rightside=True, alpha=0.5),)
 
 
@@ -129,6 +132,33 @@ def _slogdet(node: Node, out_grads: list[Any]) -> tuple[Any]:
     """``dA = g_logabsdet A⁻ᵀ`` (the sign has no gradient)."""
     a = node.inputs[0]
     return (_per_matrix(densified(out_grads[1]), _t(la.inverse(a))),)
+
+
+@gradient("_linalg_gelqf")
+def _gelqf(node: Node, out_grads: list[Any]) -> tuple[Any]:
+    """``dA = L⁻ᵀ (dQ + copyLTU(M) Q)``, ``M = Lᵀ dL - dQ Qᵀ``, as MXNet's."""
+    q, low = la.gelqf(node.inputs[0])
+    dq, dl = (densified(g) for g in out_grads)
+    m = la.gemm2(low, dl, transpose_a=True) - la.gemm2(dq, q, transpose_b=True)
+    x = dq + la.gemm2(_copy_lower_up(m), q)
+    return (la.trsm(low, x, transpose=True),)
+
+
+@gradient("_linalg_syevd")
+def _syevd(node: Node, out_grads: list[Any]) -> tuple[Any]:
+    """``dA = Uᵀ (diag(dL) + F ∘ (U dUᵀ)) U``, symmetrised, ``F[i, j] = 1 / (L[j] - L[i])``
+    off the diagonal and 0 on it (distinct eigenvalues, as MXNet's)."""
+    a = node.inputs[0]
+    u, values = la.syevd(a)
+    du, dl = (densified(g) for g in out_grads)
+    n = a.shape[-1]
+    gaps = nd.broadcast_sub(values.reshape((*values.shape[:-1], 1, n)),
+                            values.reshape((*values.shape, 1)))
+    eye = nd.eye(n, dtype=a.dtype, ctx=a.context).reshape((1,) * (a.ndim - 2) + (n, n))
+    f = nd.broadcast_sub(1.0 / nd.broadcast_add(gaps, eye), eye)
+    inner = la.makediag(dl) + f * la.gemm2(u, du, transpose_b=True)
+    grad = la.gemm2(la.gemm2(u, inner, transpose_a=True), u)
+    return ((grad + _t(grad)) * 0.5,)
 
 
 @gradient("_linalg_extractdiag")
