@@ -41,6 +41,9 @@ ALIASES = {
     "sample_negative_binomial": "_sample_negative_binomial", "sample_normal": "_sample_normal",
     "sample_poisson": "_sample_poisson", "sample_uniform": "_sample_uniform",
     "uniform": "_random_uniform", "shuffle": "_shuffle", "swapaxes": "SwapAxis",
+    **{f"linalg_{name}": f"_linalg_{name}" for name in (
+        "det", "extractdiag", "extracttrian", "gelqf", "gemm", "gemm2", "inverse", "makediag",
+        "maketrian", "potrf", "potri", "slogdet", "sumlogdiag", "syrk", "trmm", "trsm")},
 }
 """MXNet 1.9.1's other names of the ops sparsegen has under either name (its NNVM aliases, as
 recorded in tests/fixtures/mxnet_census.json): alias -> the op's name. ``mx.nd``

@@ -495,6 +495,47 @@ _CONV_KERNELS = (
     ),
 )
 """Convolution (sparsegen/ops/conv.py runs it)."""
+# -- linalg --
+_TRI = ("(a[b,s] dtype, x[b,p] dtype, m int64, count int64, a_row int64, a_col int64, "
+        "stride int64, step int64, lower int64, alpha float64, out[b,p] dtype WRITTEN)")
+_LINALG_KERNELS = (
+    KernelDef(
+        "linalg",
+        "sparsegen.templates.linalg:linalg",
+        _ROWS,
+        ("dtype",),
+        (
+            ("gemm", "(a[b,sa] dtype, b[b,sb] dtype, c[b,s] dtype, m int64, n int64, k int64, "
+                     "a_row int64, a_col int64, b_row int64, b_col int64, alpha float64, "
+                     "beta float64, out[b,s] dtype WRITTEN)"),
+            ("gemm2", "(a[b,sa] dtype, b[b,sb] dtype, m int64, n int64, k int64, a_row int64, "
+                      "a_col int64, b_row int64, b_col int64, alpha float64, "
+                      "out[b,s] dtype WRITTEN)"),
+            ("trsm", _TRI),
+            ("trmm", _TRI),
+            ("potrf", "(a[b,s] dtype, n int64, upper int64, out[b,s] dtype WRITTEN, "
+                      "info[b] int64 WRITTEN)"),
+            ("lu_det", "(a[b,s] dtype, n int64, work[b,s] dtype WRITTEN, "
+                       "sign[b] dtype WRITTEN, logdet[b] dtype WRITTEN, det[b] dtype WRITTEN)"),
+            ("inverse", "(a[b,s] dtype, n int64, work[b,s] dtype WRITTEN, "
+                        "out[b,s] dtype WRITTEN, info[b] int64 WRITTEN)"),
+            ("gelqf", "(a[b,s] dtype, m int64, n int64, work[b,s] dtype WRITTEN, "
+                      "taus[b,t] dtype WRITTEN, q[b,s] dtype WRITTEN, l[b,ll] dtype WRITTEN)"),
+            ("syevd", "(a[b,s] dtype, n int64, work[b,s] dtype WRITTEN, "
+                      "vectors[b,s] dtype WRITTEN, u[b,s] dtype WRITTEN, "
+                      "values[b,v] dtype WRITTEN)"),
+            ("gather", "(x[b,s] dtype, at[k] int64 <s, out[b,k] dtype WRITTEN)"),
+            ("scatter", "(x[b,k] dtype, at[k] int64 <s, out[b,s] dtype WRITTEN)"),
+            ("khatri_rao", "(a[m,c] dtype, b[n,c] dtype, out[r,c] dtype WRITTEN)"),
+        ),
+        "batches of small dense matrices, each a flat row of elements laid out by host-given "
+        "strides: products (gemm), triangular solves and products, Cholesky, LU determinants, "
+        "Gauss-Jordan inverses, Householder LQ, Jacobi symmetric eigendecompositions, diagonal "
+        "and triangle gathers and scatters, Khatri-Rao products",
+        ("float32", "float64"),
+    ),
+)
+"""MXNet's linalg ops and khatri_rao (sparsegen/ops/linalg.py runs them)."""
 # -- arith (power, maximum, minimum, hypot, mod, logical ops, broadcasting, where, quadratic) --
 _ARITH_KERNELS = (
     KernelDef(
@@ -747,6 +788,7 @@ KERNELS: dict[str, KernelDef] = {
     + _IO_KERNELS
     + _ARITH_KERNELS
     + _CONV_KERNELS
+    + _LINALG_KERNELS
 }
 """Every kernel sparsegen generates (the update rules' kernels join it as they register)."""
 

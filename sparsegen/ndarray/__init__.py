@@ -269,6 +269,12 @@ from .batchnorm import BatchNorm  # noqa: E402
 
 __all__ += ["BatchNorm"]
 
+# -- linear algebra: mx.nd.linalg, khatri_rao --
+from . import linalg  # noqa: E402
+from .linalg import khatri_rao  # noqa: E402
+
+__all__ += ["linalg", "khatri_rao"]
+
 # -- MXNet's aliases of its ops --
 from ..opaliases import ALIASES, PREFIXES, SPARSE_ALIASED  # noqa: E402
 

@@ -97,6 +97,7 @@ _internal = _namespace("_internal", {n: ops.make(n, s) for n, s in ops.INTERNAL.
 random = _namespace("random", {**{n: ops.sampler(n) for n in ops.RANDOM}, "randn": ops.randn,
                                **{n: ops.make(n, s) for n, s in ops.RANDOM_LIKE.items()}},
                     ("random.",))
+linalg = _namespace("linalg", {}, ("linalg.",))
 op = _namespace("op", dict(ops.FUNCTIONS), ("",))  # MXNet's mx.sym.op: the same op functions
 maximum = _pairwise("maximum", "_maximum", "_maximum_scalar", "_maximum_scalar", builtins.max)
 minimum = _pairwise("minimum", "_minimum", "_minimum_scalar", "_minimum_scalar", builtins.min)
@@ -121,6 +122,7 @@ def _fluent_method(self: Symbol, name: str) -> Any:
 
 Symbol.__getattr__ = _fluent_method  # type: ignore[attr-defined]
 
-__all__ = ["Executor", "Group", "Node", "Symbol", "Variable", "contrib", "load", "load_json",
+__all__ = ["Executor", "Group", "Node", "Symbol", "Variable", "contrib", "linalg", "load",
+           "load_json",
            "maximum", "minimum", "op", "pow", "power", "random", "sparse", "var", *ops.FUNCTIONS]
 del executor, serialize

@@ -90,6 +90,8 @@ def _counts(node: Node) -> tuple[int, int]:
         return count, count
     if node.op == "multinomial":  # the ids, and with get_prob their log-probabilities
         return (2, 2) if p.get("get_prob") else (1, 1)
+    if node.op in ("_linalg_slogdet", "_linalg_gelqf", "_linalg_syevd"):  # sign and log |det|,
+        return 2, 2  # Q and L, U and the eigenvalues
     return (2, 1) if node.op in ("sort", "Dropout") else (1, 1)
 
 

@@ -18,6 +18,7 @@ from ..opnames import ELEMWISE_UNARY
 from ..ops.conv import output_size
 from ..storage_rules import storage_rule
 from .graph import Entry, Node, dtype_name, output_names, params, stype_name, topological
+from .linalg_shapes import LINALG_SHAPE_RULES
 from .ops import (BROADCAST_BINARY, CREATION, EMBEDDINGS, RANDOM_LIKE, SAMPLE, SAMPLERS, SCALAR_OPS,
                   node_runner)
 
@@ -268,6 +269,7 @@ SHAPE_RULES: dict[str, ShapeRule] = {
     **{op: _reduce for op in ("sum", "mean", "prod", "nansum", "nanprod", "max", "min",
                               "norm", "_square_sum")},
     **{op: _same for op in (*_ELEMWISE_SAME, "_identity_with_attr_like_rhs")},
+    **LINALG_SHAPE_RULES,
 }
 """Shape rule by op; the binary ``broadcast_*`` ops broadcast, the ``SAME_SHAPE`` ops keep their
 first input's shape, and any other op is run on zeros to see (``_evaluated``)."""

@@ -192,8 +192,12 @@ def attr_string(key: str, value: Any) -> str:
 
 
 NAMESPACES = {"": nd, "sparse.": nd.sparse, "_internal.": nd._internal,
-              "contrib.": nd.contrib, "random.": nd.random}
+              "contrib.": nd.contrib, "random.": nd.random, "linalg.": nd.linalg}
 """Where ``mx.nd`` functions of each ``mx.sym`` namespace live (by their dotted prefix)."""
+
+
+_PREFIXED = ("contrib.", "linalg.")
+"""The namespaces whose ops MXNet names ``_<namespace>_<name>`` (``_linalg_gemm``)."""
 
 
 def generated(name: str, prefix: str = "") -> OpDef | None:
@@ -216,7 +220,8 @@ def generated(name: str, prefix: str = "") -> OpDef | None:
             inputs.append(parameter.name)
     if not inputs and not variadic:
         return None
-    op = f"_contrib_{name}" if prefix == "contrib." else canonical(name)  # MXNet's op name
+    op = (f"_{prefix[:-1]}_{name}" if prefix in _PREFIXED  # MXNet's op name
+          else canonical(name))
     return OpDef(op, tuple(inputs), function=prefix + name, variadic=variadic)
 
 
@@ -234,8 +239,9 @@ def definition(op: str) -> OpDef | None:
         for found in table.values():
             if found.op == op:
                 return found
-    if op.startswith("_contrib_"):
-        return generated(op[len("_contrib_"):], "contrib.")
+    for prefix in _PREFIXED:
+        if op.startswith(f"_{prefix[:-1]}_"):
+            return generated(op[len(prefix) + 1:], prefix)
     return next((d for prefix in NAMESPACES if (d := generated(op, prefix))), None)
 
 
