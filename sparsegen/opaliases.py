@@ -41,6 +41,11 @@ ALIASES = {
     "sample_negative_binomial": "_sample_negative_binomial", "sample_normal": "_sample_normal",
     "sample_poisson": "_sample_poisson", "sample_uniform": "_sample_uniform",
     "uniform": "_random_uniform", "shuffle": "_shuffle", "swapaxes": "SwapAxis",
+    "_HypotScalar": "_hypot_scalar", "_Logical_And": "_logical_and", "_Logical_Or": "_logical_or",
+    "_Logical_Xor": "_logical_xor", "_LogicalAndScalar": "_logical_and_scalar",
+    "_LogicalOrScalar": "_logical_or_scalar", "_LogicalXorScalar": "_logical_xor_scalar",
+    "identity": "_copy", "ravel_multi_index": "_ravel_multi_index",
+    "unravel_index": "_unravel_index",
 }
 """MXNet 1.9.1's other names of the ops sparsegen has under either name (its NNVM aliases, as
 recorded in tests/fixtures/mxnet_census.json): alias -> the op's name. ``mx.nd``

@@ -264,6 +264,18 @@ from .batchnorm import BatchNorm  # noqa: E402
 
 __all__ += ["BatchNorm"]
 
+# -- more mx.nd ops: batch_dot, cumsum, losses, activations, moments, logical, multi-index --
+from . import activations, batch, internal_ops, logical, losses, moments, multi_index  # noqa: E402
+for _module in (activations, batch, internal_ops, logical, losses, moments, multi_index):
+    __all__ += _module.__all__
+from .activations import SoftmaxActivation, hard_sigmoid  # noqa: E402
+from .batch import batch_dot, cumsum  # noqa: E402
+from .internal_ops import identity  # noqa: E402
+from .logical import logical_not  # noqa: E402
+from .losses import smooth_l1, softmax_cross_entropy  # noqa: E402
+from .moments import moments  # noqa: E402
+from .multi_index import ravel_multi_index, unravel_index  # noqa: E402
+
 # -- MXNet's aliases of its ops --
 from ..opaliases import ALIASES, PREFIXES, SPARSE_ALIASED  # noqa: E402
 
@@ -302,10 +314,11 @@ __all__ += _serve_aliases()
 
 # -- mxnet.ndarray.ndarray's module-level functions (MXNet's test files import them there) --
 NDARRAY_MODULE_FUNCTIONS = (
-    "add", "arange", "array", "concatenate", "divide", "empty", "equal", "eye", "from_numpy",
-    "full", "greater", "greater_equal", "lesser", "lesser_equal", "linspace", "logical_and",
+    "add", "arange", "array", "concatenate", "divide", "empty", "equal", "eye", "from_dlpack",
+    "from_numpy", "full", "greater", "greater_equal", "lesser", "lesser_equal", "linspace", "logical_and",
     "logical_or", "logical_xor", "maximum", "minimum", "modulo", "moveaxis", "multiply",
-    "not_equal", "onehot_encode", "ones", "power", "subtract", "true_divide", "waitall", "zeros",
+    "not_equal", "onehot_encode", "ones", "power", "split_v2", "subtract", "to_dlpack_for_read",
+    "to_dlpack_for_write", "true_divide", "waitall", "zeros",
 )
 """The functions MXNet 1.9.1 defines in ``mxnet/ndarray/ndarray.py`` that this front end has:
 the class module holds them too (installed here; it cannot import the modules that define

@@ -21,6 +21,9 @@ from .nn import _sigmoid_bce, _sigmoid_bce_grad
 from .slicing import _slice_assign, _slice_assign_scalar
 # -- scatter --
 from .scatter import _scatter_elemwise_div, _scatter_minus_scalar, _scatter_plus_scalar
+# -- logical, creation and other internal ops (logical.py, internal_ops.py) --
+from .internal_ops import INTERNAL
+from .logical import INTERNAL_LOGICAL
 
 SCALAR_OPS: dict[str, Callable[[Any, Any], Any]] = {
     "_plus_scalar": lambda x, s: x + s, "_minus_scalar": lambda x, s: x - s,
@@ -78,8 +81,10 @@ def _identity_with_attr_like_rhs(lhs: NDArray, rhs: NDArray) -> NDArray:
 globals().update({name: _array_op(name, f) for name, f in ARRAY_OPS.items()})
 globals().update(UNION_FUNCTIONS)
 globals().update(INTERNAL_UNARY_OPS)
+globals().update(INTERNAL_LOGICAL)
+globals().update(INTERNAL)
 
 __all__ = [*SCALAR_OPS, *ARRAY_OPS, "_identity_with_attr_like_rhs", "_scatter_elemwise_div", "_scatter_minus_scalar",
            "_scatter_plus_scalar", "_sigmoid_bce", "_sigmoid_bce_grad", "_slice_assign",
            "_slice_assign_scalar", "_square_sum",
-           *UNION_FUNCTIONS, *INTERNAL_UNARY_OPS]
+           *UNION_FUNCTIONS, *INTERNAL_UNARY_OPS, *INTERNAL_LOGICAL, *INTERNAL]
