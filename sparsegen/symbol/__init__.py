@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import math
 import sys
 import types
 from numbers import Number
@@ -17,8 +18,9 @@ from typing import Any
 
 from .. import ndarray as nd
 from ..errors import InvalidType
+from ..opaliases import ALIASES
 
-from . import executor, infer, ops, serialize
+from . import executor, infer, ops, serialize, symbol
 from .executor import Executor
 from .graph import Node
 from .serialize import load, load_json
@@ -102,6 +104,13 @@ maximum = _pairwise("maximum", "_maximum", "_maximum_scalar", "_maximum_scalar",
 minimum = _pairwise("minimum", "_minimum", "_minimum_scalar", "_minimum_scalar", builtins.min)
 power = _pairwise("power", "_power", "_power_scalar", "_rpower_scalar", builtins.pow)
 pow = power  # noqa: A001 - MXNet's name
+hypot = _pairwise("hypot", "_hypot", "_hypot_scalar", "_hypot_scalar", math.hypot)
+_SAMPLER_ALIASES = {alias: op for alias, op in ALIASES.items() if not alias.startswith("_")
+                    and op.startswith(("_random_", "_sample_")) and ops.definition(op)}
+"""MXNet's ``mx.sym`` names of the samplers' ops (``normal``, ``random_normal``,
+``sample_normal``: ``_random_normal`` / ``_sample_normal``)."""
+globals().update({alias: ops.make(alias, ops.definition(op))
+                  for alias, op in _SAMPLER_ALIASES.items()})
 __getattr__ = _generator(globals(), ("",))
 
 
@@ -121,6 +130,14 @@ def _fluent_method(self: Symbol, name: str) -> Any:
 
 Symbol.__getattr__ = _fluent_method  # type: ignore[attr-defined]
 
-__all__ = ["Executor", "Group", "Node", "Symbol", "Variable", "contrib", "load", "load_json",
-           "maximum", "minimum", "op", "pow", "power", "random", "sparse", "var", *ops.FUNCTIONS]
+__all__ = ["Executor", "Group", "Node", "Symbol", "Variable", "contrib", "hypot", "load",
+           "load_json", "maximum", "minimum", "op", "pow", "power", "random", "sparse", "var",
+           *ops.FUNCTIONS, *_SAMPLER_ALIASES]
+
+SYMBOL_MODULE_FUNCTIONS = ("arange", "eye", "full", "hypot", "linspace", "load", "load_json",
+                           "maximum", "minimum", "ones", "pow", "power", "split_v2", "zeros")
+"""The functions MXNet 1.9.1 defines in ``mxnet/symbol/symbol.py`` (its tests import them
+there): the class module holds them too."""
+for _name in SYMBOL_MODULE_FUNCTIONS:
+    setattr(symbol, _name, globals()[_name] if _name in globals() else __getattr__(_name))
 del executor, serialize

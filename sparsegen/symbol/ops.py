@@ -49,7 +49,7 @@ _REDUCE = ("sum", "mean", "prod", "nansum", "nanprod", "max", "min", "norm")
 _OUTPUTS = ("LinearRegressionOutput", "LogisticRegressionOutput", "MAERegressionOutput",
             "SoftmaxOutput")
 
-CREATION_FUNCTIONS = ("zeros", "ones", "full", "arange")
+CREATION_FUNCTIONS = ("zeros", "ones", "full", "arange", "linspace", "eye")
 """``mx.sym``'s creation functions (ops ``_zeros``, ...: no inputs)."""
 
 OPS: dict[str, OpDef] = {
