@@ -265,11 +265,13 @@ from .batchnorm import BatchNorm  # noqa: E402
 __all__ += ["BatchNorm"]
 
 # -- more mx.nd ops: batch_dot, cumsum, losses, activations, moments, logical, multi-index --
-from . import activations, batch, internal_ops, logical, losses, moments, multi_index  # noqa: E402
-for _module in (activations, batch, internal_ops, logical, losses, moments, multi_index):
+from . import (activations, batch, diag, internal_ops, logical, losses, moments,  # noqa: E402
+               multi_index)
+for _module in (activations, batch, diag, internal_ops, logical, losses, moments, multi_index):
     __all__ += _module.__all__
 from .activations import SoftmaxActivation, hard_sigmoid  # noqa: E402
 from .batch import batch_dot, cumsum  # noqa: E402
+from .diag import diag  # noqa: E402
 from .internal_ops import identity  # noqa: E402
 from .logical import logical_not  # noqa: E402
 from .losses import smooth_l1, softmax_cross_entropy  # noqa: E402

@@ -109,8 +109,9 @@ _SAMPLER_ALIASES = {alias: op for alias, op in ALIASES.items() if not alias.star
                     and op.startswith(("_random_", "_sample_")) and ops.definition(op)}
 """MXNet's ``mx.sym`` names of the samplers' ops (``normal``, ``random_normal``,
 ``sample_normal``: ``_random_normal`` / ``_sample_normal``)."""
-globals().update({alias: ops.make(alias, ops.definition(op))
-                  for alias, op in _SAMPLER_ALIASES.items()})
+for _alias, _op in _SAMPLER_ALIASES.items():
+    globals()[_alias] = ops.make(_alias, ops.definition(_op))
+    setattr(op, _alias, globals()[_alias])  # mx.sym.op names them too
 __getattr__ = _generator(globals(), ("",))
 
 
