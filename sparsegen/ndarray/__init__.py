@@ -266,8 +266,9 @@ __all__ += ["BatchNorm"]
 
 # -- more mx.nd ops: batch_dot, cumsum, losses, activations, moments, logical, multi-index --
 from . import (activations, batch, diag, internal_ops, logical, losses, moments,  # noqa: E402
-               multi_index)
-for _module in (activations, batch, diag, internal_ops, logical, losses, moments, multi_index):
+               multi_index, svm_output)
+for _module in (activations, batch, diag, internal_ops, logical, losses, moments, multi_index,
+                svm_output):
     __all__ += _module.__all__
 from .activations import SoftmaxActivation, hard_sigmoid  # noqa: E402
 from .batch import batch_dot, cumsum  # noqa: E402
@@ -277,6 +278,7 @@ from .logical import logical_not  # noqa: E402
 from .losses import smooth_l1, softmax_cross_entropy  # noqa: E402
 from .moments import moments  # noqa: E402
 from .multi_index import ravel_multi_index, unravel_index  # noqa: E402
+from .svm_output import SVMOutput  # noqa: E402
 
 # -- MXNet's aliases of its ops --
 from ..opaliases import ALIASES, PREFIXES, SPARSE_ALIASED  # noqa: E402

@@ -1,0 +1,27 @@
+"""The gradient of ``SVMOutput``: MXNet's L2-SVM / L1-SVM loss gradient of the scores (the head
+gradient ignored, the labels given none), composed of one_hot, comparison and where ops."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import ndarray as nd
+from ...ndarray.dispatch import densified
+from ...tape import Node
+from .registry import gradient
+
+
+@gradient("SVMOutput")
+def _svm_output(node: Node, out_grads: list[Any]) -> tuple[Any, None]:
+    data, label = densified(node.inputs[0]), densified(node.inputs[1])
+    p = node.params
+    margin, c = p["margin"], p["regularization_coefficient"]
+    x = data.reshape((data.shape[0], -1))
+    at_label = nd.one_hot(label.reshape((-1,)), x.shape[1], dtype=x.dtype)
+    if p["use_linear"]:
+        own = (x < margin) * -c
+        other = (x > -margin) * c
+    else:
+        own = nd.relu(margin - x) * (-2 * c)
+        other = nd.relu(x + margin) * (2 * c)
+    return nd.where(at_label, own, other).reshape(data.shape), None
