@@ -265,10 +265,10 @@ from .batchnorm import BatchNorm  # noqa: E402
 __all__ += ["BatchNorm"]
 
 # -- more mx.nd ops: batch_dot, cumsum, losses, activations, moments, logical, multi-index --
-from . import (activations, batch, diag, internal_ops, logical, losses, moments,  # noqa: E402
-               multi_index, svm_output)
-for _module in (activations, batch, diag, internal_ops, logical, losses, moments, multi_index,
-                svm_output):
+from . import (activations, batch, diag, internal_ops, kl_sparse_reg, logical,  # noqa: E402
+               losses, moments, multi_index, svm_output)
+for _module in (activations, batch, diag, internal_ops, kl_sparse_reg, logical, losses, moments,
+                multi_index, svm_output):
     __all__ += _module.__all__
 from .activations import SoftmaxActivation, hard_sigmoid  # noqa: E402
 from .batch import batch_dot, cumsum  # noqa: E402
@@ -278,6 +278,7 @@ from .logical import logical_not  # noqa: E402
 from .losses import smooth_l1, softmax_cross_entropy  # noqa: E402
 from .moments import moments  # noqa: E402
 from .multi_index import ravel_multi_index, unravel_index  # noqa: E402
+from .kl_sparse_reg import IdentityAttachKLSparseReg  # noqa: E402
 from .svm_output import SVMOutput  # noqa: E402
 
 # -- MXNet's aliases of its ops --

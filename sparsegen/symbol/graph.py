@@ -124,9 +124,12 @@ def entry_name(entry: Entry) -> str:
 
 def mutable_inputs(node: Node) -> tuple[int, ...]:
     """The positions of ``node``'s inputs that its op updates (auxiliary states: BatchNorm's
-    moving_mean and moving_var, a custom op's ``list_auxiliary_states``)."""
+    moving_mean and moving_var, IdentityAttachKLSparseReg's moving_avg, a custom op's
+    ``list_auxiliary_states``)."""
     if node.op == "BatchNorm":
         return (3, 4)
+    if node.op == "IdentityAttachKLSparseReg":
+        return (1,)
     if node.op == "Custom":
         kwargs = dict(strings(node))
         made = operator.prop(kwargs.pop("op_type"), kwargs)

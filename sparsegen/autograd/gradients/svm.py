@@ -1,5 +1,7 @@
-"""The gradient of ``SVMOutput``: MXNet's L2-SVM / L1-SVM loss gradient of the scores (the head
-gradient ignored, the labels given none), composed of one_hot, comparison and where ops."""
+"""The gradients of ``SVMOutput`` (MXNet's L2-SVM / L1-SVM loss gradient of the scores, the head
+gradient ignored, the labels given none) and ``IdentityAttachKLSparseReg`` (the head gradient
+plus the KL sparseness penalty's, the moving average moved in place first), composed of
+one_hot, comparison, where, reduce and broadcast ops."""
 
 from __future__ import annotations
 
@@ -25,3 +27,16 @@ def _svm_output(node: Node, out_grads: list[Any]) -> tuple[Any, None]:
         own = nd.relu(margin - x) * (-2 * c)
         other = nd.relu(x + margin) * (2 * c)
     return nd.where(at_label, own, other).reshape(data.shape), None
+
+
+@gradient("IdentityAttachKLSparseReg")
+def _kl_sparse_reg(node: Node, out_grads: list[Any]) -> tuple[Any, None]:
+    data, moving_avg = densified(node.inputs[0]), node.inputs[1]
+    p = node.params
+    target, momentum = p["sparseness_target"], p["momentum"]
+    along = tuple(-1 if k == 1 else 1 for k in range(data.ndim))
+    mean = nd.mean(data, axis=1, exclude=True)
+    moving_avg[:] = moving_avg * momentum + mean * (1 - momentum)
+    avg = densified(moving_avg)
+    step = ((1 - target) / (1 - avg) - target / avg) * p["penalty"]
+    return nd.broadcast_add(densified(out_grads[0]), step.reshape(along)), None
