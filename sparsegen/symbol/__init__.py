@@ -17,7 +17,7 @@ from numbers import Number
 from typing import Any
 
 from .. import ndarray as nd
-from ..errors import InvalidType
+from ..errors import InvalidType, InvalidValue
 from ..opaliases import ALIASES
 
 from . import executor, infer, ops, serialize, symbol
@@ -105,6 +105,23 @@ minimum = _pairwise("minimum", "_minimum", "_minimum_scalar", "_minimum_scalar",
 power = _pairwise("power", "_power", "_power_scalar", "_rpower_scalar", builtins.pow)
 pow = power  # noqa: A001 - MXNet's name
 hypot = _pairwise("hypot", "_hypot", "_hypot_scalar", "_hypot_scalar", math.hypot)
+
+
+def histogram(a: Symbol, bins: Any = 10, range: Any = None,  # noqa: A002 - MXNet's name
+              **kwargs: Any) -> Symbol:
+    """MXNet's ``mx.sym.histogram``: op ``_histogram`` of ``a`` in the bins of the edges
+    ``bins`` (a Symbol), or in ``bins`` equal bins over ``range`` (required here)."""
+    if isinstance(bins, Symbol):
+        return _internal._histogram(data=a, bins=bins, **kwargs)
+    if isinstance(bins, int) and not isinstance(bins, bool):
+        if range is None:
+            raise InvalidValue("mx.sym.histogram: range is required when bins is a number "
+                               "(null range is not supported in symbol mode, as MXNet's)")
+        return _internal._histogram(data=a, bin_cnt=bins, range=range, **kwargs)
+    raise InvalidType(f"mx.sym.histogram: bins must be an integer or a Symbol, got "
+                      f"{type(bins).__name__}")
+
+
 _SAMPLER_ALIASES = {alias: op for alias, op in ALIASES.items() if not alias.startswith("_")
                     and op.startswith(("_random_", "_sample_")) and ops.definition(op)}
 """MXNet's ``mx.sym`` names of the samplers' ops (``normal``, ``random_normal``,
@@ -131,12 +148,14 @@ def _fluent_method(self: Symbol, name: str) -> Any:
 
 Symbol.__getattr__ = _fluent_method  # type: ignore[attr-defined]
 
-__all__ = ["Executor", "Group", "Node", "Symbol", "Variable", "contrib", "hypot", "load",
-           "load_json", "maximum", "minimum", "op", "pow", "power", "random", "sparse", "var",
+__all__ = ["Executor", "Group", "Node", "Symbol", "Variable", "contrib", "histogram", "hypot",
+           "load", "load_json", "maximum", "minimum", "op", "pow", "power", "random", "sparse",
+           "var",
            *ops.FUNCTIONS, *_SAMPLER_ALIASES]
 
-SYMBOL_MODULE_FUNCTIONS = ("arange", "eye", "full", "hypot", "linspace", "load", "load_json",
-                           "maximum", "minimum", "ones", "pow", "power", "split_v2", "zeros")
+SYMBOL_MODULE_FUNCTIONS = ("arange", "eye", "full", "histogram", "hypot", "linspace", "load",
+                           "load_json", "maximum", "minimum", "ones", "pow", "power", "split_v2",
+                           "zeros")
 """The functions MXNet 1.9.1 defines in ``mxnet/symbol/symbol.py`` (its tests import them
 there): the class module holds them too."""
 for _name in SYMBOL_MODULE_FUNCTIONS:

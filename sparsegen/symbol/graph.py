@@ -88,6 +88,8 @@ def _counts(node: Node) -> tuple[int, int]:
         cut = p.get("indices_or_sections", 1)
         count = len(cut) + 1 if isinstance(cut, (tuple, list)) else int(cut)
         return count, count
+    if node.op in ("moments", "_histogram"):  # two arrays: mean and variance, counts and edges
+        return 2, 2
     if node.op == "multinomial":  # the ids, and with get_prob their log-probabilities
         return (2, 2) if p.get("get_prob") else (1, 1)
     return (2, 1) if node.op in ("sort", "Dropout") else (1, 1)
