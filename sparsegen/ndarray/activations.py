@@ -1,4 +1,4 @@
-"""``hard_sigmoid`` and ``SoftmaxActivation`` of MXNet 1.9.1, composed of elementwise, clip and
+"""``hard_sigmoid`` and ``SoftmaxActivation`` of MXNet 1.9.1, composed of elementwise, where and
 softmax ops (their kernels; gradients through those ops' rules)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from ..errors import InvalidValue
 from ..params import real
 from .composed import delivered
 from .dispatch import densified
-from .elemwise import clip
+from .arith import where
 from .indexing import array_arg, choice_arg
 from .ndarray import NDArray
 from .nn import softmax
@@ -17,10 +17,13 @@ from .nn import softmax
 
 def hard_sigmoid(data: NDArray, alpha: Any = 0.2, beta: Any = 0.5,
                  out: NDArray | None = None) -> NDArray:
-    """``clip(alpha · x + beta, 0, 1)`` elementwise, as ``mxnet.nd.hard_sigmoid``."""
+    """``clip(alpha · x + beta, 0, 1)`` elementwise, as ``mxnet.nd.hard_sigmoid``; the
+    gradient is ``alpha`` strictly inside ``(0, 1)``, 0 at and beyond the ends (MXNet's), so the
+    clip is two ``where``s (clip's own gradient keeps the ends)."""
     x = densified(array_arg(data, "data", "hard_sigmoid"))
-    result = clip(x * real(alpha, "hard_sigmoid: alpha") + real(beta, "hard_sigmoid: beta"),
-                  0, 1)
+    line = x * real(alpha, "hard_sigmoid: alpha") + real(beta, "hard_sigmoid: beta")
+    zero = line * 0
+    result = where(line > 0, where(line < 1, line, zero + 1), zero)
     return delivered("hard_sigmoid", result, out)
 
 
