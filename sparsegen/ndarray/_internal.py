@@ -85,7 +85,8 @@ globals().update(INTERNAL_UNARY_OPS)
 globals().update(INTERNAL_LOGICAL)
 globals().update(INTERNAL)
 
-__all__ = [*SCALAR_OPS, *ARRAY_OPS, "_histogram", "_identity_with_attr_like_rhs", "_scatter_elemwise_div", "_scatter_minus_scalar",
+__all__ = [*SCALAR_OPS, *ARRAY_OPS, "_histogram",
+           "_identity_with_attr_like_rhs", "_scatter_elemwise_div", "_scatter_minus_scalar",
            "_scatter_plus_scalar", "_sigmoid_bce", "_sigmoid_bce_grad", "_slice_assign",
            "_slice_assign_scalar", "_square_sum",
            *UNION_FUNCTIONS, *INTERNAL_UNARY_OPS, *INTERNAL_LOGICAL, *INTERNAL]

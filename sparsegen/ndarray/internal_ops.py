@@ -87,8 +87,8 @@ def _hypot_scalar(data: NDArray, scalar: Any, is_int: Any = None,
     data = densified(array_arg(data, "data", "_hypot_scalar"))
     if not _is_scalar(scalar):
         raise InvalidType(f"_hypot_scalar: scalar must be a number, got {type(scalar).__name__}")
-    value = np.full((1,) * max(data.ndim, 1), _cast_scalar(scalar, np.dtype(data.dtype), "_hypot_scalar"),
-                    data.dtype)  # one element: metadata
+    number = _cast_scalar(scalar, np.dtype(data.dtype), "_hypot_scalar")
+    value = np.full((1,) * max(data.ndim, 1), number, data.dtype)  # one element: metadata
     return delivered("_hypot_scalar",
                      arith.broadcast_hypot(data, NDArray(value, data.context)), out)
 

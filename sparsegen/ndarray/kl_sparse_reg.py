@@ -1,7 +1,8 @@
 """``mx.nd.IdentityAttachKLSparseReg`` of MXNet 1.9.1: the data itself forward (activations of a
-sigmoid layer), recorded as one node whose gradient rule (in ``autograd/gradients/svm.py``) adds the gradient of a KL sparseness penalty against the moving
-average of each hidden unit's activation, which the backward pass moves by ``momentum`` in
-place (the auxiliary state ``moving_avg``, as MXNet's)."""
+sigmoid layer), recorded as one node whose gradient rule (in ``autograd/gradients/svm.py``)
+adds the gradient of a KL sparseness penalty against the moving average of each hidden unit's
+activation, which the backward pass moves by ``momentum`` in place (the auxiliary state
+``moving_avg``, as MXNet's)."""
 
 from __future__ import annotations
 
