@@ -44,6 +44,11 @@ ALIASES = {
     **{f"linalg_{name}": f"_linalg_{name}" for name in (
         "det", "extractdiag", "extracttrian", "gelqf", "gemm", "gemm2", "inverse", "makediag",
         "maketrian", "potrf", "potri", "slogdet", "sumlogdiag", "syrk", "trmm", "trsm")},
+    "_HypotScalar": "_hypot_scalar", "_Logical_And": "_logical_and", "_Logical_Or": "_logical_or",
+    "_Logical_Xor": "_logical_xor", "_LogicalAndScalar": "_logical_and_scalar",
+    "_LogicalOrScalar": "_logical_or_scalar", "_LogicalXorScalar": "_logical_xor_scalar",
+    "identity": "_copy", "ravel_multi_index": "_ravel_multi_index",
+    "unravel_index": "_unravel_index",
 }
 """MXNet 1.9.1's other names of the ops sparsegen has under either name (its NNVM aliases, as
 recorded in tests/fixtures/mxnet_census.json): alias -> the op's name. ``mx.nd``

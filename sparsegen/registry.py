@@ -720,6 +720,31 @@ _IO_KERNELS = (
     ),
 )
 
+_BATCH_KERNELS = (
+    KernelDef(
+        "nn_batch_dot",
+        "sparsegen.templates.nn.batch_dot:batch_dot",
+        _ROWS,
+        ("dtype",),
+        (
+            ("nn", "(lhs[b,m,k] dtype, rhs[b,k,n] dtype, out[b,m,n] dtype WRITTEN)"),
+            ("tn", "(lhs[b,k,m] dtype, rhs[b,k,n] dtype, out[b,m,n] dtype WRITTEN)"),
+        ),
+        "batch_dot: a dense product per batch entry, the lhs transposed or not; output rows of "
+        "every entry in parallel",
+        ("float32", "float64"),
+    ),
+    KernelDef(
+        "nn_cumsum",
+        "sparsegen.templates.nn.cumsum:cumsum",
+        _ROWS,
+        ("dtype",),
+        (("lines", f"({_NN_PRE}, out[pre,n,post] dtype WRITTEN)"),),
+        "cumsum: the running sums of each line of an axis (a block per line)",
+    ),
+)
+"""batch_dot and cumsum (sparsegen/ops/batch.py runs them)."""
+
 KERNELS: dict[str, KernelDef] = {
     k.name: k
     for k in (
@@ -782,7 +807,7 @@ KERNELS: dict[str, KernelDef] = {
         ),
     ) + _DOT_KERNELS + _ELEMWISE_KERNELS + _COMPARE_KERNELS
     + _RANDOM_KERNELS
-    + _NN_KERNELS
+    + _NN_KERNELS + _BATCH_KERNELS
     + _STRIDED_KERNELS + _SHAPE_KERNELS
     + _REDUCE_KERNELS
     + _IO_KERNELS

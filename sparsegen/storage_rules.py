@@ -9,14 +9,14 @@ binary, so nothing here is in a kernel's cache key."""
 
 from __future__ import annotations
 
-from .ops import (arith, astype, broadcast, cast, compare, conv, dot, elemwise, gather, layers,
-                  linalg, random, reduce, retain, shape, sort)
+from .ops import (arith, astype, batch, broadcast, cast, compare, conv, dot, elemwise, gather,
+                  layers, linalg, random, reduce, retain, shape, sort)
 from .ops.optim import update_storage_rules
 from .ops.rule import VARIADIC, Rules, StorageRule
 from .registry import UPDATE_RULES
 
-FAMILIES = (arith, astype, broadcast, cast, compare, conv, dot, elemwise, gather, layers, linalg,
-            random, reduce, retain, shape, sort)
+FAMILIES = (arith, astype, batch, broadcast, cast, compare, conv, dot, elemwise, gather, layers,
+            linalg, random, reduce, retain, shape, sort)
 """The ``sparsegen/ops`` modules that declare storage rules (a test checks none is missing)."""
 
 STORAGE_RULES: Rules = {key: rule for family in FAMILIES
@@ -44,7 +44,7 @@ def storage_rule(op: str, stypes: tuple[str, ...]) -> StorageRule | None:
 COMPOSED_OPS = (
     "SoftmaxOutput", "LinearRegressionOutput", "LogisticRegressionOutput",
     "MAERegressionOutput", "MakeLoss", "make_loss", "BlockGrad", "BatchNorm", "_copyto",
-    "_sample_multinomial",
+    "_sample_multinomial", "SVMOutput", "IdentityAttachKLSparseReg",
 )
 """Ops with no rule of their own: the front end (``ndarray/output.py``, ``ndarray/batchnorm.py``)
 computes them with other ops (``_copyto``: ``as_in_context`` moves the storage to another

@@ -275,6 +275,24 @@ from .linalg import khatri_rao  # noqa: E402
 
 __all__ += ["linalg", "khatri_rao"]
 
+# -- more mx.nd ops: batch_dot, cumsum, losses, activations, moments, logical, multi-index --
+from . import (activations, batch, diag, histogram, internal_ops, kl_sparse_reg,  # noqa: E402
+               logical, losses, moments, multi_index, svm_output)
+for _module in (activations, batch, diag, histogram, internal_ops, kl_sparse_reg, logical, losses,
+                moments, multi_index, svm_output):
+    __all__ += _module.__all__
+from .activations import SoftmaxActivation, hard_sigmoid  # noqa: E402
+from .batch import batch_dot, cumsum  # noqa: E402
+from .diag import diag  # noqa: E402
+from .internal_ops import identity  # noqa: E402
+from .logical import logical_not  # noqa: E402
+from .losses import smooth_l1, softmax_cross_entropy  # noqa: E402
+from .moments import moments  # noqa: E402
+from .multi_index import ravel_multi_index, unravel_index  # noqa: E402
+from .histogram import histogram  # noqa: E402
+from .kl_sparse_reg import IdentityAttachKLSparseReg  # noqa: E402
+from .svm_output import SVMOutput  # noqa: E402
+
 # -- MXNet's aliases of its ops --
 from ..opaliases import ALIASES, PREFIXES, SPARSE_ALIASED  # noqa: E402
 
@@ -313,10 +331,11 @@ __all__ += _serve_aliases()
 
 # -- mxnet.ndarray.ndarray's module-level functions (MXNet's test files import them there) --
 NDARRAY_MODULE_FUNCTIONS = (
-    "add", "arange", "array", "concatenate", "divide", "empty", "equal", "eye", "from_numpy",
-    "full", "greater", "greater_equal", "lesser", "lesser_equal", "linspace", "logical_and",
-    "logical_or", "logical_xor", "maximum", "minimum", "modulo", "moveaxis", "multiply",
-    "not_equal", "onehot_encode", "ones", "power", "subtract", "true_divide", "waitall", "zeros",
+    "add", "arange", "array", "concatenate", "divide", "empty", "equal", "eye", "from_dlpack",
+    "from_numpy", "full", "greater", "greater_equal", "histogram", "lesser", "lesser_equal",
+    "linspace", "logical_and", "logical_or", "logical_xor", "maximum", "minimum", "modulo",
+    "moveaxis", "multiply", "not_equal", "onehot_encode", "ones", "power", "split_v2",
+    "subtract", "to_dlpack_for_read", "to_dlpack_for_write", "true_divide", "waitall", "zeros",
 )
 """The functions MXNet 1.9.1 defines in ``mxnet/ndarray/ndarray.py`` that this front end has:
 the class module holds them too (installed here; it cannot import the modules that define

@@ -23,6 +23,10 @@ from .slicing import _slice_assign, _slice_assign_scalar
 from .scatter import _scatter_elemwise_div, _scatter_minus_scalar, _scatter_plus_scalar
 # -- sampling --
 from .random import sample_unique_zipfian as _sample_unique_zipfian
+# -- logical, creation and other internal ops (logical.py, internal_ops.py, histogram.py) --
+from .histogram import _histogram
+from .internal_ops import INTERNAL
+from .logical import INTERNAL_LOGICAL
 
 SCALAR_OPS: dict[str, Callable[[Any, Any], Any]] = {
     "_plus_scalar": lambda x, s: x + s, "_minus_scalar": lambda x, s: x - s,
@@ -80,8 +84,11 @@ def _identity_with_attr_like_rhs(lhs: NDArray, rhs: NDArray) -> NDArray:
 globals().update({name: _array_op(name, f) for name, f in ARRAY_OPS.items()})
 globals().update(UNION_FUNCTIONS)
 globals().update(INTERNAL_UNARY_OPS)
+globals().update(INTERNAL_LOGICAL)
+globals().update(INTERNAL)
 
-__all__ = [*SCALAR_OPS, *ARRAY_OPS, "_identity_with_attr_like_rhs", "_sample_unique_zipfian",
-           "_scatter_elemwise_div", "_scatter_minus_scalar", "_scatter_plus_scalar", "_sigmoid_bce", "_sigmoid_bce_grad", "_slice_assign",
+__all__ = [*SCALAR_OPS, *ARRAY_OPS, "_histogram", "_identity_with_attr_like_rhs",
+           "_sample_unique_zipfian", "_scatter_elemwise_div", "_scatter_minus_scalar",
+           "_scatter_plus_scalar", "_sigmoid_bce", "_sigmoid_bce_grad", "_slice_assign",
            "_slice_assign_scalar", "_square_sum",
-           *UNION_FUNCTIONS, *INTERNAL_UNARY_OPS]
+           *UNION_FUNCTIONS, *INTERNAL_UNARY_OPS, *INTERNAL_LOGICAL, *INTERNAL]

@@ -22,7 +22,7 @@ from .strided import View, copy_view
 VIEW_OPS = (
     "transpose", "swapaxes", "flip", "expand_dims", "squeeze", "flatten", "reshape", "tile",
     "repeat", "slice", "slice_axis", "slice_like", "split", "broadcast_to", "broadcast_like",
-    "broadcast_axis", "_getitem", "depth_to_space", "space_to_depth",
+    "broadcast_axis", "_getitem", "depth_to_space", "space_to_depth", "diag",
 )
 """Ops that copy a strided view of their input (``view``; the front end computes the view from
 shapes, params ``shape``, ``view``, ``into``): one storage rule and one gradient rule for all."""

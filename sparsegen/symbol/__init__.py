@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import builtins
 import functools
+import math
 import sys
 import types
 from numbers import Number
 from typing import Any
 
 from .. import ndarray as nd
-from ..errors import InvalidType
+from ..errors import InvalidType, InvalidValue
+from ..opaliases import ALIASES
 
-from . import executor, infer, ops, serialize
+from . import executor, infer, ops, serialize, symbol
 from .executor import Executor
 from .graph import Node
 from .serialize import load, load_json
@@ -103,6 +105,31 @@ maximum = _pairwise("maximum", "_maximum", "_maximum_scalar", "_maximum_scalar",
 minimum = _pairwise("minimum", "_minimum", "_minimum_scalar", "_minimum_scalar", builtins.min)
 power = _pairwise("power", "_power", "_power_scalar", "_rpower_scalar", builtins.pow)
 pow = power  # noqa: A001 - MXNet's name
+hypot = _pairwise("hypot", "_hypot", "_hypot_scalar", "_hypot_scalar", math.hypot)
+
+
+def histogram(a: Symbol, bins: Any = 10, range: Any = None,  # noqa: A002 - MXNet's name
+              **kwargs: Any) -> Symbol:
+    """MXNet's ``mx.sym.histogram``: op ``_histogram`` of ``a`` in the bins of the edges
+    ``bins`` (a Symbol), or in ``bins`` equal bins over ``range`` (required here)."""
+    if isinstance(bins, Symbol):
+        return _internal._histogram(data=a, bins=bins, **kwargs)
+    if isinstance(bins, int) and not isinstance(bins, bool):
+        if range is None:
+            raise InvalidValue("mx.sym.histogram: range is required when bins is a number "
+                               "(null range is not supported in symbol mode, as MXNet's)")
+        return _internal._histogram(data=a, bin_cnt=bins, range=range, **kwargs)
+    raise InvalidType(f"mx.sym.histogram: bins must be an integer or a Symbol, got "
+                      f"{type(bins).__name__}")
+
+
+_SAMPLER_ALIASES = {alias: op for alias, op in ALIASES.items() if not alias.startswith("_")
+                    and op.startswith(("_random_", "_sample_")) and ops.definition(op)}
+"""MXNet's ``mx.sym`` names of the samplers' ops (``normal``, ``random_normal``,
+``sample_normal``: ``_random_normal`` / ``_sample_normal``)."""
+for _alias, _op in _SAMPLER_ALIASES.items():
+    globals()[_alias] = ops.make(_alias, ops.definition(_op))
+    setattr(op, _alias, globals()[_alias])  # mx.sym.op names them too
 __getattr__ = _generator(globals(), ("",))
 
 
@@ -122,7 +149,16 @@ def _fluent_method(self: Symbol, name: str) -> Any:
 
 Symbol.__getattr__ = _fluent_method  # type: ignore[attr-defined]
 
-__all__ = ["Executor", "Group", "Node", "Symbol", "Variable", "contrib", "linalg", "load",
-           "load_json",
-           "maximum", "minimum", "op", "pow", "power", "random", "sparse", "var", *ops.FUNCTIONS]
+__all__ = ["Executor", "Group", "Node", "Symbol", "Variable", "contrib", "histogram", "hypot",
+           "linalg", "load", "load_json", "maximum", "minimum", "op", "pow", "power", "random",
+           "sparse", "var",
+           *ops.FUNCTIONS, *_SAMPLER_ALIASES]
+
+SYMBOL_MODULE_FUNCTIONS = ("arange", "eye", "full", "histogram", "hypot", "linspace", "load",
+                           "load_json", "maximum", "minimum", "ones", "pow", "power", "split_v2",
+                           "zeros")
+"""The functions MXNet 1.9.1 defines in ``mxnet/symbol/symbol.py`` (its tests import them
+there): the class module holds them too."""
+for _name in SYMBOL_MODULE_FUNCTIONS:
+    setattr(symbol, _name, globals()[_name] if _name in globals() else __getattr__(_name))
 del executor, serialize

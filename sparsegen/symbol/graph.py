@@ -88,6 +88,8 @@ def _counts(node: Node) -> tuple[int, int]:
         cut = p.get("indices_or_sections", 1)
         count = len(cut) + 1 if isinstance(cut, (tuple, list)) else int(cut)
         return count, count
+    if node.op in ("moments", "_histogram"):  # two arrays: mean and variance, counts and edges
+        return 2, 2
     if node.op == "multinomial":  # the ids, and with get_prob their log-probabilities
         return (2, 2) if p.get("get_prob") else (1, 1)
     if node.op in ("_linalg_slogdet", "_linalg_gelqf", "_linalg_syevd"):  # sign and log |det|,
@@ -126,9 +128,12 @@ def entry_name(entry: Entry) -> str:
 
 def mutable_inputs(node: Node) -> tuple[int, ...]:
     """The positions of ``node``'s inputs that its op updates (auxiliary states: BatchNorm's
-    moving_mean and moving_var, a custom op's ``list_auxiliary_states``)."""
+    moving_mean and moving_var, IdentityAttachKLSparseReg's moving_avg, a custom op's
+    ``list_auxiliary_states``)."""
     if node.op == "BatchNorm":
         return (3, 4)
+    if node.op == "IdentityAttachKLSparseReg":
+        return (1,)
     if node.op == "Custom":
         kwargs = dict(strings(node))
         made = operator.prop(kwargs.pop("op_type"), kwargs)

@@ -49,7 +49,7 @@ _REDUCE = ("sum", "mean", "prod", "nansum", "nanprod", "max", "min", "norm")
 _OUTPUTS = ("LinearRegressionOutput", "LogisticRegressionOutput", "MAERegressionOutput",
             "SoftmaxOutput")
 
-CREATION_FUNCTIONS = ("zeros", "ones", "full", "arange")
+CREATION_FUNCTIONS = ("zeros", "ones", "full", "arange", "linspace", "eye")
 """``mx.sym``'s creation functions (ops ``_zeros``, ...: no inputs)."""
 
 OPS: dict[str, OpDef] = {
@@ -79,6 +79,8 @@ OPS: dict[str, OpDef] = {
     "BatchNorm": OpDef("BatchNorm", ("data", "gamma", "beta", "moving_mean", "moving_var"),
                        ("gamma", "beta", "moving_mean", "moving_var")),
     "BlockGrad": OpDef("BlockGrad"),
+    "IdentityAttachKLSparseReg": OpDef("IdentityAttachKLSparseReg", ("data", "moving_avg"),
+                                       ("moving_avg",)),
     **{name: OpDef(name, ("data", "gamma", "beta"), ("gamma", "beta"))
        for name in ("LayerNorm", "InstanceNorm", "GroupNorm")},
     **{name: OpDef(name) for name in _UNARY + _REDUCE},
@@ -173,7 +175,8 @@ CREATION = tuple(f"_{name}" for name in CREATION_FUNCTIONS)
 
 CREATED_INIT = {("BatchNorm", "moving_mean"): '["zero", {}]',
                 ("BatchNorm", "moving_var"): '["one", {}]',
-                ("LeakyReLU", "gamma"): '["Constant", {"value": 0.25}]'}
+                ("LeakyReLU", "gamma"): '["Constant", {"value": 0.25}]',
+                ("IdentityAttachKLSparseReg", "moving_avg"): '["zero", {}]'}
 """The ``__init__`` attribute MXNet writes on the variables it creates for an op's auxiliary
 states (what ``mx.mod.Module`` initialises them with)."""
 
