@@ -16,7 +16,9 @@ from ..errors import InvalidType, InvalidValue
 from ..tape import GRAD_REQS
 from .graph import Node, entry_name, output_names, params, topological
 from .infer import dtypes, key, shapes, stypes
+from . import optimize
 from .ops import input_names, node_runner
+from .optimize import eliminate_common_expr
 from .symbol import Symbol
 
 
@@ -68,10 +70,12 @@ class Executor:
         names = symbol.list_arguments()
         self._arg_names = names  # the graph does not change: its names and order are kept
         self._aux_names = symbol.list_auxiliary_states()
-        self._heads = [key(entry) for entry in symbol._outputs]
+        # the graph run: common expressions computed once (MXNet's default)
+        self._graph = eliminate_common_expr(symbol) if optimize.enabled() else symbol
+        self._heads = [key(entry) for entry in self._graph._outputs]
         # per node in order: where its output goes, and a variable's name or an op's runner
         # with where its inputs come from (looked up once: forward runs per batch)
-        nodes = topological(symbol._outputs)
+        nodes = topological(self._graph._outputs)
         self._plan = [(id(n), n.name, None, None) if n.is_variable else
                       (id(n), None, node_runner(n), [key(entry) for entry in n.inputs])
                       for n in nodes]
@@ -102,6 +106,11 @@ class Executor:
             return []
         return [nd.zeros(found_shapes[head], self._ctx, found_dtypes.get(head) or "float32")
                 for head in heads]
+
+    def get_optimized_symbol(self) -> Symbol:
+        """The graph the executor runs (after common-expression elimination, unless
+        ``MXNET_ELIMINATE_COMMON_EXPR=0``)."""
+        return self._graph
 
     @property
     def arg_dict(self) -> dict[str, Any]:
@@ -195,7 +204,7 @@ class Executor:
                                  [entry_name((n, i)) for i in range(len(output_names(n)))],
                                  [f"{n.name}_backward_output"] if len(n.inputs) == 1 else
                                  [f"{n.name}_backward_output{i}" for i in range(len(n.inputs))])
-                         for n in topological(self._symbol._outputs) if not n.is_variable}
+                         for n in topological(self._graph._outputs) if not n.is_variable}
         self._given: dict[int, list[Any]] = {}  # an op's inputs in the last forward, by node
         self._monitor = (callback, bool(monitor_all))
 
