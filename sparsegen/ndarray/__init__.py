@@ -309,7 +309,8 @@ for _name in optim_multi.INTERNAL:
     setattr(_internal, _name, getattr(optim_multi, _name))
 for _name in optim_multi.CONTRIB:
     setattr(contrib, _name, getattr(optim_mp, _name, None) or getattr(optim_multi, _name))
-_internal._adamw_update, _internal._mp_adamw_update = optim_mp.adamw_update, optim_mp.mp_adamw_update
+_internal._adamw_update = optim_mp.adamw_update
+_internal._mp_adamw_update = optim_mp.mp_adamw_update
 
 __all__ += _serve_aliases()
 
