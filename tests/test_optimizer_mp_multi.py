@@ -374,6 +374,11 @@ def test_a_refused_multi_update_changes_nothing():
         nd.multi_sgd_update(w0, nd.ones(2), w1, nd.ones(2), lrs=(0.1, 0.1), wds=(0, 0),
                             num_weights=2, out=[w0, nd.ones(3)])
     np.testing.assert_array_equal(w0.asnumpy(), [1, 1])
+    with pytest.raises(mx.MXNetError, match="dtype"):
+        nd.multi_sgd_mom_update(w0, nd.ones(2), nd.zeros(2), w1, nd.ones(2),
+                                nd.zeros(2, dtype="float16"), lrs=(0.1, 0.1), wds=(0, 0),
+                                momentum=0.5, num_weights=2, out=[w0, w1])
+    np.testing.assert_array_equal(w0.asnumpy(), [1, 1])
     master = nd.ones(2)
     with pytest.raises(mx.MXNetError):
         nd.mp_sgd_update(nd.ones(2, dtype="float16"), nd.ones(2, dtype="float16"), master,

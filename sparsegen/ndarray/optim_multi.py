@@ -12,6 +12,7 @@ result is the list of new weights (one array when ``num_weights`` is 1), as MXNe
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -59,6 +60,19 @@ def groups(op: str, data: Sequence[Any], size: int, count: Any, extra: int = 0,
                 raise SparsegenError(f"{op}: array {k * size + j} has shape {array.shape}, its "
                                      f"weight (array {k * size}) has shape {group[0].shape}")
     return split
+
+
+def check_dtypes(op: str, split: list[tuple[NDArray, ...]], master: bool) -> None:
+    """Each group's dtypes as its update wants them (before any group runs): one dtype for
+    the whole group, or with a ``master`` copy the gradient in the weight's dtype and the rest
+    (states, ``weight32``) float32."""
+    size = len(split[0]) if split else 0
+    for k, group in enumerate(split):
+        for j, array in enumerate(group[1:], 1):
+            wanted = np.dtype(np.float32) if master and j >= 2 else np.dtype(group[0].dtype)
+            if np.dtype(array.dtype) != wanted:
+                raise SparsegenError(f"{op}: array {k * size + j} has dtype "
+                                     f"{np.dtype(array.dtype).name}, expected {wanted.name}")
 
 
 def per_weight(op: str, values: Any, number: int, name: str) -> list[float]:
@@ -112,8 +126,10 @@ def _sgd_family(op: str, data: Sequence[Any], size: int, lrs: Any, wds: Any,
     split = groups(op, data, size, num_weights, extra)
     lr_list = per_weight(op, lrs, len(split), "lrs")
     wd_list = per_weight(op, wds, len(split), "wds")
+    master = single in (mp_sgd_update, mp_sgd_mom_update)
+    check_dtypes(op, split, master)
     for group in split:
-        if single in (mp_sgd_update, mp_sgd_mom_update):
+        if master:
             _master(op, group[0], group[-1])
     return run_groups(op, split, out, lambda k, group, target: single(
         *group, lr=lr_list[k], wd=wd_list[k], lazy_update=False, out=target, **common))
@@ -290,6 +306,7 @@ def _adamw_groups(op: str, data: Sequence[Any], size: int, lrs: Any, wds: Any, e
                   single: Callable[..., NDArray]) -> Any:
     """One AdamW update per group; the last array is the shared ``rescale_grad``."""
     split = groups(op, data, size, num_weights, extra=1)
+    check_dtypes(op, split, single is mp_adamw_update)
     rates = per_weight(op, lrs, len(split), "lrs")
     decays = per_weight(op, wds, len(split), "wds")
     multipliers = per_weight(op, etas, len(split), "etas")
@@ -337,6 +354,7 @@ def _lamb_groups(op: str, data: Sequence[Any], size: int, learning_rates: Any, w
     _check_kwargs(op, kwargs)
     bounds = {"lower_bound": real(lower_bound, f"{op}: lower_bound", allow_inf=True),
               "upper_bound": real(upper_bound, f"{op}: upper_bound", allow_inf=True)}
+    check_dtypes(op, split, size == 5)
     if size == 5:
         for group in split:
             _master(op, group[0], group[4])
@@ -385,6 +403,14 @@ def _flatten(*lists: Sequence[Any]) -> list[Any]:
     return [array for group in zip(*lists) for array in group]
 
 
+def _rescale_array(value: Any, weights: Sequence[Any]) -> Any:
+    """A number ``rescale_grad`` as a one-element float32 array (MXNet's
+    ``_get_rescale_grad``); an array or anything else as it is (checked later)."""
+    if isinstance(value, numbers.Real) and weights and isinstance(weights[0], NDArray):
+        return NDArray(np.array([float(value)], np.float32), weights[0].context)  # metadata
+    return value
+
+
 def multi_adamw_update(weights: Sequence[Any], grads: Sequence[Any], mean: Sequence[Any],
                        var: Sequence[Any], rescale_grad: Any, lrs: Any, wds: Any, etas: Any,
                        out: Any = None, name: str | None = None, size: int = 0,
@@ -392,7 +418,8 @@ def multi_adamw_update(weights: Sequence[Any], grads: Sequence[Any], mean: Seque
     """MXNet's ``contrib.multi_adamw_update``: ``adamw_update`` of each weight of the lists,
     one ``rescale_grad`` for all."""
     data = _flatten(weights, grads, mean, var)
-    return _multi_adamw_update(*data, rescale_grad, lrs=lrs, wds=wds, etas=etas,
+    return _multi_adamw_update(*data, _rescale_array(rescale_grad, weights), lrs=lrs, wds=wds,
+                               etas=etas,
                                num_weights=size or len(weights), out=out, **kwargs)
 
 
@@ -402,7 +429,8 @@ def multi_mp_adamw_update(weights: Sequence[Any], grads: Sequence[Any], mean: Se
                           name: str | None = None, size: int = 0, **kwargs: Any) -> Any:
     """MXNet's ``contrib.multi_mp_adamw_update``: ``mp_adamw_update`` of each weight."""
     data = _flatten(weights, grads, mean, var, weights32)
-    return _multi_mp_adamw_update(*data, rescale_grad, lrs=lrs, wds=wds, etas=etas,
+    return _multi_mp_adamw_update(*data, _rescale_array(rescale_grad, weights), lrs=lrs,
+                                  wds=wds, etas=etas,
                                   num_weights=size or len(weights), out=out, **kwargs)
 
 
