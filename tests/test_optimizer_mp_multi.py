@@ -328,11 +328,32 @@ def test_amp_casts_as_mxnet():
     np.testing.assert_array_equal(nd.amp_multicast(h, f, num_outputs=2)[0].asnumpy(), [1.5])
 
 
-def test_symbol_forms_exist():
+def test_symbol_forms():
     for name in ("mp_sgd_update", "multi_sgd_update", "multi_sum_sq", "all_finite", "amp_cast",
                  "lamb_update_phase1", "preloaded_multi_sgd_mom_update"):
         assert callable(getattr(mx.sym, name))
     assert callable(mx.sym.contrib.adamw_update) and callable(mx.sym.contrib.mp_adamw_update)
+    # MXNet's test_operator.py test_all_finite, and the outputs of multi-output updates
+    data, data2 = mx.sym.Variable("data"), mx.sym.Variable("data2")
+    finite, inf = nd.array([[0, 0]]), nd.array([[np.inf, np.inf]])
+    exe = mx.sym.multi_all_finite(data, data2, num_arrays=2).bind(
+        mx.cpu(), {"data": finite, "data2": inf})
+    exe.forward(is_train=False)
+    assert exe.outputs[0].asnumpy()[0] == 0
+    exe = mx.sym.all_finite(data).bind(mx.cpu(), {"data": finite})
+    exe.forward(is_train=False)
+    assert exe.outputs[0].asnumpy()[0] == 1
+    x, y = mx.sym.Variable("x"), mx.sym.Variable("y")
+    exe = mx.sym.amp_multicast(x, y, num_outputs=2).bind(
+        mx.cpu(), {"x": nd.ones((2,), dtype="float16"), "y": nd.ones((2,))})
+    exe.forward()
+    assert [o.dtype for o in exe.outputs] == [np.float32, np.float32]
+    names = [mx.sym.Variable(n) for n in ("w0", "g0", "w1", "g1")]
+    out = mx.sym.multi_sgd_update(*names, lrs=(0.1, 0.2), wds=(0.0, 0.0), num_weights=2)
+    assert len(out.list_outputs()) == 2
+    exe = out.bind(mx.cpu(), {n: nd.array([1.0]) for n in ("w0", "g0", "w1", "g1")})
+    exe.forward()
+    assert [o.asscalar() for o in exe.outputs] == pytest.approx([0.9, 0.8])
 
 
 # -- bad input -------------------------------------------------------------------------------
