@@ -356,6 +356,24 @@ def test_symbol_forms():
     assert [o.asscalar() for o in exe.outputs] == pytest.approx([0.9, 0.8])
 
 
+def test_save_leaves_out_amp_casts(tmp_path):
+    x, y = mx.sym.Variable("x"), mx.sym.Variable("y")
+    a, b = mx.sym.amp_multicast(mx.sym.amp_cast(x, dtype="float16"), y, num_outputs=2)
+    net = a + b
+    net.save(str(tmp_path / "kept.json"), remove_amp_cast=False)
+    net.save(str(tmp_path / "removed.json"))
+    kept = mx.sym.load(str(tmp_path / "kept.json"))
+    removed = mx.sym.load(str(tmp_path / "removed.json"))
+    ops = [n["op"] for n in __import__("json").loads(removed.tojson())["nodes"]]
+    assert "amp_cast" not in ops and "amp_multicast" not in ops
+    assert "amp_multicast" in kept.tojson(remove_amp_cast=False)
+    assert "amp_multicast" not in kept.tojson()  # MXNet's default
+    args = {"x": nd.array([1.5]), "y": nd.array([2.0])}
+    exe = removed.bind(mx.cpu(), args)
+    exe.forward()
+    assert exe.outputs[0].asscalar() == 3.5
+
+
 # -- bad input -------------------------------------------------------------------------------
 @pytest.mark.parametrize("call, word", [
     (lambda: nd.mp_sgd_update(nd.ones(2, dtype="float16"), nd.ones(2, dtype="float16"),
