@@ -112,7 +112,8 @@ def run_groups(op: str, split: list[tuple[NDArray, ...]], out: Any,
                     enumerate(zip(split, targets))])
 
 
-def _common(op: str, rescale_grad: Any, clip_gradient: Any) -> dict[str, Any]:
+def _scaling(op: str, rescale_grad: Any, clip_gradient: Any) -> dict[str, Any]:
+    """``rescale_grad`` and ``clip_gradient`` checked, for each group's single update."""
     real(rescale_grad, f"{op}: rescale_grad")
     real(clip_gradient, f"{op}: clip_gradient", allow_inf=True)
     return {"rescale_grad": rescale_grad, "clip_gradient": clip_gradient}
@@ -142,7 +143,7 @@ def multi_sgd_update(*data: NDArray, lrs: Any = None, wds: Any = None, rescale_g
     ``lrs[i]`` and ``wds[i]``."""
     op = "multi_sgd_update"
     return _sgd_family(op, data, 2, lrs, wds, num_weights, out, kwargs,
-                       _common(op, rescale_grad, clip_gradient), sgd_update)
+                       _scaling(op, rescale_grad, clip_gradient), sgd_update)
 
 
 def multi_sgd_mom_update(*data: NDArray, lrs: Any = None, wds: Any = None, momentum: float = 0.0,
@@ -151,7 +152,7 @@ def multi_sgd_mom_update(*data: NDArray, lrs: Any = None, wds: Any = None, momen
                          **kwargs: Any) -> Any:
     """MXNet's ``multi_sgd_mom_update``: ``sgd_mom_update`` of each ``(weight, grad, mom)``."""
     op = "multi_sgd_mom_update"
-    common = {**_common(op, rescale_grad, clip_gradient), "momentum": momentum}
+    common = {**_scaling(op, rescale_grad, clip_gradient), "momentum": momentum}
     return _sgd_family(op, data, 3, lrs, wds, num_weights, out, kwargs, common, sgd_mom_update)
 
 
@@ -162,7 +163,7 @@ def multi_mp_sgd_update(*data: NDArray, lrs: Any = None, wds: Any = None,
     """MXNet's ``multi_mp_sgd_update``: ``mp_sgd_update`` of each ``(weight, grad, weight32)``."""
     op = "multi_mp_sgd_update"
     return _sgd_family(op, data, 3, lrs, wds, num_weights, out, kwargs,
-                       _common(op, rescale_grad, clip_gradient), mp_sgd_update)
+                       _scaling(op, rescale_grad, clip_gradient), mp_sgd_update)
 
 
 def multi_mp_sgd_mom_update(*data: NDArray, lrs: Any = None, wds: Any = None,
@@ -172,7 +173,7 @@ def multi_mp_sgd_mom_update(*data: NDArray, lrs: Any = None, wds: Any = None,
     """MXNet's ``multi_mp_sgd_mom_update``: ``mp_sgd_mom_update`` of each ``(weight, grad, mom,
     weight32)``."""
     op = "multi_mp_sgd_mom_update"
-    common = {**_common(op, rescale_grad, clip_gradient), "momentum": momentum}
+    common = {**_scaling(op, rescale_grad, clip_gradient), "momentum": momentum}
     return _sgd_family(op, data, 4, lrs, wds, num_weights, out, kwargs, common,
                        mp_sgd_mom_update)
 
@@ -200,10 +201,10 @@ def preloaded_multi_sgd_update(*data: NDArray, rescale_grad: float = 1.0,
                                out: Any = None, name: str | None = None, **kwargs: Any) -> Any:
     """MXNet's ``preloaded_multi_sgd_update``: ``multi_sgd_update`` with ``lrs`` and ``wds``
     given as the last two arrays."""
-    arrays, lrs, wds = preloaded("preloaded_multi_sgd_update", data, num_weights)
-    return _sgd_family("preloaded_multi_sgd_update", arrays, 2, lrs, wds, num_weights, out,
-                       kwargs, _common("preloaded_multi_sgd_update", rescale_grad,
-                                       clip_gradient), sgd_update)
+    op = "preloaded_multi_sgd_update"
+    arrays, lrs, wds = preloaded(op, data, num_weights)
+    return _sgd_family(op, arrays, 2, lrs, wds, num_weights, out, kwargs,
+                       _scaling(op, rescale_grad, clip_gradient), sgd_update)
 
 
 def preloaded_multi_sgd_mom_update(*data: NDArray, momentum: float = 0.0,
@@ -213,7 +214,7 @@ def preloaded_multi_sgd_mom_update(*data: NDArray, momentum: float = 0.0,
     """MXNet's ``preloaded_multi_sgd_mom_update`` (``lrs``, ``wds`` as the last two arrays)."""
     op = "preloaded_multi_sgd_mom_update"
     arrays, lrs, wds = preloaded(op, data, num_weights)
-    common = {**_common(op, rescale_grad, clip_gradient), "momentum": momentum}
+    common = {**_scaling(op, rescale_grad, clip_gradient), "momentum": momentum}
     return _sgd_family(op, arrays, 3, lrs, wds, num_weights, out, kwargs, common,
                        sgd_mom_update)
 
@@ -226,7 +227,7 @@ def preloaded_multi_mp_sgd_update(*data: NDArray, rescale_grad: float = 1.0,
     op = "preloaded_multi_mp_sgd_update"
     arrays, lrs, wds = preloaded(op, data, num_weights)
     return _sgd_family(op, arrays, 3, lrs, wds, num_weights, out, kwargs,
-                       _common(op, rescale_grad, clip_gradient), mp_sgd_update)
+                       _scaling(op, rescale_grad, clip_gradient), mp_sgd_update)
 
 
 def preloaded_multi_mp_sgd_mom_update(*data: NDArray, momentum: float = 0.0,
@@ -237,7 +238,7 @@ def preloaded_multi_mp_sgd_mom_update(*data: NDArray, momentum: float = 0.0,
     arrays)."""
     op = "preloaded_multi_mp_sgd_mom_update"
     arrays, lrs, wds = preloaded(op, data, num_weights)
-    common = {**_common(op, rescale_grad, clip_gradient), "momentum": momentum}
+    common = {**_scaling(op, rescale_grad, clip_gradient), "momentum": momentum}
     return _sgd_family(op, arrays, 4, lrs, wds, num_weights, out, kwargs, common,
                        mp_sgd_mom_update)
 
