@@ -327,6 +327,20 @@ def _serve_aliases() -> list[str]:
     return added
 
 
+# -- optimizers: mixed-precision, two-phase and multi-tensor updates; AMP --
+from . import amp, optim_mp, optim_multi  # noqa: E402
+from .amp import *  # noqa: E402,F403 - all_finite, multi_all_finite, amp_cast, amp_multicast
+from .optim_mp import *  # noqa: E402,F403 - mp_sgd_update, lamb_update_phase1, ...
+from .optim_multi import *  # noqa: E402,F403 - multi_sgd_update, multi_sum_sq, multi_lars, ...
+
+__all__ += [*amp.__all__, *optim_mp.__all__, *optim_multi.__all__]
+for _name in optim_multi.INTERNAL:
+    setattr(_internal, _name, getattr(optim_multi, _name))
+for _name in optim_multi.CONTRIB:
+    setattr(contrib, _name, getattr(optim_mp, _name, None) or getattr(optim_multi, _name))
+_internal._adamw_update = optim_mp.adamw_update
+_internal._mp_adamw_update = optim_mp.mp_adamw_update
+
 __all__ += _serve_aliases()
 
 # -- mxnet.ndarray.ndarray's module-level functions (MXNet's test files import them there) --

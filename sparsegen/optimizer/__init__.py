@@ -1,6 +1,6 @@
 """``mx.optimizer``: SGD, NAG, Signum, Adam, Adamax, Nadam, LAMB, AdaGrad, AdaDelta, RMSProp,
-Ftrl, FTML, DCASGD, MXNet's Test and ``contrib.GroupAdaGrad`` on generated in-place update
-kernels, and SGLD (a step of elementwise ops plus noise).
+Ftrl, FTML, DCASGD, LARS, LBSGD, MXNet's Test and ``contrib.GroupAdaGrad`` on generated
+in-place update kernels, and SGLD (a step of elementwise ops plus noise).
 
 The update rules, the lazy / standard choice and the state storage types follow MXNet 1.9.1
 (``python/mxnet/optimizer/optimizer.py`` and ``src/operator/optimizer_op-inl.h``);
@@ -18,6 +18,7 @@ Every update but SGLD's runs an update rule (``update_rules``: the op ``<rule>_u
 hyper-parameters, states and indices, one module per optimizer, ``updater`` the ``Updater``.
 """
 
+from ..ndarray import abs as NDabs  # noqa: N812 - MXNet's name (optimizer.py imports it so)
 from . import contrib
 from .accumulate import Test
 from .adadelta import AdaDelta
@@ -31,6 +32,8 @@ from .dcasgd import DCASGD
 from .ftml import FTML
 from .ftrl import Ftrl
 from .lamb import LAMB
+from .lars import LARS
+from .lbsgd import LBSGD
 from .lion import Lion
 from .nadam import Nadam
 from .nag import NAG
@@ -40,6 +43,7 @@ from .sgd import SGD, ccSGD
 from .sgld import SGLD
 from .signum import Signum
 from .updater import Updater, get_updater
+from . import optimizer  # noqa: E402 - MXNet's module mxnet.optimizer.optimizer
 
 register = Optimizer.register
 create = Optimizer.create_optimizer
@@ -48,5 +52,5 @@ __all__ = [
     "AdaDelta", "AdaGrad", "Adam", "Adamax", "Ftrl", "LAMB", "NAG", "Nadam", "Optimizer", "RMSProp",
     "SGD", "SGLD", "Signum", "Updater", "create", "get_updater", "register",
     "AdamW", "Lion", "RuleOptimizer", "DCASGD", "FTML", "GroupAdaGrad", "Test", "ccSGD",
-    "contrib",
+    "contrib", "LARS", "LBSGD", "NDabs", "optimizer",
 ]

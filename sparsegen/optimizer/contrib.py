@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import SparsegenError
-from ..ndarray import NDArray, zeros
+from ..ndarray import NDArray, clip, mean, sqrt, square, zeros  # clip ...: as MXNet's module
 from ..ndarray.optim_arrays import check_weight
 from .base import Optimizer
 from .hyper import Hyper, positive

@@ -71,12 +71,27 @@ def topological(heads: tuple[Entry, ...]) -> list[Node]:
     return order
 
 
+COUNTED_OUTPUTS = {
+    "amp_multicast": "num_outputs", "_multi_lamb_update": "num_tensors",
+    "_multi_mp_lamb_update": "num_tensors",
+    **{op: "num_weights" for op in (
+        "multi_sgd_update", "multi_sgd_mom_update", "multi_mp_sgd_update",
+        "multi_mp_sgd_mom_update", "preloaded_multi_sgd_update", "preloaded_multi_sgd_mom_update",
+        "preloaded_multi_mp_sgd_update", "preloaded_multi_mp_sgd_mom_update",
+        "_multi_adamw_update", "_multi_mp_adamw_update")},
+}
+"""Ops with one output per weight (or input): the parameter that counts them."""
+
+
 def _counts(node: Node) -> tuple[int, int]:
     """(outputs, visible outputs) of an op node, as MXNet's ``NumOutputs`` /
     ``NumVisibleOutputs``."""
     p = params(node)
     if node.op == "SliceChannel":
         return int(p.get("num_outputs", 1)), int(p.get("num_outputs", 1))
+    if node.op in COUNTED_OUTPUTS:
+        count = int(p.get(COUNTED_OUTPUTS[node.op], 1))
+        return count, count
     if node.op == "topk":
         ret_typ = p.get("ret_typ", "indices")
         return (2 if ret_typ in ("value", "both") else 1), (2 if ret_typ == "both" else 1)

@@ -15,9 +15,12 @@ MXNET_VERSION = 10901
 """The version MXNet 1.9.1 writes in a graph's ``attrs.mxnet_version``."""
 
 
-def tojson(symbol: Symbol) -> str:
+def tojson(symbol: Symbol, remove_amp_cast: bool = True) -> str:
     """The graph of ``symbol`` as MXNet's JSON (nodes, arg_nodes, node_row_ptr, heads, attrs;
-    ``arg_nodes`` lists every variable, auxiliary states too, as MXNet's)."""
+    ``arg_nodes`` lists every variable, auxiliary states too, as MXNet's), without AMP's cast
+    nodes when ``remove_amp_cast`` (MXNet's default)."""
+    if remove_amp_cast:
+        symbol = without_amp_casts(symbol)
     nodes = symbol._nodes()
     index = {id(node): position for position, node in enumerate(nodes)}
     written = []
@@ -59,9 +62,36 @@ def load_json(json_str: str) -> Symbol:
         raise InvalidValue(f"load_json: json_str is not an MXNet graph: {error!r}") from None
 
 
+AMP_CASTS = ("amp_cast", "amp_multicast")
+"""The ops ``save(remove_amp_cast=True)`` leaves out (output ``i`` is their input ``i``)."""
+
+
+def without_amp_casts(symbol: Symbol) -> Symbol:
+    """``symbol`` with every ``amp_cast`` / ``amp_multicast`` node left out, its consumers
+    reading the node's inputs instead (MXNet's ``remove_amp_cast``)."""
+    nodes = symbol._nodes()
+    if not any(node.op in AMP_CASTS for node in nodes):
+        return symbol
+    replaced: dict[int, Any] = {}  # id(node) -> its new node, or the inputs that replace it
+
+    def entry(node: Node, output: int) -> tuple[Node, int]:
+        new = replaced[id(node)]
+        return new[output] if isinstance(new, tuple) else (new, output)
+
+    for node in nodes:
+        inputs = tuple(entry(child, output) for child, output in node.inputs)
+        if node.op in AMP_CASTS:
+            replaced[id(node)] = inputs
+        else:
+            same = all(a[0] is b[0] and a[1] == b[1] for a, b in zip(inputs, node.inputs))
+            replaced[id(node)] = node if same else Node(node.op, node.name, node.attrs, inputs)
+    return Symbol(tuple(entry(node, output) for node, output in symbol._outputs))
+
+
 def save(symbol: Symbol, fname: str, remove_amp_cast: bool = True) -> None:
-    """Write ``symbol.tojson()`` to the file ``fname``."""
-    Path(fname).write_text(tojson(symbol))
+    """Write ``symbol.tojson()`` to the file ``fname`` (without AMP's cast nodes when
+    ``remove_amp_cast``, as MXNet)."""
+    Path(fname).write_text(tojson(symbol, remove_amp_cast))
 
 
 def load(fname: str) -> Symbol:
