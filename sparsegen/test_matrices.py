@@ -94,9 +94,9 @@ def new_sym_matrix_with_real_eigvals_nd(shape: Sequence[int]) -> np.ndarray:
 
 
 def shuffle_csr_column_indices(csr: Any) -> None:
-    """Shuffle the column ids within each row of a scipy csr matrix in place (an unsorted csr
-    of the same matrix); a sparsegen ``CSRNDArray`` keeps its sorted ids (the same matrix,
-    docs/mxnet-differences.md)."""
+    """Shuffle the column ids within each row of a scipy csr matrix in place, its values left
+    where they are (as MXNet's: an unsorted csr with each row's columns); a sparsegen
+    ``CSRNDArray`` keeps its sorted ids and values (docs/mxnet-differences.md)."""
     if isinstance(csr, nd.NDArray):
         if csr.stype != "csr":
             raise InvalidValue(f"shuffle_csr_column_indices: csr must be a csr array, got "
