@@ -145,6 +145,7 @@ def set_module(module: str) -> Callable[[Any], Any]:
     return decorate
 
 
-__all__ = ["get_cuda_compute_capability", "get_gpu_count", "get_gpu_memory", "getenv", "is_np_array", "is_np_shape",
+__all__ = ["get_cuda_compute_capability", "get_gpu_count", "get_gpu_memory", "getenv",
+           "is_np_array", "is_np_shape",
            "makedirs", "np_array", "np_shape", "reset_np", "set_module", "set_np",
            "set_np_array", "set_np_shape", "setenv", "use_np", "use_np_array", "use_np_shape"]

@@ -15,7 +15,7 @@ from ....errors import InvalidValue
 from ....metric import CompositeEvalMetric, EvalMetric
 from ....metric import Loss as LossMetric
 from ....params import integer
-from .utils import metric_list
+from .utils import listed, metric_list
 
 
 class EventHandler:
@@ -25,15 +25,7 @@ class EventHandler:
 def handler_list(handlers: Any) -> list[EventHandler]:
     """``handlers`` (None, a handler or a list) as a new list; anything else raises
     ``InvalidValue``."""
-    if isinstance(handlers, EventHandler):
-        return [handlers]
-    if handlers is None:
-        return []
-    if not isinstance(handlers, (list, tuple)) or not all(
-            isinstance(h, EventHandler) for h in handlers):
-        raise InvalidValue(f"event_handlers must be an EventHandler or a list of EventHandler, "
-                           f"got {handlers!r}")
-    return list(handlers)
+    return listed(handlers, EventHandler, "event_handlers", "an EventHandler")
 
 
 class TrainBegin(EventHandler):
@@ -389,18 +381,15 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
             return
         self.trained_epoch = max(e for e, _, _ in found)
         self.trained_batch = max(b for e, b, _ in found if e == self.trained_epoch)
-        if estimator.max_epoch:
-            if self.trained_epoch >= estimator.max_epoch - 1:
-                raise InvalidValue(f"CheckpointHandler: the checkpoint has reached "
-                                   f"{estimator.max_epoch} epochs; pass "
-                                   f"resume_from_checkpoint=False to train from scratch")
-            estimator.max_epoch -= self.trained_epoch + 1
-        if estimator.max_batch:
-            if self.trained_batch >= estimator.max_batch - 1:
-                raise InvalidValue(f"CheckpointHandler: the checkpoint has reached "
-                                   f"{estimator.max_batch} batches; pass "
-                                   f"resume_from_checkpoint=False to train from scratch")
-            estimator.max_batch -= self.trained_batch + 1
+        for limit, trained, unit in (("max_epoch", self.trained_epoch, "epochs"),
+                                     ("max_batch", self.trained_batch, "batches")):
+            wanted = getattr(estimator, limit)
+            if wanted:
+                if trained >= wanted - 1:
+                    raise InvalidValue(f"CheckpointHandler: the checkpoint has reached {wanted} "
+                                       f"{unit}; pass resume_from_checkpoint=False to train "
+                                       f"from scratch")
+                setattr(estimator, limit, wanted - trained - 1)
         path = os.path.join(self.model_dir, "%s-epoch%dbatch%d" % (
             self.model_prefix, self.trained_epoch, self.trained_batch))
         estimator.net.load_parameters(path + ".params", ctx=estimator.context)

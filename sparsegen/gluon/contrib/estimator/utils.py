@@ -10,20 +10,24 @@ from ....metric import Accuracy, CompositeEvalMetric, EvalMetric
 from ...loss import SoftmaxCrossEntropyLoss
 
 
+def listed(value: Any, kind: type, name: str, what: str) -> list[Any]:
+    """``value`` (None, one ``kind`` or a list of them) as a new list; anything else raises
+    ``InvalidValue`` naming ``name``."""
+    if isinstance(value, kind):
+        return [value]
+    if value is None:
+        return []
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, kind) for v in value):
+        raise InvalidValue(f"{name} must be {what} or a list of them, got {value!r}")
+    return list(value)
+
+
 def metric_list(metrics: Any) -> list[EvalMetric]:
     """``metrics`` (None, a metric, a composite metric or a list of metrics) as a list of
     metrics, a composite one flattened; anything else raises ``InvalidValue``."""
     if isinstance(metrics, CompositeEvalMetric):
         return [m for child in metrics.metrics for m in metric_list(child)]
-    if isinstance(metrics, EvalMetric):
-        return [metrics]
-    if metrics is None:
-        return []
-    if not isinstance(metrics, (list, tuple)) or not all(
-            isinstance(m, EvalMetric) for m in metrics):
-        raise InvalidValue(f"metrics must be a Metric or a list of Metric "
-                           f"(mxnet.metric.EvalMetric), got {metrics!r}")
-    return list(metrics)
+    return listed(metrics, EvalMetric, "metrics", "a Metric (mxnet.metric.EvalMetric)")
 
 
 def suggested_metric(loss: Any) -> EvalMetric | None:
@@ -44,4 +48,4 @@ def check_metric_references(handler: Any, known: list[EvalMetric]) -> None:
                     f"and estimator.val_metrics")
 
 
-__all__ = ["check_metric_references", "metric_list", "suggested_metric"]
+__all__ = ["check_metric_references", "listed", "metric_list", "suggested_metric"]
