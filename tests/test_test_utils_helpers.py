@@ -1,4 +1,4 @@
-"""mx.test_utils' tolerance, comparison, matrix and data helpers (test_checks.py,
+"""mx.test_utils' tolerance, comparison, matrix and data helpers (test_utils.py,
 test_matrices.py, test_data.py's DummyIter and download_model), against MXNet 1.9.1's
 defaults and numpy / hand-computed answers."""
 
