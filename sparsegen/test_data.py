@@ -1,5 +1,6 @@
 """The data helpers of ``mx.test_utils`` (MXNet 1.9.1's names and signatures): ``download``,
-``get_mnist``, ``get_mnist_pkl``, ``get_mnist_ubyte``, ``get_zip_data``, ``get_bz2_data``.
+``download_model``, ``get_mnist``, ``get_mnist_pkl``, ``get_mnist_ubyte``, ``get_zip_data``,
+``get_bz2_data``, and ``DummyIter`` (one batch repeated).
 
 Nothing is downloaded (sparsegen runs offline): a file already in place is used, as MXNet's
 helpers use it without downloading again, and a missing one raises ``DataMissing`` naming the
@@ -16,6 +17,8 @@ import shutil
 import struct
 import zipfile
 from pathlib import Path
+from typing import Any
+
 import numpy as np
 
 from .errors import SparsegenError
@@ -136,5 +139,61 @@ def get_bz2_data(data_dir: str, data_name: str, url: str, data_origin_name: str)
     os.remove(archive)
 
 
-__all__ = ["DataMissing", "download", "get_bz2_data", "get_mnist", "get_mnist_pkl",
-           "get_mnist_ubyte", "get_zip_data"]
+MODEL_URL = "http://data.mxnet.io/models/"
+"""Where MXNet's ``download_model`` fetches its models from."""
+
+MODELS = {name: (f"{MODEL_URL}imagenet/{path}-symbol.json",
+                 f"{MODEL_URL}imagenet/{path}-0000.params")
+          for name, path in (("imagenet1k-resnet-18", "resnet/18-layers/resnet-18"),
+                             ("imagenet1k-resnet-34", "resnet/34-layers/resnet-34"),
+                             ("imagenet1k-resnet-50", "resnet/50-layers/resnet-50"),
+                             ("imagenet1k-resnet-101", "resnet/101-layers/resnet-101"),
+                             ("imagenet1k-resnet-152", "resnet/152-layers/resnet-152"))}
+"""Some of the models ``download_model`` knows by name: (symbol URL, parameters URL)."""
+
+
+def download_model(model_name: str, dst_dir: str = "./",
+                   meta_info: dict[str, dict[str, str]] | None = None) -> tuple[str | None, int]:
+    """``(dst_dir/model_name, 0)`` once ``<model_name>-symbol.json`` and
+    ``<model_name>-0000.params`` are in ``dst_dir`` (``download`` of the URLs ``meta_info``, a
+    dict name -> {'symbol': url, 'params': url}, or MXNet's table gives; a missing file raises
+    ``DataMissing``, nothing is fetched); ``(None, 0)`` for a model neither knows."""
+    known = {n: {"symbol": s, "params": p} for n, (s, p) in MODELS.items()}
+    meta = dict(meta_info if meta_info is not None else known).get(model_name)
+    if meta is None:
+        return None, 0
+    prefix = os.path.join(dst_dir, model_name)
+    for key, suffix in (("symbol", "-symbol.json"), ("params", "-0000.params")):
+        if key not in meta:
+            raise SparsegenError(f"download_model: meta_info[{model_name!r}] has no {key!r} URL")
+        download(meta[key], prefix + suffix)
+    return prefix, 0
+
+
+def _data_iter_base() -> type:
+    from .io import DataIter  # mx.io is imported on first use
+    return DataIter
+
+
+class DummyIter(_data_iter_base()):  # type: ignore[misc]
+    """An iterator that returns the first batch of ``real_iter`` for ever (speed tests), as
+    ``mx.test_utils.DummyIter``; it has ``real_iter``'s ``provide_data``, ``provide_label`` and
+    ``batch_size``."""
+
+    def __init__(self, real_iter: Any) -> None:
+        super().__init__(real_iter.batch_size)
+        self.real_iter = real_iter
+        self.provide_data = real_iter.provide_data
+        self.provide_label = real_iter.provide_label
+        self.the_batch = next(real_iter)
+
+    def __iter__(self) -> "DummyIter":
+        return self
+
+    def next(self) -> Any:
+        """The first batch of the real iterator, again (never ``StopIteration``)."""
+        return self.the_batch
+
+
+__all__ = ["DataMissing", "DummyIter", "download", "download_model", "get_bz2_data",
+           "get_mnist", "get_mnist_pkl", "get_mnist_ubyte", "get_zip_data"]

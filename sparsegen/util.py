@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from .context import gpu_memory_info, num_gpus
-from .errors import NotSupported
+from .errors import InvalidValue, NotSupported, SparsegenError
 
 _NP_ARRAY = "mx.np arrays (MXNet's numpy interface) are out of scope for sparsegen"
 
@@ -25,6 +25,23 @@ def get_gpu_count() -> int:
 def get_gpu_memory(gpu_dev_id: int) -> tuple[int, int]:
     """(free, total) bytes of GPU ``gpu_dev_id``."""
     return gpu_memory_info(gpu_dev_id)
+
+
+def get_cuda_compute_capability(ctx: Any) -> int:
+    """The CUDA compute capability of the GPU of context ``ctx`` as an int (70 for ``sm_70``),
+    as ``mxnet.util.get_cuda_compute_capability``; a non-GPU context raises ``InvalidValue``,
+    a GPU that is missing or emulated (``SPARSEGEN_GPU=host``) ``MXNetError``."""
+    from . import cuda_runtime, device  # loads the CUDA runtime: only when asked
+
+    if getattr(ctx, "device_type", None) != "gpu":
+        raise InvalidValue(f"get_cuda_compute_capability: ctx must be a gpu context, got {ctx!r}")
+    if device.emulated():
+        raise SparsegenError(f"get_cuda_compute_capability: {ctx} is emulated in host memory "
+                             "(SPARSEGEN_GPU=host) and has no compute capability")
+    if ctx.device_id >= num_gpus():
+        raise SparsegenError(f"get_cuda_compute_capability: there is no {ctx}; {num_gpus()} "
+                             f"GPUs are available{device.missing_gpu_reason()}")
+    return int(cuda_runtime.arch(ctx.device_id)[len("sm_"):])
 
 
 def is_np_shape() -> bool:
@@ -128,6 +145,7 @@ def set_module(module: str) -> Callable[[Any], Any]:
     return decorate
 
 
-__all__ = ["get_gpu_count", "get_gpu_memory", "getenv", "is_np_array", "is_np_shape",
+__all__ = ["get_cuda_compute_capability", "get_gpu_count", "get_gpu_memory", "getenv",
+           "is_np_array", "is_np_shape",
            "makedirs", "np_array", "np_shape", "reset_np", "set_module", "set_np",
            "set_np_array", "set_np_shape", "setenv", "use_np", "use_np_array", "use_np_shape"]

@@ -20,29 +20,7 @@ from .. import ndarray
 from ..errors import InvalidArgument, InvalidType, InvalidValue
 from ..ndarray.ndarray import _STORAGE_TYPE_STR_TO_ID
 from .parameter import DeferredInitializationError, Parameter, ParameterDict, check_names
-
-
-class HookHandle:
-    """A registered hook: ``detach()`` removes it (also as a ``with`` block's exit)."""
-
-    _ids = 0
-
-    def __init__(self, hooks: OrderedDict, hook: Any) -> None:
-        if not callable(hook):
-            raise InvalidType(f"hook must be callable, got {type(hook).__name__}")
-        HookHandle._ids += 1
-        self._hooks, self._id = hooks, HookHandle._ids
-        hooks[self._id] = hook
-
-    def detach(self) -> None:
-        """Stop calling the hook (a second detach does nothing)."""
-        self._hooks.pop(self._id, None)
-
-    def __enter__(self) -> "HookHandle":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.detach()
+from .utils import HookHandle
 
 
 class _BlockScope:
@@ -276,12 +254,16 @@ class Block:
     def register_forward_pre_hook(self, hook: Any) -> HookHandle:
         """Call ``hook(block, inputs)`` before each forward pass; ``detach()`` the handle to
         stop, as MXNet's."""
-        return HookHandle(self._forward_pre_hooks, hook)
+        handle = HookHandle()
+        handle.attach(self._forward_pre_hooks, hook)
+        return handle
 
     def register_forward_hook(self, hook: Any) -> HookHandle:
         """Call ``hook(block, inputs, output)`` after each forward pass; ``detach()`` the
         handle to stop, as MXNet's."""
-        return HookHandle(self._forward_hooks, hook)
+        handle = HookHandle()
+        handle.attach(self._forward_hooks, hook)
+        return handle
 
     def forward(self, *args: Any) -> Any:
         """The output of this block for ``args``; subclasses define it."""

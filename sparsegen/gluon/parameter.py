@@ -635,3 +635,12 @@ def check_names(expected: Any, found: dict[str, Any], filename: str, allow_missi
                 raise InvalidValue(f"Parameter '{name}' loaded from file '{filename}' is not "
                                    f"present in this Block, which contains parameters "
                                    f"{expected}. Set ignore_extra=True to ignore.")
+
+
+def __getattr__(name: str) -> Any:
+    """``tensor_types``: ``(Symbol, NDArray)``, the types a parameter's data can be, as MXNet's
+    (made on first use: ``mx.sym`` is imported only when asked for)."""
+    if name == "tensor_types":
+        from ..symbol import Symbol
+        return (Symbol, NDArray)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,12 +1,17 @@
 """``mx.gluon.utils``: splitting a batch over contexts, clipping arrays by their global 2-norm,
-and the file checksum of downloads."""
+the file checksum of downloads, replacing a file, whether a shape is known, and the handle of a
+block's hook."""
 
 from __future__ import annotations
 
 import hashlib
 import math
+import os
 import warnings
+from collections import OrderedDict
 from typing import Any, Sequence
+
+import numpy as np
 
 from .. import ndarray as nd
 from ..context import Context
@@ -105,4 +110,60 @@ def download(url: str, path: str | None = None, overwrite: bool = False,
                          f"{url!r} yourself (check_sha1 checks its digest)")
 
 
-__all__ = ["check_sha1", "clip_global_norm", "download", "split_and_load", "split_data"]
+def replace_file(src: str, dst: str) -> None:
+    """Move the file ``src`` onto ``dst`` in one step (``os.replace``: a reader sees the old file
+    or the new one, never a part), as ``mxnet.gluon.utils.replace_file``."""
+    try:
+        os.replace(src, dst)
+    except OSError as error:
+        raise SparsegenError(f"replace_file: cannot move {src!r} onto {dst!r}: "
+                             f"{error.strerror}") from error
+
+
+def shape_is_known(shape: Any) -> bool:
+    """Whether every dimension of ``shape`` is known, as ``mxnet.gluon.utils.shape_is_known`` in
+    MXNet's default (Gluon) shape semantics: None, ``()`` and a dimension 0 are unknown; a
+    negative dimension raises ``InvalidValue``."""
+    if shape is None:
+        return False
+    dims = tuple(shape)
+    if any(not isinstance(d, (int, np.integer)) or d < 0 for d in dims):
+        raise InvalidValue(f"shape_is_known: shape {shape!r} must hold non-negative integers")
+    return bool(dims) and all(d > 0 for d in dims)
+
+
+class HookHandle:
+    """A handle of one hook in a block's hook table, as ``mxnet.gluon.utils.HookHandle``:
+    ``attach`` puts the hook in, ``detach`` (or leaving a ``with`` block) takes it out."""
+
+    _ids = 0
+
+    def __init__(self) -> None:
+        self._hooks: OrderedDict | None = None
+        self._id: int | None = None
+
+    def attach(self, hooks_dict: OrderedDict, hook: Any) -> None:
+        """Put ``hook`` (a callable) into ``hooks_dict``; a handle attaches once."""
+        if self._hooks is not None:
+            raise SparsegenError("HookHandle.attach: the same handle cannot be attached twice")
+        if not callable(hook):
+            raise InvalidType(f"HookHandle.attach: hook must be callable, got "
+                              f"{type(hook).__name__}")
+        HookHandle._ids += 1
+        self._hooks, self._id = hooks_dict, HookHandle._ids
+        hooks_dict[self._id] = hook
+
+    def detach(self) -> None:
+        """Take the hook out (a second detach does nothing)."""
+        if self._hooks is not None:
+            self._hooks.pop(self._id, None)
+
+    def __enter__(self) -> "HookHandle":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.detach()
+
+
+__all__ = ["HookHandle", "check_sha1", "clip_global_norm", "download", "replace_file",
+           "shape_is_known", "split_and_load", "split_data"]

@@ -293,6 +293,15 @@ from .histogram import histogram  # noqa: E402
 from .kl_sparse_reg import IdentityAttachKLSparseReg  # noqa: E402
 from .svm_output import SVMOutput  # noqa: E402
 
+# -- BatchNorm's variants and L2Normalization --
+from .batchnorm_variants import BatchNorm_v1, BatchNormWithReLU, SyncBatchNorm  # noqa: E402
+from .l2_normalization import L2Normalization  # noqa: E402
+
+contrib.BatchNormWithReLU, contrib.SyncBatchNorm = BatchNormWithReLU, SyncBatchNorm
+contrib.__all__ += ["BatchNormWithReLU", "SyncBatchNorm"]
+del BatchNormWithReLU, SyncBatchNorm  # mx.nd.contrib's, as in MXNet
+__all__ += ["BatchNorm_v1", "L2Normalization"]
+
 # -- MXNet's aliases of its ops --
 from ..opaliases import ALIASES, PREFIXES, SPARSE_ALIASED  # noqa: E402
 

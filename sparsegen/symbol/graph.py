@@ -25,7 +25,11 @@ HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_sta
 ``lr_mult``)."""
 
 
-FIXED_OUTPUTS = {"BatchNorm": ("output", "mean", "var"), "Dropout": ("output", "mask")}
+BATCH_NORMS = ("BatchNorm", "BatchNorm_v1", "_contrib_BatchNormWithReLU", "_contrib_SyncBatchNorm")
+"""BatchNorm and its variants: the same inputs (two of them auxiliary states) and outputs."""
+
+FIXED_OUTPUTS = {**{op: ("output", "mean", "var") for op in BATCH_NORMS},
+                 "Dropout": ("output", "mask")}
 """The output names of ops with a fixed list of several outputs (some hidden: see
 ``visible_outputs``)."""
 
@@ -95,7 +99,7 @@ def _counts(node: Node) -> tuple[int, int]:
     if node.op == "topk":
         ret_typ = p.get("ret_typ", "indices")
         return (2 if ret_typ in ("value", "both") else 1), (2 if ret_typ == "both" else 1)
-    if node.op == "BatchNorm":
+    if node.op in BATCH_NORMS:
         return 3, 3 if p.get("output_mean_var") else 1
     if node.op in ("LayerNorm", "GroupNorm") and p.get("output_mean_var"):
         return 3, 3  # the output, the mean and the standard deviation
@@ -145,7 +149,7 @@ def mutable_inputs(node: Node) -> tuple[int, ...]:
     """The positions of ``node``'s inputs that its op updates (auxiliary states: BatchNorm's
     moving_mean and moving_var, IdentityAttachKLSparseReg's moving_avg, a custom op's
     ``list_auxiliary_states``)."""
-    if node.op == "BatchNorm":
+    if node.op in BATCH_NORMS:
         return (3, 4)
     if node.op == "IdentityAttachKLSparseReg":
         return (1,)

@@ -17,7 +17,8 @@ from ..errors import InvalidValue, SparsegenError
 from ..opnames import ELEMWISE_UNARY
 from ..ops.conv import output_size
 from ..storage_rules import storage_rule
-from .graph import Entry, Node, dtype_name, output_names, params, stype_name, topological
+from .graph import (BATCH_NORMS, Entry, Node, dtype_name, output_names, params, stype_name,
+                    topological)
 from .linalg_shapes import LINALG_SHAPE_RULES
 from .ops import (BROADCAST_BINARY, CREATION, EMBEDDINGS, RANDOM_LIKE, SAMPLE, SAMPLERS, SCALAR_OPS,
                   node_runner)
@@ -262,7 +263,8 @@ SHAPE_RULES: dict[str, ShapeRule] = {
     "expand_dims": _expand_dims, "SoftmaxOutput": _softmax_output,
     "_zeros": _sampler, "_ones": _sampler, "_full": _sampler, "LeakyReLU": _leaky_relu,
     **{op: _normalization(op) for op in ("LayerNorm", "InstanceNorm", "GroupNorm")},
-    "SliceChannel": _split, "topk": _topk, "BatchNorm": _batch_norm,
+    "SliceChannel": _split, "topk": _topk,
+    **{op: _batch_norm for op in BATCH_NORMS},
     "sort": lambda shapes, p: (shapes, [shapes[0], shapes[0]]),
     **{op: _regression for op in ("LinearRegressionOutput", "LogisticRegressionOutput",
                                   "MAERegressionOutput")},

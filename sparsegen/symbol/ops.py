@@ -20,7 +20,7 @@ from ..errors import InvalidType, InvalidValue, NotSupported
 from ..name import NameManager
 from ..opaliases import alias_target
 from ..opnames import ELEMWISE_UNARY_DENSE, ELEMWISE_UNARY_SPARSE, STRIDED_BINARY_OPS
-from .graph import HIDDEN_KEYS, VARIABLE, Entry, Node, params, strings
+from .graph import BATCH_NORMS, HIDDEN_KEYS, VARIABLE, Entry, Node, params, strings
 from .symbol import Symbol, create
 
 
@@ -76,8 +76,9 @@ OPS: dict[str, OpDef] = {
     "MakeLoss": OpDef("MakeLoss"),
     "split": OpDef("SliceChannel", function="split"),
     "SliceChannel": OpDef("SliceChannel", function="split"),
-    "BatchNorm": OpDef("BatchNorm", ("data", "gamma", "beta", "moving_mean", "moving_var"),
-                       ("gamma", "beta", "moving_mean", "moving_var")),
+    **{name: OpDef(name, ("data", "gamma", "beta", "moving_mean", "moving_var"),
+                   ("gamma", "beta", "moving_mean", "moving_var"))
+       for name in ("BatchNorm", "BatchNorm_v1")},
     "BlockGrad": OpDef("BlockGrad"),
     "IdentityAttachKLSparseReg": OpDef("IdentityAttachKLSparseReg", ("data", "moving_avg"),
                                        ("moving_avg",)),
@@ -173,8 +174,8 @@ def randn(*shape: Any, loc: Any = 0, scale: Any = 1, **kwargs: Any) -> Symbol:
 CREATION = tuple(f"_{name}" for name in CREATION_FUNCTIONS)
 """The ops that create an array from their attributes alone (``mx.sym.zeros(shape)``)."""
 
-CREATED_INIT = {("BatchNorm", "moving_mean"): '["zero", {}]',
-                ("BatchNorm", "moving_var"): '["one", {}]',
+CREATED_INIT = {**{(op, "moving_mean"): '["zero", {}]' for op in BATCH_NORMS},
+                **{(op, "moving_var"): '["one", {}]' for op in BATCH_NORMS},
                 ("LeakyReLU", "gamma"): '["Constant", {"value": 0.25}]',
                 ("IdentityAttachKLSparseReg", "moving_avg"): '["zero", {}]'}
 """The ``__init__`` attribute MXNet writes on the variables it creates for an op's auxiliary

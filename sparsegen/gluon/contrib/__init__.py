@@ -1,5 +1,7 @@
-"""``gluon.contrib``: MXNet 1.9.1's contributed layers that sparsegen has (``nn.SparseEmbedding``)."""
+"""``gluon.contrib``: MXNet 1.9.1's contributed layers that sparsegen has (``nn``:
+``SparseEmbedding``, ``SyncBatchNorm``, ...), ``data`` (``IntervalSampler``) and ``estimator``
+(the training loop with event handlers)."""
 
-from . import nn
+from . import data, estimator, nn
 
-__all__ = ["nn"]
+__all__ = ["data", "estimator", "nn"]

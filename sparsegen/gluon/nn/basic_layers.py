@@ -186,7 +186,7 @@ class BatchNorm(HybridBlock):
 
     def __repr__(self) -> str:
         channels = self.gamma.shape[0]
-        return (f"BatchNorm(axis={self._axis}, eps={self._kwargs['eps']}, "
+        return (f"{type(self).__name__}(axis={self._axis}, eps={self._kwargs['eps']}, "
                 f"momentum={self._kwargs['momentum']}, fix_gamma={self._kwargs['fix_gamma']}, "
                 f"use_global_stats={self._kwargs['use_global_stats']}, "
                 f"in_channels={channels if channels else None})")
