@@ -1,5 +1,6 @@
 """The data helpers of ``mx.test_utils`` (MXNet 1.9.1's names and signatures): ``download``,
-``download_model``, ``get_mnist``, ``get_mnist_pkl``, ``get_mnist_ubyte``, ``get_zip_data``,
+``download_model``, ``get_mnist``, ``get_mnist_iterator``, ``get_mnist_pkl``, ``get_mnist_ubyte``,
+``get_zip_data``,
 ``get_bz2_data``, and ``DummyIter`` (one batch repeated).
 
 Nothing is downloaded (sparsegen runs offline): a file already in place is used, as MXNet's
@@ -170,6 +171,21 @@ def download_model(model_name: str, dst_dir: str = "./",
     return prefix, 0
 
 
+def get_mnist_iterator(batch_size: int, input_shape: Any, num_parts: int = 1,
+                       part_index: int = 0) -> tuple[Any, Any]:
+    """MNIST's training and validation ``mx.io.MNISTIter`` over the ubyte files in ``data/``
+    (``get_mnist_ubyte``), flat unless ``input_shape`` has three axes, as MXNet's."""
+    from .io import MNISTIter
+
+    get_mnist_ubyte()
+    common = {"input_shape": input_shape, "batch_size": batch_size,
+              "flat": len(input_shape) != 3, "num_parts": num_parts, "part_index": part_index}
+    return (MNISTIter(image="data/train-images-idx3-ubyte", label="data/train-labels-idx1-ubyte",
+                      shuffle=True, **common),
+            MNISTIter(image="data/t10k-images-idx3-ubyte", label="data/t10k-labels-idx1-ubyte",
+                      **common))
+
+
 def _data_iter_base() -> type:
     from .io import DataIter  # mx.io is imported on first use
     return DataIter
@@ -196,4 +212,4 @@ class DummyIter(_data_iter_base()):  # type: ignore[misc]
 
 
 __all__ = ["DataMissing", "DummyIter", "download", "download_model", "get_bz2_data",
-           "get_mnist", "get_mnist_pkl", "get_mnist_ubyte", "get_zip_data"]
+           "get_mnist", "get_mnist_iterator", "get_mnist_pkl", "get_mnist_ubyte", "get_zip_data"]

@@ -1002,11 +1002,11 @@ def discard_stderr() -> Any:
 
 from .util import use_np  # noqa: E402 - MXNet's test_utils re-exports it
 
-from .test_data import DummyIter, download_model  # noqa: E402
+from .test_data import DummyIter, download_model, get_mnist_iterator  # noqa: E402
 from .test_matrices import *  # noqa: E402, F403 - matrices and large tensors
 from .test_matrices import __all__ as _matrices
 
-__all__ += [*_matrices, "DummyIter", "download_model"]
+__all__ += [*_matrices, "DummyIter", "download_model", "get_mnist_iterator"]
 __all__ += ["chi_square_check", "discard_stderr", "environment", "gen_buckets_probs_with_ppf",
             "mean_check", "retry", "use_np", "var_check", "verify_generator"]
 

@@ -86,3 +86,18 @@ def test_refusals(tmp_path) -> None:
     it = mx.io.MNISTIter(image=image, label=label, batch_size=2, silent=True)
     with pytest.raises(InvalidValue, match="no current batch"):
         it.getdata()
+
+
+def test_get_mnist_iterator(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "data").mkdir()
+    pixels = np.arange(6 * 2 * 2, dtype=np.uint8).reshape(6, 2, 2)
+    for prefix in ("train", "t10k"):
+        image, label = write_idx(tmp_path, pixels, np.arange(6, dtype=np.uint8))
+        (tmp_path / image).rename(tmp_path / "data" / f"{prefix}-images-idx3-ubyte")
+        (tmp_path / label).rename(tmp_path / "data" / f"{prefix}-labels-idx1-ubyte")
+    train, val = mx.test_utils.get_mnist_iterator(3, (4,))
+    assert train.provide_data[0].shape == (3, 4) and val.provide_label[0].shape == (3,)
+    assert sorted(float(y) for b in val for y in b.label[0].asnumpy()) == list(range(6))
+    train, _ = mx.test_utils.get_mnist_iterator(2, (1, 2, 2))
+    assert train.provide_data[0].shape == (2, 1, 2, 2)

@@ -42,14 +42,16 @@ def read_idx(path: Any, magic: int, num_parts: int, part_index: int) -> np.ndarr
 class MNISTIter(DataIter):
     """Batches of MNIST: ``data`` of shape ``(batch_size, 1, rows, cols)`` (``(batch_size,
     rows * cols)`` with ``flat``) holding the pixels / 256, ``softmax_label`` of shape
-    ``(batch_size,)``; only whole batches (the last partial one is dropped, as MXNet's)."""
+    ``(batch_size,)``; only whole batches (the last partial one is dropped, as MXNet's).
+    ``prefetch_buffer``, ``ctx``, ``dtype`` and ``input_shape`` are MXNet's prefetcher's and
+    augmenters' settings, accepted and ignored as MXNet's MNISTIter ignores them."""
 
     def __init__(self, image: str = "./train-images-idx3-ubyte",
                  label: str = "./train-labels-idx1-ubyte", batch_size: int = 128,
                  shuffle: bool = True, flat: bool = False, seed: int = 0, silent: bool = False,
                  num_parts: int = 1, part_index: int = 0, prefetch_buffer: int = 4,
                  ctx: str = "gpu", dtype: Any = None, data_name: str = "data",
-                 label_name: str = "softmax_label") -> None:
+                 label_name: str = "softmax_label", input_shape: Any = None) -> None:
         super().__init__(check_batch_size(batch_size))
         num_parts, part_index = check_parts(num_parts, part_index)
         pixels = read_idx(image, IMAGE_MAGIC, num_parts, part_index)
