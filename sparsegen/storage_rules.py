@@ -44,7 +44,8 @@ def storage_rule(op: str, stypes: tuple[str, ...]) -> StorageRule | None:
 COMPOSED_OPS = (
     "SoftmaxOutput", "LinearRegressionOutput", "LogisticRegressionOutput",
     "MAERegressionOutput", "MakeLoss", "make_loss", "BlockGrad", "BatchNorm", "_copyto",
-    "_sample_multinomial",
+    "_sample_multinomial", "_contrib_gradientmultiplier", "_contrib_round_ste",
+    "_contrib_sign_ste",
 )
 """Ops with no rule of their own: the front end (``ndarray/output.py``, ``ndarray/batchnorm.py``)
 computes them with other ops (``_copyto``: ``as_in_context`` moves the storage to another

@@ -9,7 +9,7 @@ in ``ZERO``; an op with none raises when a backward pass reaches it.
 
 from .registry import GRADIENTS, ZERO, gradient, gradient_of
 # the family modules register their gradient rules
-from . import (batchnorm, conv, elemwise, indexing, linalg, nn, output,  # noqa: E402,F401
+from . import (batchnorm, contrib, conv, elemwise, indexing, linalg, nn, output,  # noqa: E402,F401
                reduce, shape)
 
 __all__ = ["GRADIENTS", "ZERO", "gradient", "gradient_of"]
