@@ -110,3 +110,8 @@ from .contrib_math import (allclose, div_sqrt_dim, gradientmultiplier, round_ste
 
 __all__ += ["allclose", "arange_like", "boolean_mask", "div_sqrt_dim", "gradientmultiplier",
             "index_array", "index_copy", "round_ste", "sign_ste"]
+
+# -- graph ops on csr (contrib_graph.py) --
+from .contrib_graph import dgl_adjacency, edge_id  # noqa: E402
+
+__all__ += ["dgl_adjacency", "edge_id"]

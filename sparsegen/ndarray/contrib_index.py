@@ -69,6 +69,8 @@ def index_copy(old_tensor: NDArray, index_vector: NDArray, new_tensor: NDArray,
         if low < 0 or high >= old.shape[0]:
             raise InvalidIndex(f"{op}: index_vector holds {low if low < 0 else high}, outside "
                                f"[0, {old.shape[0]}) (old_tensor's rows)")
+    if not rows.size:
+        return delivered(op, old.copy(), out)
     table = rows.reshape((1, rows.size))
     copied = scatter_nd(new, table, old.shape)
     hit = scatter_nd(rows.ones_like(), table, (old.shape[0],))
@@ -89,9 +91,12 @@ def boolean_mask(data: NDArray, index: NDArray, axis: Any = 0,
     if index.shape[0] != data.shape[axis]:
         raise InvalidValue(f"{op}: index has {index.shape[0]} entries, data {data.shape[axis]} "
                            f"along axis {axis} (shape {data.shape})")
+    data = data.tostype("default")
+    if not index.size:
+        return delivered(op, data.copy(), out)
     mask = index.tostype("default") if np.dtype(index.dtype).kind == "f" else index.astype("float32")
-    kept = mask.reshape((1, mask.size)).tostype("csr").indices
-    return delivered(op, take(data.tostype("default"), kept, axis=axis), out)
+    kept = mask.reshape((1, index.size)).tostype("csr").indices
+    return delivered(op, take(data, kept, axis=axis), out)
 
 
 def arange_like(data: NDArray, start: float = 0.0, step: float = 1.0, repeat: int = 1,
@@ -114,6 +119,8 @@ def arange_like(data: NDArray, start: float = 0.0, step: float = 1.0, repeat: in
         size *= d
     dtype = np.dtype(data.dtype)
     cast = float if dtype.kind == "f" else int
+    if not size:  # reshape reads a 0 as "copy this dimension"
+        return delivered(op, zeros("default", shape, data.context, dtype), out)
     values = shape_ops.arange(size, cast(start), cast(step), repeat, dtype, device_of(data.context))
     return delivered(op, NDArray(values, data.context).reshape(shape), out)
 
@@ -127,8 +134,9 @@ def index_array(data: NDArray, axes: Any = None, out: NDArray | None = None) -> 
         raise InvalidValue(f"{op}: data must have at least 1 dimension, got shape ()")
     chosen = (tuple(range(data.ndim)) if axes is None
               else tuple(axis_arg(a, data.ndim, op) for a in items(axes)))
-    if not chosen:
-        return delivered(op, zeros("default", (*data.shape, 0), data.context, INDEX_DTYPE), out)
+    if not chosen or not data.size:
+        empty = zeros("default", (*data.shape, len(chosen)), data.context, INDEX_DTYPE)
+        return delivered(op, empty, out)
     device = device_of(data.context)
     columns = []
     for a in chosen:
