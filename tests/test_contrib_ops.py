@@ -1,12 +1,14 @@
 """``mx.nd.contrib``'s index and arithmetic ops against numpy oracles and values MXNet 1.9.1
 gives (checked with MXNet by hand): ``index_copy``, ``boolean_mask``, ``arange_like``,
 ``index_array``, ``allclose``, ``div_sqrt_dim``, ``gradientmultiplier``, ``round_ste``,
-``sign_ste``; their gradients, ``mx.sym.contrib`` forms and bad input."""
+``sign_ste``, and the graph ops on csr ``edge_id``, ``dgl_adjacency`` (scipy oracles); their
+gradients, ``mx.sym.contrib`` forms and bad input."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.sparse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -250,6 +252,69 @@ def test_straight_through_estimators_keep_sparse_storage(stype):
     np.testing.assert_array_equal(mx.nd.contrib.round_ste(data).asnumpy(), [[0, 1], [0, 0], [-3, 0]])
     np.testing.assert_array_equal(mx.nd._internal._sparse__contrib_sign_ste(data).asnumpy(),
                                   np.sign(x))
+
+
+# -- graph ops on csr --
+def _graph(rng, rows, cols, density, dtype="float32"):
+    m = scipy.sparse.random(rows, cols, density=density, format="csr", random_state=rng,
+                            dtype=np.float64)
+    m.data = np.arange(1, m.nnz + 1, dtype=np.float64)
+    m = m.astype(dtype)
+    graph = mx.nd.sparse.csr_matrix((m.data, m.indices, m.indptr), shape=m.shape, dtype=dtype)
+    return m, graph
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 40), st.integers(0, 40), st.sampled_from((0.0, 0.1, 0.5, 1.0)),
+       st.sampled_from(("float32", "float64", "int64", "int32")), st.integers(0, 60), st.data())
+def test_edge_id_reads_the_stored_entry_or_minus_one(rows, cols, density, dtype, k, data):
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    m, graph = _graph(rng, rows, cols, density, dtype)
+    u = rng.integers(0, rows, k)
+    v = rng.integers(-1, cols + 1, k)  # targets outside the graph have no edge
+    dense = m.toarray()
+    stored = m.copy()
+    stored.data[:] = 1
+    stored = stored.toarray()
+    want = np.array([dense[a, b] if 0 <= b < cols and stored[a, b] else -1
+                     for a, b in zip(u, v)], dtype=dtype)
+    got = mx.nd.contrib.edge_id(graph, mx.nd.array(u, dtype="int64"), mx.nd.array(v))
+    assert got.dtype == np.dtype(dtype) and got.shape == (k,)
+    np.testing.assert_array_equal(got.asnumpy(), want)
+
+
+def test_edge_id_values_mxnet_gives_and_bad_input():
+    graph = mx.nd.sparse.csr_matrix(
+        (np.array([1, 2, 3, 4, 5], np.float32), np.array([1, 2, 0, 2, 1]), np.array([0, 2, 3, 5])),
+        shape=(3, 3))
+    got = mx.nd.contrib.edge_id(graph, mx.nd.array([0, 0, 1, 2, 2, 1]),
+                                mx.nd.array([1, 0, 0, 2, 1, 2]))
+    np.testing.assert_array_equal(got.asnumpy(), [1, -1, 3, 4, 5, -1])
+    with pytest.raises(IndexError, match=r"u holds 3, outside \[0, 3\)"):
+        mx.nd.contrib.edge_id(graph, mx.nd.array([3]), mx.nd.array([0]))
+    with pytest.raises(mx.MXNetError, match=r"u has shape \(2,\), v \(1,\)"):
+        mx.nd.contrib.edge_id(graph, mx.nd.array([0, 1]), mx.nd.array([1]))
+    with pytest.raises(TypeError, match="data must be a csr matrix"):
+        mx.nd.contrib.edge_id(graph.tostype("default"), mx.nd.array([0]), mx.nd.array([0]))
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 30), st.integers(0, 30), st.sampled_from((0.0, 0.2, 1.0)),
+       st.integers(0, 2**32 - 1))
+def test_dgl_adjacency_keeps_the_structure_with_ones(rows, cols, density, seed):
+    m, graph = _graph(np.random.default_rng(seed), rows, cols, density, "int64")
+    got = mx.nd.contrib.dgl_adjacency(graph)
+    assert got.stype == "csr" and got.dtype == np.float32 and got.shape == (rows, cols)
+    np.testing.assert_array_equal(got.indices.asnumpy(), m.indices)
+    np.testing.assert_array_equal(got.indptr.asnumpy(), m.indptr)
+    np.testing.assert_array_equal(got.data.asnumpy(), np.ones(m.nnz, np.float32))
+
+
+def test_dgl_adjacency_refuses_other_data():
+    with pytest.raises(TypeError, match="int64 edge ids, got dtype float32"):
+        mx.nd.contrib.dgl_adjacency(mx.nd.ones((2, 2)).tostype("csr"))
+    with pytest.raises(TypeError, match="data must be a csr matrix"):
+        mx.nd.contrib.dgl_adjacency(mx.nd.ones((2, 2), dtype="int64"))
 
 
 # -- mx.sym.contrib --

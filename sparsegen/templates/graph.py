@@ -11,24 +11,7 @@ import tvm
 from tvm.script import tirx as T
 
 from . import element_bytes
-
-
-@T.macro
-def find_in_row(at, idx, begin, end, col):
-    """Binary search of column ``col`` in the sorted ``idx[begin:end]``: ``at[0]`` its position
-    (the first not below it), ``at[2]`` 1 when ``idx[at[0]] == col``, else 0 (``at``: a local
-    (3,) int64 buffer; ``at[1]`` is scratch)."""
-    at[0] = begin
-    at[1] = end
-    while at[0] < at[1]:
-        if idx[(at[0] + at[1]) // 2] < col:
-            at[0] = (at[0] + at[1]) // 2 + 1
-        else:
-            at[1] = (at[0] + at[1]) // 2
-    at[2] = T.int64(0)
-    if at[0] < end:  # TIR's `and` does not short-circuit: the bound is checked before the load
-        if idx[at[0]] == col:
-            at[2] = T.int64(1)
+from .retain import find_in_range
 
 
 def graph(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
@@ -55,7 +38,7 @@ def graph(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 T.reads(Data[0:nnz], Idx[0:nnz], P[0:n1], U[vi], V[vi])
                 T.writes(Out[vi])
                 at = T.alloc_buffer((3,), "int64", scope="local")
-                find_in_row(at, Idx, P[U[vi]], P[U[vi] + 1], V[vi])
+                find_in_range(at, Idx, P[U[vi]], P[U[vi] + 1], V[vi])
                 if at[2] == T.int64(1):
                     Out[vi] = Data[at[0]]
                 else:
