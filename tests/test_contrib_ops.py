@@ -330,3 +330,14 @@ def test_symbol_forms_run_the_same_ops():
     np.testing.assert_array_equal(signs.asnumpy(), [[0, 1], [1, 1], [1, 1]])
     assert close.asscalar() == 1
     assert "_contrib_index_copy" in graph.tojson()
+
+
+def test_symbol_gradientmultiplier_scales_the_gradient_through_an_executor():
+    a = mx.sym.Variable("a")
+    node = mx.sym.contrib.gradientmultiplier(a, scalar=-2.0)
+    assert node.infer_shape(a=(2, 2))[1] == [(2, 2)]
+    assert mx.sym.contrib.index_array(a).infer_shape(a=(3, 2))[1] == [(3, 2, 2)]
+    ex = node.simple_bind(mx.cpu(), a=(2, 2))
+    ex.forward(is_train=True, a=mx.nd.ones((2, 2)))
+    ex.backward(mx.nd.ones((2, 2)))
+    np.testing.assert_array_equal(ex.grad_arrays[0].asnumpy(), np.full((2, 2), -2.0))
