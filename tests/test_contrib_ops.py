@@ -249,7 +249,8 @@ def test_straight_through_estimators_keep_sparse_storage(stype):
     x = np.array([[0.0, 1.4], [0.0, 0.0], [-2.5, 0.0]], dtype=np.float32)
     data = mx.nd.array(x).tostype(stype)
     assert mx.nd.contrib.round_ste(data).stype == stype
-    np.testing.assert_array_equal(mx.nd.contrib.round_ste(data).asnumpy(), [[0, 1], [0, 0], [-3, 0]])
+    np.testing.assert_array_equal(mx.nd.contrib.round_ste(data).asnumpy(),
+                                  [[0, 1], [0, 0], [-3, 0]])
     np.testing.assert_array_equal(mx.nd._internal._sparse__contrib_sign_ste(data).asnumpy(),
                                   np.sign(x))
 

@@ -94,7 +94,8 @@ def boolean_mask(data: NDArray, index: NDArray, axis: Any = 0,
     data = data.tostype("default")
     if not index.size:
         return delivered(op, data.copy(), out)
-    mask = index.tostype("default") if np.dtype(index.dtype).kind == "f" else index.astype("float32")
+    floating = np.dtype(index.dtype).kind == "f"
+    mask = index.tostype("default") if floating else index.astype("float32")
     kept = mask.reshape((1, index.size)).tostype("csr").indices
     return delivered(op, take(data, kept, axis=axis), out)
 
