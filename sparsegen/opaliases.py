@@ -72,7 +72,7 @@ SPARSE_ALIASED = (
     "radians", "relu",
     "rint", "round", "rsqrt", "sgd_mom_update", "sgd_update", "sigmoid", "sign", "sin", "sinh",
     "slice", "sqrt", "square", "stop_gradient", "sum", "tan", "tanh", "trunc", "where",
-    "zeros_like",
+    "zeros_like", "_contrib_round_ste", "_contrib_sign_ste",
 )
 """The ops MXNet 1.9.1 also registers as ``_sparse_<name>`` (``<name>`` an op or an alias)."""
 

@@ -651,6 +651,20 @@ _SHAPE_KERNELS = (
     ),
 )
 """Shape and creation ops beyond strided views (sparsegen/ops/shape.py runs them)."""
+_GRAPH_KERNELS = (
+    KernelDef(
+        "graph",
+        "sparsegen.templates.graph:graph",
+        _ROWS,
+        ("dtype",),
+        (("edge_id", "(data[nnz] dtype, indices[nnz] int64 sorted(indptr), "
+                     "indptr[n+1] int64 ptr(nnz), u[k] int64 <n, v[k] int64, "
+                     "out[k] dtype WRITTEN)"),),
+        "graph queries on csr adjacency matrices: edge_id (the value stored at (u, v) by a "
+        "binary search of row u, else -1)",
+    ),
+)
+"""MXNet's DGL contrib ops on csr graphs (sparsegen/ops/graph.py runs them)."""
 _ACC = "acc"  # bound to formats.ACCUMULATOR[dtype] (sparsegen/kernels.py arguments)
 _REDUCE_VALUE = ("sum", "nansum", "prod", "nanprod", "sumsq", "abssum", "max", "min")
 _REDUCE_KERNELS = (
@@ -808,7 +822,7 @@ KERNELS: dict[str, KernelDef] = {
     ) + _DOT_KERNELS + _ELEMWISE_KERNELS + _COMPARE_KERNELS
     + _RANDOM_KERNELS
     + _NN_KERNELS + _BATCH_KERNELS
-    + _STRIDED_KERNELS + _SHAPE_KERNELS
+    + _STRIDED_KERNELS + _SHAPE_KERNELS + _GRAPH_KERNELS
     + _REDUCE_KERNELS
     + _IO_KERNELS
     + _ARITH_KERNELS

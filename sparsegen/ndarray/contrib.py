@@ -102,3 +102,16 @@ def SparseEmbedding(data: NDArray, weight: NDArray, input_dim: int, output_dim: 
 
 
 __all__ += ["SparseEmbedding"]
+
+# -- index and arithmetic ops (contrib_index.py, contrib_math.py) --
+from .contrib_index import arange_like, boolean_mask, index_array, index_copy  # noqa: E402
+from .contrib_math import (allclose, div_sqrt_dim, gradientmultiplier, round_ste,  # noqa: E402
+                           sign_ste)
+
+__all__ += ["allclose", "arange_like", "boolean_mask", "div_sqrt_dim", "gradientmultiplier",
+            "index_array", "index_copy", "round_ste", "sign_ste"]
+
+# -- graph ops on csr (contrib_graph.py) --
+from .contrib_graph import dgl_adjacency, edge_id  # noqa: E402
+
+__all__ += ["dgl_adjacency", "edge_id"]

@@ -11,21 +11,27 @@ from .elemwise.merge import MERGE_STEPS, lookup_walk
 
 
 @T.macro
-def find_row(at, idx, k, row):
-    """Binary search of id ``row`` in the sorted ``idx[0:k]``: ``at[0]`` its position (the first
-    not below it), ``at[2]`` 1 when ``idx[at[0]] == row`` (the row is stored), else 0 (``at``: a
-    local (3,) int64 buffer; ``at[1]`` is scratch)."""
-    at[0] = T.int64(0)
-    at[1] = k
+def find_in_range(at, idx, begin, end, key):
+    """Binary search of ``key`` in the sorted ``idx[begin:end]``: ``at[0]`` its position (the
+    first not below it), ``at[2]`` 1 when ``idx[at[0]] == key`` (stored), else 0 (``at``: a local
+    (3,) int64 buffer; ``at[1]`` is scratch)."""
+    at[0] = begin
+    at[1] = end
     while at[0] < at[1]:
-        if idx[(at[0] + at[1]) // 2] < row:
+        if idx[(at[0] + at[1]) // 2] < key:
             at[0] = (at[0] + at[1]) // 2 + 1
         else:
             at[1] = (at[0] + at[1]) // 2
     at[2] = T.int64(0)
-    if at[0] < k:  # TIR's `and` does not short-circuit: the bound is checked before the load
-        if idx[at[0]] == row:
+    if at[0] < end:  # TIR's `and` does not short-circuit: the bound is checked before the load
+        if idx[at[0]] == key:
             at[2] = T.int64(1)
+
+
+@T.macro
+def find_row(at, idx, k, row):
+    """Binary search of id ``row`` in the sorted ``idx[0:k]`` (``find_in_range`` from 0)."""
+    find_in_range(at, idx, T.int64(0), k, row)
 
 
 def retain(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:

@@ -9,7 +9,7 @@ in ``ZERO``; an op with none raises when a backward pass reaches it.
 
 from .registry import GRADIENTS, ZERO, gradient, gradient_of
 # the family modules register their gradient rules
-from . import (batch, batchnorm, conv, elemwise, indexing, linalg, linalg_ops,  # noqa: E402,F401
-               nn, output, reduce, shape, svm)
+from . import (batch, batchnorm, contrib, conv, elemwise, indexing, linalg,  # noqa: E402,F401
+               linalg_ops, nn, output, reduce, shape, svm)
 
 __all__ = ["GRADIENTS", "ZERO", "gradient", "gradient_of"]
