@@ -115,3 +115,11 @@ __all__ += ["allclose", "arange_like", "boolean_mask", "div_sqrt_dim", "gradient
 from .contrib_graph import dgl_adjacency, edge_id  # noqa: E402
 
 __all__ += ["dgl_adjacency", "edge_id"]
+
+# -- interleaved attention products (contrib_attention.py) --
+from .contrib_attention import (interleaved_matmul_encdec_qk,  # noqa: E402
+                                interleaved_matmul_encdec_valatt, interleaved_matmul_selfatt_qk,
+                                interleaved_matmul_selfatt_valatt)
+
+__all__ += ["interleaved_matmul_encdec_qk", "interleaved_matmul_encdec_valatt",
+            "interleaved_matmul_selfatt_qk", "interleaved_matmul_selfatt_valatt"]
