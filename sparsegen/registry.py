@@ -385,12 +385,11 @@ _RANDOM_KERNELS = (
         "random_unique_zipfian",
         "sparsegen.templates.random:unique_zipfian",
         _ROWS,
-        ("dtype",),
-        (("sample", f"(out[m,w] dtype WRITTEN, tries[m] int64 WRITTEN, seen[m,r] uint8 WRITTEN, "
+        (),
+        (("sample", f"(out[m,w] int64 WRITTEN, tries[m] int64 WRITTEN, seen[m,r] uint8 WRITTEN, "
                     f"log_range float64, {_RNG})"),),
-        "distinct log-uniform (Zipfian) classes per row, drawn until distinct, and the draws "
-        "each row took (the candidates of a sampled softmax)",
-        ("int64",),
+        "distinct log-uniform (Zipfian) classes per row (int64), drawn until distinct, and the "
+        "draws each row took (the candidates of a sampled softmax)",
     ),
 )
 """Random sampling (sparsegen/ops/random.py runs them)."""

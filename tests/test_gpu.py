@@ -243,6 +243,37 @@ def _check_random(ctx: mx.Context) -> None:
     np.testing.assert_array_equal(m_ctx, m_cpu)
 
 
+def _check_issue38_ops(ctx: mx.Context) -> None:
+    """Kernels ``linalg``, ``nn_batch_dot``, ``nn_cumsum``, ``graph`` and
+    ``random_unique_zipfian`` on ``ctx``, against numpy (the sampler: against the CPU's
+    classes for one seed)."""
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((2, 3, 3))
+    spd = a @ a.transpose(0, 2, 1) + 3 * np.eye(3)
+    x = mx.nd.array(spd, ctx=ctx, dtype="float64")
+    np.testing.assert_allclose(mx.nd.linalg.potrf(x).asnumpy(), np.linalg.cholesky(spd),
+                               rtol=1e-10)
+    np.testing.assert_allclose(mx.nd.linalg.inverse(x).asnumpy(), np.linalg.inv(spd), rtol=1e-8)
+    np.testing.assert_allclose(mx.nd.linalg.det(x).asnumpy(), np.linalg.det(spd), rtol=1e-8)
+    b = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    c = rng.standard_normal((2, 4, 5)).astype(np.float32)
+    np.testing.assert_allclose(
+        mx.nd.batch_dot(mx.nd.array(b, ctx=ctx), mx.nd.array(c, ctx=ctx)).asnumpy(), b @ c,
+        rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(mx.nd.cumsum(mx.nd.array(b, ctx=ctx), axis=1).asnumpy(),
+                               np.cumsum(b, axis=1), rtol=1e-5, atol=1e-5)
+    graph = scipy.sparse.csr_matrix(np.float32([[0, 2, 0], [3, 0, 4], [0, 0, 5]]))
+    u, v = mx.nd.array([0, 1, 2, 2], ctx=ctx), mx.nd.array([1, 1, 2, 0], ctx=ctx)
+    ids = mx.nd.contrib.edge_id(mx.nd.sparse.csr_matrix(graph, ctx=ctx), u, v)
+    np.testing.assert_array_equal(ids.asnumpy(), [2, -1, 5, -1])
+    classes = []
+    for where in (mx.cpu(), ctx):
+        mx.random.seed(11)
+        drawn, _ = mx.nd._internal._sample_unique_zipfian(50, shape=(3, 10), ctx=where)
+        classes.append(drawn.asnumpy())
+    np.testing.assert_array_equal(classes[1], classes[0])
+
+
 def test_every_kernel_family_runs_on_the_gpu(gpu, monkeypatch):
     """Between them the value checks above run every kernel family on ``gpu``: on a CUDA GPU,
     every family's CUDA build, checked against numpy (or the CPU's checked results)."""
@@ -266,6 +297,7 @@ def test_every_kernel_family_runs_on_the_gpu(gpu, monkeypatch):
     check_conv_on_gpu(gpu)  # -- conv -- (tests/test_conv.py)
     check_batchnorm_on_gpu(gpu)  # -- batchnorm -- (tests/test_batchnorm.py)
     _check_random(gpu)
+    _check_issue38_ops(gpu)
     target = host_cpu() if device.emulated() else device.cuda_target(0)
     rules = {k for k in KERNELS if k.startswith("optim_") and k[len("optim_"):] not in BUILT_IN}
     # update rules beyond MXNet's optimizers (sparsegen.updates, and any a test registered) are

@@ -136,7 +136,7 @@ def unique_zipfian(range_max: int, rows: int, width: int, device: Any,
 
     out, tries = empty((rows, width), INDEX_DTYPE), empty((rows,), INDEX_DTYPE)
     seen = empty((rows, range_max), np.uint8)  # scratch: the kernel clears it
-    kernel("random_unique_zipfian", ("int64",), out, out.size).sample(
+    kernel("random_unique_zipfian", (), out, out.size).sample(
         out, tries, seen, math.log(range_max), *stream)
     return out, tries
 

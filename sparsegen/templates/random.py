@@ -410,13 +410,12 @@ def multinomial(dtype: str, otype: str) -> dict[str, tvm.tirx.PrimFunc]:
     return {"sample": sample}
 
 
-def unique_zipfian(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
+def unique_zipfian() -> dict[str, tvm.tirx.PrimFunc]:
     """``sample(out[m,w], tries[m], seen[m,r], log_range, k0, k1, c2, c3)``: row ``i`` of ``out``
     holds ``w`` distinct classes of ``[0, r)`` drawn from the log-uniform distribution
     (``round(exp(u * log_range)) - 1``, ``u`` uniform in [0, 1)) by drawing until ``w`` are
     distinct, and ``tries[i]`` the number of draws; ``seen`` is scratch (cleared per row). Draw
     ``d`` of row ``i`` is Philox counter ``(d, i, c2, c3)``."""
-    align = element_bytes(dtype)
 
     @T.prim_func(s_tir=True)
     def sample(out: T.handle, tries: T.handle, seen: T.handle, log_range: T.float64,
@@ -425,7 +424,7 @@ def unique_zipfian(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
         m = T.int64()
         w = T.int64()
         r = T.int64()
-        Out = T.match_buffer(out, (m, w), dtype, align=align)
+        Out = T.match_buffer(out, (m, w), "int64", align=8)
         Tries = T.match_buffer(tries, (m,), "int64", align=8)
         Seen = T.match_buffer(seen, (m, r), "uint8", align=1)
         for i in T.serial(m):
@@ -447,7 +446,7 @@ def unique_zipfian(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                         - T.int64(1), r - T.int64(1))
                     if Seen[vi, st[2]] == T.uint8(0):
                         Seen[vi, st[2]] = T.uint8(1)
-                        Out[vi, st[0]] = T.Cast(dtype, st[2])
+                        Out[vi, st[0]] = st[2]
                         st[0] = st[0] + T.int64(1)
                     st[1] = st[1] + T.int64(1)
                 Tries[vi] = st[1]
