@@ -329,14 +329,21 @@ class HybridBlock(Block):
         if self._active:
             self._check_hybridized([x, *args], leaves)
         ctx = arrays[0].context
-        try:
-            params = {k: v.data(ctx) for k, v in self._reg_params.items()}
-        except DeferredInitializationError:
-            self.infer_shape(x, *args)
-            for param in self._reg_params.values():
-                param._finish_deferred_init()
-            params = {k: v.data(ctx) for k, v in self._reg_params.items()}
+        params = self._data_of(self._reg_params, ctx, (x, *args))
         return self.hybrid_forward(ndarray, x, *args, **params)
+
+    def _data_of(self, params: dict[str, Parameter], ctx: Any, inputs: tuple[Any, ...]
+                 ) -> dict[str, Any]:
+        """Each of ``params``' data on ``ctx`` (same keys), first finishing deferred
+        initialization from the shapes of ``inputs`` (``infer_shape``) when a shape is
+        unknown."""
+        try:
+            return {k: v.data(ctx) for k, v in params.items()}
+        except DeferredInitializationError:
+            self.infer_shape(*inputs)
+            for param in params.values():
+                param._finish_deferred_init()
+            return {k: v.data(ctx) for k, v in params.items()}
 
     def hybridize(self, active: bool = True, **kwargs: Any) -> None:
         """As ``Block.hybridize``; the next call fixes the structure of the inputs (which are
@@ -457,13 +464,7 @@ class SymbolBlock(HybridBlock):
         if isinstance(x, Symbol):
             return self._graph(**dict(zip(self._input_names, given)))
         ctx = x.context
-        try:
-            params = {name: param.data(ctx) for name, param in self._params.items()}
-        except DeferredInitializationError:
-            self.infer_shape(*given)
-            for param in self._params.values():
-                param._finish_deferred_init()
-            params = {name: param.data(ctx) for name, param in self._params.items()}
+        params = self._data_of(dict(self._params.items()), ctx, tuple(given))
         outputs = self._call({**dict(zip(self._input_names, given)), **params}, ctx)
         return outputs[0] if self._outputs == 1 else outputs
 
