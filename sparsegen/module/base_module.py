@@ -84,13 +84,14 @@ class BaseModule:
 
     def _ready(self, what: str, optimizer: bool = False) -> None:
         """Raise ``NotReady`` naming the missing step before ``what``."""
+        kind = type(self).__name__
         if not self.binded:
-            raise NotReady(f"Module.{what}: the module is not bound; call bind() first")
+            raise NotReady(f"{kind}.{what}: the module is not bound; call bind() first")
         if not self.params_initialized:
-            raise NotReady(f"Module.{what}: the parameters are not initialized; call "
+            raise NotReady(f"{kind}.{what}: the parameters are not initialized; call "
                            "init_params() first")
         if optimizer and not self.optimizer_initialized:
-            raise NotReady(f"Module.{what}: the optimizer is not initialized; call "
+            raise NotReady(f"{kind}.{what}: the optimizer is not initialized; call "
                            "init_optimizer() first")
 
     @property

@@ -42,13 +42,6 @@ class SequentialModule(BaseModule):
     def _takes_labels(self, index: int) -> bool:
         return bool(self._metas[index].get(self.META_TAKE_LABELS, False))
 
-    def _chain_ready(self, what: str, optimizer: bool = False) -> None:
-        """``_ready`` with the chain's name in the message."""
-        try:
-            self._ready(what, optimizer)
-        except NotReady as err:
-            raise NotReady(str(err).replace("Module.", "SequentialModule.", 1)) from None
-
     # -- what it is ----------------------------------------------------------------------------
     @property
     def data_names(self) -> list[str]:
@@ -86,7 +79,7 @@ class SequentialModule(BaseModule):
     # -- parameters ----------------------------------------------------------------------------
     def get_params(self) -> tuple[dict[str, Any], dict[str, Any]]:
         """Every module's parameters, merged into one ``(arg_params, aux_params)``."""
-        self._chain_ready("get_params")
+        self._ready("get_params")
         arg_params: dict[str, Any] = {}
         aux_params: dict[str, Any] = {}
         for module in self._modules:
@@ -158,7 +151,7 @@ class SequentialModule(BaseModule):
                        optimizer_params: Any = (("learning_rate", 0.01),),
                        force_init: bool = False) -> None:
         """Install the optimizer on every module."""
-        self._chain_ready("init_optimizer")
+        self._ready("init_optimizer")
         if self.optimizer_initialized and not force_init:
             self.logger.warning("optimizer already initialized, ignoring.")
             return
@@ -170,7 +163,7 @@ class SequentialModule(BaseModule):
     # -- running -------------------------------------------------------------------------------
     def forward(self, data_batch: Any, is_train: bool | None = None) -> None:
         """Run the modules in order, each on the previous one's outputs."""
-        self._chain_ready("forward")
+        self._ready("forward")
         batch = copy.copy(data_batch)
         for layer, module in enumerate(self._modules):
             module.forward(batch, is_train=is_train)
@@ -185,7 +178,7 @@ class SequentialModule(BaseModule):
     def backward(self, out_grads: Any = None) -> None:
         """Run the modules' backward passes in reverse, each on the next one's input
         gradients."""
-        self._chain_ready("backward")
+        self._ready("backward")
         for layer in reversed(range(len(self._modules))):
             self._modules[layer].backward(out_grads=out_grads)
             if layer:
@@ -193,18 +186,18 @@ class SequentialModule(BaseModule):
 
     def update(self) -> None:
         """Update every module's parameters."""
-        self._chain_ready("update", optimizer=True)
+        self._ready("update", optimizer=True)
         for module in self._modules:
             module.update()
 
     def get_outputs(self, merge_multi_context: bool = True) -> list[Any]:
         """The last module's outputs."""
-        self._chain_ready("get_outputs")
+        self._ready("get_outputs")
         return self._modules[-1].get_outputs(merge_multi_context=merge_multi_context)
 
     def get_input_grads(self, merge_multi_context: bool = True) -> list[Any]:
         """The first module's input gradients (bound with ``inputs_need_grad=True``)."""
-        self._chain_ready("get_input_grads")
+        self._ready("get_input_grads")
         if not self.inputs_need_grad:
             raise NotReady("SequentialModule.get_input_grads: bind with inputs_need_grad=True "
                            "first")
@@ -212,7 +205,7 @@ class SequentialModule(BaseModule):
 
     def update_metric(self, eval_metric: Any, labels: Any, pre_sliced: bool = False) -> None:
         """Update ``eval_metric`` from every module that takes labels."""
-        self._chain_ready("update_metric")
+        self._ready("update_metric")
         for layer, module in enumerate(self._modules):
             if self._takes_labels(layer):
                 module.update_metric(eval_metric, labels, pre_sliced)
