@@ -11,6 +11,7 @@ from ._version import __version__
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
 from .errors import MXNetError, SparsegenError, StorageFallbackWarning
 from .ndarray.keywords import check_keywords as _check_keywords
+from .util import is_np_array, is_np_shape, np_shape, set_np_shape, use_np_shape
 
 nd = ndarray
 rnd = random
@@ -35,14 +36,11 @@ that only runs NDArray code and optimizers does not pay for importing it)."""
 __all__ = [
     "AttrScope", "Context", "MXNetError", "SparsegenError", "StorageFallbackWarning", "__version__",
     "autograd", "base", "callback", "context", "contrib", "cpu", "cpu_pinned", "current_context",
-    "executor", "gluon",
-    "gpu", "init", "initializer", "interop", "io", "kernels", "kv", "kvstore", "lr_scheduler",
-    "metric", "model", "mon", "monitor", "name", "nd", "ndarray", "num_gpus", "operator",
-    "optimizer", "profiler", "runtime",
-    "random",
-    "rnd", "sym", "symbol", "test_utils", "util", "viz", "visualization",
-    "mod", "module",
-    "updates",
+    "executor", "gluon", "gpu", "init", "initializer", "interop", "io", "is_np_array",
+    "is_np_shape", "kernels", "kv", "kvstore", "lr_scheduler", "metric", "model", "mod", "module",
+    "mon", "monitor", "name", "nd", "ndarray", "np_shape", "num_gpus", "operator", "optimizer",
+    "profiler", "random", "rnd", "runtime", "set_np_shape", "sym", "symbol", "test_utils",
+    "updates", "use_np_shape", "util", "viz", "visualization",
 ]
 
 

@@ -1,7 +1,7 @@
-"""``mx.util``: MXNet 1.9.1's utility functions that scripts and tests import. sparsegen has one
-set of shape semantics, numpy's (0-d arrays, zero-size dimensions), which MXNet turns on with
-``set_np_shape(True)``; its ``mx.np`` array interface is out of scope, so the switches that
-would turn it on refuse."""
+"""``mx.util``: MXNet 1.9.1's utility functions that scripts and tests import. NDArrays have
+numpy's shapes (0-d arrays, zero-size dimensions); ``set_np_shape`` switches what a symbol's
+shapes mean, as MXNet's (its legacy partial shapes by default); the ``mx.np`` array interface
+is out of scope, so the switches that would turn it on refuse."""
 
 from __future__ import annotations
 
@@ -44,30 +44,49 @@ def get_cuda_compute_capability(ctx: Any) -> int:
     return int(cuda_runtime.arch(ctx.device_id)[len("sm_"):])
 
 
+_SHAPE_SEMANTICS = {"numpy": False}
+"""Whether MXNet's numpy shape semantics are on (``set_np_shape``); off by default, as MXNet's."""
+
+
 def is_np_shape() -> bool:
-    """True: sparsegen's shapes are numpy's (0 is a zero-size dimension, () a 0-d array)."""
-    return True
+    """Whether numpy shape semantics are on (``set_np_shape``): what a 0, -1 and ``()`` mean in
+    a symbol's shapes (legacy, MXNet's default: 0 an unknown dimension, ``()`` an unknown
+    shape; numpy's: -1 and None). NDArrays have numpy's shapes either way."""
+    return _SHAPE_SEMANTICS["numpy"]
 
 
 def set_np_shape(active: bool) -> bool:
-    """MXNet's switch between its legacy and numpy shape semantics: sparsegen has numpy's
-    only, so ``True`` changes nothing and ``False`` refuses; returns the previous state."""
-    if not active:
-        raise NotSupported("set_np_shape(False): sparsegen always uses numpy's shape semantics "
-                           "(0 is a zero-size dimension, not an unknown one)")
-    return True
+    """Turns MXNet's numpy shape semantics on or off (``is_np_shape``); returns the previous
+    state."""
+    previous = _SHAPE_SEMANTICS["numpy"]
+    _SHAPE_SEMANTICS["numpy"] = bool(active)
+    return previous
 
 
 @contextlib.contextmanager
 def np_shape(active: bool = True) -> Iterator[None]:
-    """A scope of numpy shape semantics (always on in sparsegen; ``False`` refuses)."""
-    set_np_shape(active)
-    yield
+    """A scope with numpy shape semantics on (or, ``active=False``, off)."""
+    previous = set_np_shape(active)
+    try:
+        yield
+    finally:
+        set_np_shape(previous)
 
 
 def use_np_shape(func: Any) -> Any:
-    """A function or class run under numpy shape semantics: unchanged in sparsegen."""
-    return func
+    """A function, or each method of a class, run with numpy shape semantics on."""
+    if isinstance(func, type):
+        for name, method in list(vars(func).items()):
+            if callable(method) and not isinstance(method, type):
+                setattr(func, name, use_np_shape(method))
+        return func
+
+    @functools.wraps(func)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        with np_shape(True):
+            return func(*args, **kwargs)
+
+    return wrapped
 
 
 def is_np_array() -> bool:
@@ -90,14 +109,16 @@ def np_array(active: bool = True) -> Iterator[None]:
 
 
 def set_np(shape: bool = True, array: bool = True) -> None:
-    """MXNet's numpy mode: numpy shapes are on already, ``mx.np`` arrays refuse."""
-    set_np_shape(shape)
+    """MXNet's numpy mode: numpy shape semantics as ``shape`` says; ``mx.np`` arrays refuse
+    (before anything changes)."""
     set_np_array(array)
+    set_np_shape(shape)
 
 
 def reset_np() -> None:
-    """Back to MXNet's defaults: legacy arrays (numpy shapes stay, the only semantics)."""
+    """Back to MXNet's defaults: legacy shape semantics and arrays."""
     set_np_array(False)
+    set_np_shape(False)
 
 
 def _refused(func: Any) -> Any:

@@ -71,6 +71,12 @@ def test_shape_is_known_mxnet_answers():
     assert not shape_is_known(None) and not shape_is_known(())
     with pytest.raises(InvalidValue, match="shape"):
         shape_is_known((2, -1))
+    # under numpy shape semantics: (2, 0) True, () True, (2, -1) False, (2, -2) an error
+    with mx.util.np_shape(True):
+        assert shape_is_known((2, 0)) and shape_is_known(())
+        assert not shape_is_known((2, -1)) and not shape_is_known(None)
+        with pytest.raises(InvalidValue, match="-2"):
+            shape_is_known((2, -2))
 
 
 def test_replace_file(tmp_path):

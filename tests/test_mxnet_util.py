@@ -1,4 +1,4 @@
-"""``mx.util`` (numpy shape semantics always on, ``mx.np`` arrays refused) and the
+"""``mx.util`` (the shape-semantics switch, ``mx.np`` arrays refused) and the
 ``mx.test_utils`` helpers MXNet's tests import: ``environment``, ``retry`` and the stochastic
 checks (against distributions whose answers are known, and against ones that must fail)."""
 
@@ -15,27 +15,42 @@ from sparsegen import test_utils as tu
 
 
 def test_util_shape_and_array_switches():
-    assert mx.util.is_np_shape() and not mx.util.is_np_array()
-    assert mx.util.set_np_shape(True) is True
+    # MXNet 1.9.1: legacy shape semantics by default, set_np_shape returns the previous state
+    assert not mx.util.is_np_shape() and not mx.util.is_np_array()
+    assert mx.is_np_shape is mx.util.is_np_shape and mx.np_shape is mx.util.np_shape
+    assert mx.util.set_np_shape(True) is False and mx.util.is_np_shape()
+    assert mx.util.set_np_shape(False) is True and not mx.util.is_np_shape()
     with mx.util.np_shape(True):
-        assert mx.nd.zeros((0, 3)).shape == (0, 3)  # numpy's semantics: a zero-size array
-    for call in (lambda: mx.util.set_np_shape(False), lambda: mx.util.set_np(),
-                 lambda: mx.util.set_np_array(True)):
+        assert mx.util.is_np_shape()
+        with mx.util.np_shape(False):
+            assert not mx.util.is_np_shape()
+        assert mx.util.is_np_shape()
+    assert not mx.util.is_np_shape()
+    assert mx.nd.zeros((0, 3)).shape == (0, 3)  # NDArrays: numpy's shapes either way
+    for call in (lambda: mx.util.set_np(), lambda: mx.util.set_np_array(True)):
         with pytest.raises(mx.MXNetError):
             call()
+        assert not mx.util.is_np_shape()  # a refused call changes nothing
 
     @mx.util.use_np_shape
     def shaped():
-        return 3
+        return mx.util.is_np_shape()
+
+    @mx.util.use_np_shape
+    class Shaped:
+        def answer(self):
+            return mx.util.is_np_shape()
 
     @mx.util.use_np
     def needs_np():
         return 4
 
-    assert shaped() == 3
+    assert shaped() is True and Shaped().answer() is True and not mx.util.is_np_shape()
     with pytest.raises(NotImplementedError, match="needs_np is decorated to run on mx.np"):
         needs_np()
+    mx.util.set_np_shape(True)
     mx.util.reset_np()
+    assert not mx.util.is_np_shape()
 
 
 def test_util_environment_and_devices(tmp_path, monkeypatch):

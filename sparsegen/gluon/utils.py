@@ -19,6 +19,7 @@ from ..errors import InvalidType, InvalidValue, SparsegenError
 from ..ndarray import NDArray
 from ..ndarray.indexing import axis_arg
 from ..params import flag, integer, real
+from ..util import is_np_shape
 
 
 def split_data(data: NDArray, num_slice: int, batch_axis: int = 0,
@@ -121,15 +122,17 @@ def replace_file(src: str, dst: str) -> None:
 
 
 def shape_is_known(shape: Any) -> bool:
-    """Whether every dimension of ``shape`` is known, as ``mxnet.gluon.utils.shape_is_known`` in
-    MXNet's default (Gluon) shape semantics: None, ``()`` and a dimension 0 are unknown; a
-    negative dimension raises ``InvalidValue``."""
+    """Whether every dimension of ``shape`` is known, as ``mxnet.gluon.utils.shape_is_known``:
+    None is unknown; in MXNet's legacy shape semantics (its default) ``()`` and a dimension 0
+    are too, under ``mx.util.set_np_shape(True)`` a dimension -1; a dimension below that raises
+    ``InvalidValue``."""
     if shape is None:
         return False
     dims = tuple(shape)
-    if any(not isinstance(d, (int, np.integer)) or d < 0 for d in dims):
-        raise InvalidValue(f"shape_is_known: shape {shape!r} must hold non-negative integers")
-    return bool(dims) and all(d > 0 for d in dims)
+    unknown = -1 if is_np_shape() else 0
+    if any(not isinstance(d, (int, np.integer)) or d < unknown for d in dims):
+        raise InvalidValue(f"shape_is_known: shape {shape!r} must hold integers >= {unknown}")
+    return (bool(dims) or unknown == -1) and all(d != unknown for d in dims)
 
 
 class HookHandle:

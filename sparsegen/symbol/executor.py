@@ -15,7 +15,7 @@ from ..context import Context, current_context
 from ..errors import InvalidType, InvalidValue
 from ..tape import GRAD_REQS
 from .graph import Node, entry_name, output_names, params, topological
-from .infer import dtypes, key, shapes, stypes
+from .infer import complete, dtypes, key, shape_left_to_consumers, shapes, stypes
 from . import optimize
 from .ops import input_names, node_runner
 from .optimize import eliminate_common_expr
@@ -73,12 +73,7 @@ class Executor:
         # the graph run: common expressions computed once (MXNet's default)
         self._graph = eliminate_common_expr(symbol) if optimize.enabled() else symbol
         self._heads = [key(entry) for entry in self._graph._outputs]
-        # per node in order: where its output goes, and a variable's name or an op's runner
-        # with where its inputs come from (looked up once: forward runs per batch)
         nodes = topological(self._graph._outputs)
-        self._plan = [(id(n), n.name, None, None) if n.is_variable else
-                      (id(n), None, node_runner(n), [key(entry) for entry in n.inputs])
-                      for n in nodes]
         self._placed = {id(n): placement(n, self._ctx, self._group2ctx)  # model parallelism
                         for n in nodes if self._group2ctx}
         self.arg_arrays = _per_argument(args, names, "args", True)
@@ -91,9 +86,27 @@ class Executor:
                 raise InvalidValue(f"bind: grad_req of {name} must be one of {GRAD_REQS}, got "
                                    f"{req!r}")
         self.aux_arrays = _per_argument(aux_states, self._aux_names, "aux_states", True)
+        self._plan = self._planned(nodes)
         self.outputs = self._allocated_outputs()
         self._recorded = False  # whether the last forward recorded a graph for backward
         self._monitor: tuple[Any, bool] | None = None  # set_monitor_callback's
+
+    def _planned(self, nodes: list[Any]) -> list[tuple[int, Any, Any, Any]]:
+        """Per node in order: where its output goes, and a variable's name or an op's runner
+        with where its inputs come from (looked up once: forward runs per batch); an op whose
+        shape is left to its consumers (``shape_left_to_consumers``) makes the inferred one."""
+        left = [n for n in nodes if not n.is_variable and shape_left_to_consumers(n)]
+        found = shapes(self._graph._outputs, {name: array.shape for name, array in
+                                              {**self.arg_dict, **self.aux_dict}.items()}) \
+            if left else {}
+        for node in left:
+            if not complete(found.get((id(node), 0))):
+                raise InvalidValue(f"bind: {node.op} {node.name} leaves its shape to its "
+                                   f"consumers ({node.attrs.get('shape', '()')}), and they do "
+                                   "not determine it")
+        return [(id(n), n.name, None, None) if n.is_variable else
+                (id(n), None, node_runner(n, found.get((id(n), 0))),
+                 [key(entry) for entry in n.inputs]) for n in nodes]
 
     def _allocated_outputs(self) -> list[Any]:
         """Zero outputs of the inferred shapes and dtypes, as MXNet's executor has before the

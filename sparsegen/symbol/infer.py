@@ -4,7 +4,9 @@ as MXNet's ``infer_shape`` does; broadcast ops broadcast as numpy."""
 
 from __future__ import annotations
 
+import functools
 import math
+import numbers
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +19,7 @@ from ..errors import InvalidValue, SparsegenError
 from ..opnames import ELEMWISE_UNARY
 from ..ops.conv import output_size
 from ..storage_rules import storage_rule
+from ..util import is_np_shape
 from .graph import (BATCH_NORMS, Entry, Node, dtype_name, output_names, params, stype_name,
                     topological)
 from .linalg_shapes import LINALG_SHAPE_RULES
@@ -24,11 +27,19 @@ from .ops import (BROADCAST_BINARY, CREATION, EMBEDDINGS, RANDOM_LIKE, SAMPLE, S
                   node_runner)
 
 Shape = tuple[int, ...] | None
-ShapeRule = Callable[[list[Shape], dict[str, Any]], tuple[list[Shape], Any]]
-"""``rule(input shapes, params) -> (input shapes filled in, output shape)``; an op of several
-outputs gives a list of output shapes."""
+"""A shape as inference holds it: None where even the number of dimensions is unknown, and
+``UNKNOWN`` for each dimension not known yet (MXNet's partial shapes)."""
+Params = dict[str, Any]
+Answer = tuple[list[Shape], Any]
+ShapeRule = Callable[[list[Shape], Params, list[Shape]], Answer]
+"""``rule(input shapes, params, output shapes known so far) -> (input shapes filled in, output
+shape)``; an op of several outputs gives a list of output shapes. A rule sees only complete
+shapes (or None) unless it is marked ``handles_unknown_dims``."""
 Key = tuple[int, int]
 """An output of a graph as a dictionary key: the ``id`` of its node and its index."""
+UNKNOWN = -1
+"""An unknown dimension inside a shape (MXNet writes 0 for it in its legacy shapes, -1 under
+``mx.util.set_np_shape(True)``)."""
 
 
 def key(entry: Entry) -> Key:
@@ -36,59 +47,168 @@ def key(entry: Entry) -> Key:
     return id(entry[0]), entry[1]
 
 
-def _same(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
+def complete(shape: Shape) -> bool:
+    """Whether every dimension of ``shape`` is known."""
+    return shape is not None and UNKNOWN not in shape
+
+
+def from_mxnet(shape: Any) -> Shape:
+    """A shape written in MXNet's notation of the current shape semantics (legacy: 0 is an
+    unknown dimension and ``()`` an unknown shape; numpy's, ``mx.util.is_np_shape()``: -1 and
+    None), as inference holds it."""
+    if shape is None:
+        return None
+    dims = (int(shape),) if isinstance(shape, numbers.Integral) else tuple(int(d) for d in shape)
+    if is_np_shape():
+        return tuple(UNKNOWN if d < 0 else d for d in dims)
+    return tuple(UNKNOWN if d == 0 else d for d in dims) if dims else None
+
+
+def to_mxnet(shape: Shape) -> Any:
+    """``shape`` in MXNet's notation of the current shape semantics (``from_mxnet``'s inverse)."""
+    if is_np_shape():
+        return shape
+    return () if shape is None else tuple(0 if d == UNKNOWN else d for d in shape)
+
+
+def merge(first: Shape, second: Shape) -> Shape:
+    """The shape both ``first`` and ``second`` describe, each dimension known in either kept;
+    ``ValueError`` when they disagree."""
+    if first is None or second is None:
+        return second if first is None else first
+    if len(first) != len(second) or any(a != b for a, b in zip(first, second)
+                                        if UNKNOWN not in (a, b)):
+        raise ValueError(f"{to_mxnet(first)} and {to_mxnet(second)} disagree")
+    return tuple(b if a == UNKNOWN else a for a, b in zip(first, second))
+
+
+def _merged(shapes: list[Shape]) -> Shape:
+    return functools.reduce(merge, shapes, None)
+
+
+def handles_unknown_dims(rule: ShapeRule) -> ShapeRule:
+    """Marks ``rule`` as one that reads partial shapes (``UNKNOWN`` dimensions) correctly: it
+    gets them as they are, where another rule gets None for a shape not complete."""
+    rule.handles_unknown_dims = True  # type: ignore[attr-defined]
+    return rule
+
+
+@handles_unknown_dims
+def _same(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
     """Inputs and output of one shape (elementwise ops: no broadcasting), which a mismatch
-    refuses."""
-    known = [s for s in shapes if s is not None]
-    if any(s != known[0] for s in known):
+    refuses; the output's shape, known from a consumer, passes back to the inputs."""
+    try:
+        shape = _merged([*shapes, outs[0]])
+    except ValueError:
         raise InvalidValue(f"infer_shape: the inputs of an elementwise op must have one shape "
-                           f"(it does not broadcast; use broadcast_* ops), got {known}")
-    first = known[0] if known else None
-    return [first if s is None else s for s in shapes], first
+                           f"(it does not broadcast; use broadcast_* ops), got "
+                           f"{[to_mxnet(s) for s in shapes if s is not None]}") from None
+    return [shape] * len(shapes), shape
 
 
-def _first(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
-    return shapes, shapes[0]
+@handles_unknown_dims
+def _first(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
+    """The first input's shape, which the output's (known from a consumer) completes."""
+    try:
+        shape = merge(shapes[0], outs[0])
+    except ValueError as error:
+        raise InvalidValue(f"infer_shape: the output must have the input's shape: {error}") \
+            from None
+    return [shape, *shapes[1:]], shape
 
 
-SAME_SHAPE_RULES = (_same, _first)
-"""Rules whose inputs have their output's shape: a consumer's shape for the output (a
-``FullyConnected`` naming its weight's) passes back to the inputs."""
-
-def _broadcast(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
+@handles_unknown_dims
+def _broadcast(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
+    """numpy's broadcasting; an axis stays unknown unless a known size other than 1 fixes it."""
     if None in shapes:
         return shapes, None
-    try:
-        return shapes, tuple(np.broadcast_shapes(*shapes))
-    except ValueError:
-        raise InvalidValue(f"infer_shape: shapes {shapes} do not broadcast") from None
+    rank = max(len(s) for s in shapes)  # type: ignore[arg-type]
+    out = []
+    for sizes in zip(*[(1,) * (rank - len(s)) + s for s in shapes]):  # type: ignore[operator]
+        fixed = {n for n in sizes if n not in (1, UNKNOWN)}
+        if len(fixed) > 1:
+            raise InvalidValue(f"infer_shape: shapes {[to_mxnet(s) for s in shapes]} do not "
+                               "broadcast")
+        out.append(fixed.pop() if fixed else UNKNOWN if UNKNOWN in sizes else 1)
+    return shapes, tuple(out)
 
 
-def _dot(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
+@handles_unknown_dims
+def _dot(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
+    """``dot``: the contracted axes (the last of ``op(lhs)``, the first of ``op(rhs)``) agree,
+    one completing the other; the output is ``op(lhs)[:-1] + op(rhs)[1:]``."""
     lhs, rhs = shapes
     if lhs is None or rhs is None:
         return shapes, None
-    lhs = lhs[::-1] if p.get("transpose_a") else lhs
-    rhs = rhs[::-1] if p.get("transpose_b") else rhs
-    if lhs[-1] != rhs[0]:
-        raise InvalidValue(f"infer_shape: dot of shapes {shapes} (transpose_a="
-                           f"{bool(p.get('transpose_a'))}, transpose_b="
+    left = lhs[::-1] if p.get("transpose_a") else lhs
+    right = rhs[::-1] if p.get("transpose_b") else rhs
+    if UNKNOWN not in (left[-1], right[0]) and left[-1] != right[0]:
+        raise InvalidValue(f"infer_shape: dot of shapes {[to_mxnet(s) for s in shapes]} "
+                           f"(transpose_a={bool(p.get('transpose_a'))}, transpose_b="
                            f"{bool(p.get('transpose_b'))}) does not match")
-    return shapes, lhs[:-1] + rhs[1:]
+    k = right[0] if left[-1] == UNKNOWN else left[-1]
+    left, right = left[:-1] + (k,), (k,) + right[1:]
+    filled = [left[::-1] if p.get("transpose_a") else left,
+              right[::-1] if p.get("transpose_b") else right]
+    return filled, left[:-1] + right[1:]
 
 
-def _fully_connected(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
+@handles_unknown_dims
+def _batch_dot(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
+    """``batch_dot``: leading batch axes shared, then a matrix product; as MXNet's, the output
+    stays unknown while a contracted axis is."""
+    lhs, rhs = shapes
+    if lhs is None or rhs is None:
+        return shapes, None
+    if len(lhs) != len(rhs) or len(lhs) < 3:
+        raise InvalidValue(f"infer_shape: batch_dot takes two arrays of one number (>= 3) of "
+                           f"dimensions, got {to_mxnet(lhs)} and {to_mxnet(rhs)}")
+    m, k = lhs[-1:-3:-1] if p.get("transpose_a") else lhs[-2:]
+    k_rhs, n = rhs[-1:-3:-1] if p.get("transpose_b") else rhs[-2:]
+    if UNKNOWN in (k, k_rhs):
+        return shapes, None
+    try:
+        if k != k_rhs:
+            raise ValueError(f"contracted axes of {k} and {k_rhs}")
+        batch = merge(lhs[:-2], rhs[:-2])
+    except ValueError as error:
+        raise InvalidValue(f"infer_shape: batch_dot of shapes {to_mxnet(lhs)} and "
+                           f"{to_mxnet(rhs)} (transpose_a={bool(p.get('transpose_a'))}, "
+                           f"transpose_b={bool(p.get('transpose_b'))}): {error}") from None
+    assert batch is not None
+    return [batch + lhs[-2:], batch + rhs[-2:]], batch + (m, n)
+
+
+@handles_unknown_dims
+def _fully_connected(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
+    """FullyConnected's weight ``(num_hidden, k)`` and bias from the data (k: the product of
+    its other axes, or its last with ``flatten=False``); the batch also from a consumer's shape
+    for the output, the data's last axis from the weight's."""
     data, hidden, flatten = shapes[0], int(p["num_hidden"]), p.get("flatten", True)
     if data is None:
         return shapes, None
-    k = math.prod(data[1:]) if flatten else data[-1]
+    out, weight = outs[0], shapes[1] if len(shapes) > 1 else None
+    if out is not None:
+        try:
+            data = merge(data, (out[0],) + data[1:] if flatten else out[:-1] + data[-1:])
+        except ValueError as error:
+            raise InvalidValue(f"infer_shape: FullyConnected: the data and the output's batch: "
+                               f"{error}") from None
+    assert data is not None
+    if weight is not None and len(weight) == 2 and data[-1] == UNKNOWN and (
+            len(data) == 2 or not flatten):
+        data = data[:-1] + weight[1:]
+    rest = data[1:] if flatten else data[-1:]
+    k = UNKNOWN if UNKNOWN in rest else math.prod(rest)
     filled = [data, (hidden, k), (hidden,)][:len(shapes)]
     return filled, (data[0], hidden) if flatten else data[:-1] + (hidden,)
 
 
-def _convolution(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
+@handles_unknown_dims
+def _convolution(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
     """Convolution's weight ``(num_filter, channels / num_group, *kernel)``, bias and output
-    (each spatial axis as the op computes it, ``ops.conv.output_size``)."""
+    (each spatial axis as the op computes it, ``ops.conv.output_size``); as MXNet's, the batch
+    and (stride 1) the spatial axes also follow from a consumer's shape for the output."""
     data = shapes[0]
     if data is None:
         return shapes, None
@@ -101,18 +221,34 @@ def _convolution(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], S
     kernel = ints(p["kernel"], 1)
     stride, dilate, pad = ints(p.get("stride"), 1), ints(p.get("dilate"), 1), ints(p.get("pad"), 0)
     filters, groups = int(p["num_filter"]), int(p.get("num_group", 1))
-    filled = [data, (filters, data[1] // groups, *kernel), (filters,)][:len(shapes)]
-    spatial = tuple(output_size(*axis) for axis in zip(data[2:], kernel, stride, dilate, pad))
-    return filled, (data[0], filters, *spatial)
+    axes = list(zip(kernel, stride, dilate, pad))
+    out, weight = outs[0], shapes[1] if len(shapes) > 1 else None
+    channels = UNKNOWN if weight is None or weight[1] == UNKNOWN else weight[1] * groups
+    spatial = [UNKNOWN if out is None or o == UNKNOWN or s != 1 else o + d * (k - 1) - 2 * q
+               for o, (k, s, d, q) in zip(out[2:] if out is not None else data[2:], axes)]
+    try:
+        data = merge(data, (UNKNOWN if out is None else out[0], channels, *spatial))
+    except ValueError as error:
+        raise InvalidValue(f"infer_shape: Convolution: {error}") from None
+    assert data is not None
+    per_group = UNKNOWN if data[1] == UNKNOWN else data[1] // groups
+    filled = [data, (filters, per_group, *kernel), (filters,)][:len(shapes)]
+    sizes = tuple(UNKNOWN if n == UNKNOWN else output_size(n, *axis)
+                  for n, axis in zip(data[2:], axes))
+    return filled, (data[0], filters, *sizes)
 
 
-def _embedding(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
+@handles_unknown_dims
+def _embedding(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
+    """Embedding's weight ``(input_dim, output_dim)``; the output is the data's shape with
+    ``output_dim`` appended."""
     weight = (int(p["input_dim"]), int(p["output_dim"]))
     data = shapes[0]
     return [data, weight], None if data is None else data + (weight[1],)
 
 
-def _reduce(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
+@handles_unknown_dims
+def _reduce(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
     data = shapes[0]
     if data is None:
         return shapes, None
@@ -127,27 +263,54 @@ def _reduce(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]
     return shapes, kept or (1,)
 
 
-def _concat(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
-    if None in shapes:
+@handles_unknown_dims
+def _concat(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
+    """Concat: the inputs and the output share every axis but ``dim``, where the output's is
+    the inputs' sum (one input's unknown size follows from the others' and the output's)."""
+    ranks = {len(s) for s in [*shapes, outs[0]] if s is not None}
+    if len(ranks) != 1:
+        if ranks:
+            raise InvalidValue(f"infer_shape: Concat of shapes {[to_mxnet(s) for s in shapes]}: "
+                               "the inputs must have one number of dimensions")
         return shapes, None
-    dim = int(p.get("dim", 1)) % len(shapes[0])
-    out = list(shapes[0])
-    out[dim] = sum(s[dim] for s in shapes)
-    return shapes, tuple(out)
+    rank = ranks.pop()
+    dim = int(p.get("dim", 1)) % rank
+    sizes = [UNKNOWN if s is None else s[dim] for s in shapes]
+    total = UNKNOWN if outs[0] is None else outs[0][dim]
+    try:
+        common = _merged([s[:dim] + (UNKNOWN,) + s[dim + 1:]
+                          for s in [*shapes, outs[0]] if s is not None])
+    except ValueError as error:
+        raise InvalidValue(f"infer_shape: Concat on dim {dim}: {error}") from None
+    assert common is not None
+    if UNKNOWN not in sizes:
+        total = sum(sizes)
+    elif sizes.count(UNKNOWN) == 1 and total != UNKNOWN:
+        sizes[sizes.index(UNKNOWN)] = total - sum(n for n in sizes if n != UNKNOWN)
+    return ([common[:dim] + (n,) + common[dim + 1:] for n in sizes],
+            common[:dim] + (total,) + common[dim + 1:])
 
 
-def _reshape(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
+@handles_unknown_dims
+def _reshape(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
+    """Reshape to ``shape``: a 0 copies the data's axis, a -1 takes what is left (unknown while
+    a dimension it depends on is)."""
     data, target = shapes[0], list(p["shape"])
     if data is None:
         return shapes, None
     out = [data[i] if d == 0 else d for i, d in enumerate(target)]
-    if -1 in out:
-        rest = math.prod(d for d in out if d != -1)
-        out[out.index(-1)] = math.prod(data) // rest if rest else 0
+    if -1 in target:
+        at = target.index(-1)
+        rest = [d for i, d in enumerate(out) if i != at]
+        if UNKNOWN in data or UNKNOWN in rest:
+            out[at] = UNKNOWN
+        else:
+            out[at] = math.prod(data) // math.prod(rest) if math.prod(rest) else 0
     return shapes, tuple(out)
 
 
-def _transpose(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
+@handles_unknown_dims
+def _transpose(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
     data = shapes[0]
     if data is None:
         return shapes, None
@@ -155,7 +318,8 @@ def _transpose(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Sha
     return shapes, tuple(data[a] for a in axes)
 
 
-def _expand_dims(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
+@handles_unknown_dims
+def _expand_dims(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
     data = shapes[0]
     if data is None:
         return shapes, None
@@ -163,32 +327,45 @@ def _expand_dims(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], S
     return shapes, data[:axis] + (1,) + data[axis:]
 
 
-def _regression(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
+@handles_unknown_dims
+def _regression(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
     data, label = shapes
     if label is None and data is not None:  # MXNet's: (n,) for data of shape (n, 1)
         label = data[:1] if len(data) == 2 and data[1] == 1 else data
     return [data, label], data
 
 
-def _softmax_output(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
+@handles_unknown_dims
+def _softmax_output(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
     data, label = shapes
     if label is None and data is not None:
         label = (data[0],) + data[2:] if p.get("multi_output") else data[:-1]
     return [data, label], data
 
 
-def _split(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Any]:
-    data, count = shapes[0], int(p.get("num_outputs", 1))
-    if data is None:
-        return shapes, None
-    axis = int(p.get("axis", 1)) % len(data)
-    part = data[:axis] + (data[axis] // count,) + data[axis + 1:]
-    if p.get("squeeze_axis"):
-        part = part[:axis] + part[axis + 1:]
-    return shapes, [part] * count
+@handles_unknown_dims
+def _split(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
+    """SliceChannel: ``num_outputs`` equal parts along ``axis`` (squeezed with
+    ``squeeze_axis``); the outputs' shapes, known from consumers, give back the data's."""
+    count, squeeze = int(p.get("num_outputs", 1)), bool(p.get("squeeze_axis"))
+    data = shapes[0]
+    try:
+        part = _merged(list(outs))
+        if data is None and part is None:
+            return shapes, None
+        rank = len(data) if data is not None else len(part) + squeeze  # type: ignore[arg-type]
+        axis = int(p.get("axis", 1)) % rank
+        if part is not None:
+            size = count if squeeze else UNKNOWN if part[axis] == UNKNOWN else part[axis] * count
+            data = merge(data, part[:axis] + (size,) + part[axis + (not squeeze):])
+    except ValueError as error:
+        raise InvalidValue(f"infer_shape: SliceChannel: {error}") from None
+    assert data is not None
+    piece = () if squeeze else (UNKNOWN if data[axis] == UNKNOWN else data[axis] // count,)
+    return [data], [data[:axis] + piece + data[axis + 1:]] * count
 
 
-def _topk(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Any]:
+def _topk(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
     data = shapes[0]
     if data is None:
         return shapes, None
@@ -200,7 +377,28 @@ def _topk(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Any]:
     return shapes, data if p.get("ret_typ") == "mask" else [picked, picked]
 
 
-def _batch_norm(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Any]:
+@handles_unknown_dims
+@handles_unknown_dims
+def _pick(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
+    """pick: the data without ``axis`` (kept as 1 with ``keepdims``); the index has the
+    output's shape."""
+    data, index = shapes
+    axis = p.get("axis", -1)
+    if data is None or axis is None:
+        return shapes, None
+    axis = int(axis) % len(data)
+    out = data[:axis] + ((1,) if p.get("keepdims") else ()) + data[axis + 1:]
+    if p.get("keepdims"):
+        return shapes, out
+    try:
+        out = merge(out, index)
+    except ValueError as error:
+        raise InvalidValue(f"infer_shape: pick: the index must have the output's shape: "
+                           f"{error}") from None
+    return [data, out], out
+
+
+def _batch_norm(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
     data = shapes[0]
     if data is None:
         return shapes, None
@@ -208,7 +406,8 @@ def _batch_norm(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], An
     return [data, *[channels] * (len(shapes) - 1)], [data, channels, channels]
 
 
-def _leaky_relu(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
+@handles_unknown_dims
+def _leaky_relu(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
     """The data's shape; prelu's ``gamma`` has one slope per channel (axis 1)."""
     data = shapes[0]
     if len(shapes) > 1 and shapes[1] is None and data is not None and len(data) > 1:
@@ -221,7 +420,8 @@ def _normalization(op: str) -> ShapeRule:
     ``output_mean_var``, the mean's and deviation's); ``gamma`` and ``beta`` of the normalized
     axis' size, the channels' or ``num_groups``."""
 
-    def rule(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Any]:
+    @handles_unknown_dims
+    def rule(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
         data = shapes[0]
         if data is None:
             return shapes, None
@@ -239,24 +439,43 @@ def _normalization(op: str) -> ShapeRule:
     return rule
 
 
-def _sampler(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
+def _shape_parameter(p: Params) -> tuple[int, ...]:
+    """The ``shape`` parameter as ints (an int alone is a 1-D shape)."""
     shape = p.get("shape", ())
-    return shapes, tuple(shape) if isinstance(shape, tuple) else (int(shape),)
+    return tuple(shape) if isinstance(shape, tuple) else (int(shape),)
 
 
-def _sample(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
+@handles_unknown_dims
+def _sampler(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
+    """A creation or sampling op: its ``shape`` parameter; in MXNet's legacy shape semantics a
+    0 (or ``()``) leaves that dimension (or the shape) to the consumers, as MXNet's."""
+    try:
+        return shapes, merge(from_mxnet(_shape_parameter(p)), outs[0])
+    except ValueError as error:
+        raise InvalidValue(f"infer_shape: the op's shape parameter and its consumers: {error}") \
+            from None
+
+
+def shape_left_to_consumers(node: Node) -> bool:
+    """Whether ``node`` creates or samples an array whose ``shape`` parameter leaves some of it
+    to its consumers (``_sampler``): the executor runs it with the inferred shape."""
+    return SHAPE_RULES.get(node.op, _rule(node) if node.op in SAMPLERS else None) is _sampler \
+        and not complete(from_mxnet(_shape_parameter(params(node))))
+
+
+def _sample(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
     """A ``_sample_`` op: the parameters' shape, then ``shape`` per distribution."""
     known = next((s for s in shapes if s is not None), None)
     if known is None:
         return shapes, None
-    return [known] * len(shapes), (*known, *_sampler(shapes, p)[1]) if p.get("shape") else known
+    return [known] * len(shapes), (*known, *_shape_parameter(p))
 
 
 _ELEMWISE_SAME = ("elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div", "add_n",
                   "_mod", "_power", "_equal", "_not_equal", "_greater", "_greater_equal",
                   "_lesser", "_lesser_equal")
 SHAPE_RULES: dict[str, ShapeRule] = {
-    "dot": _dot, "FullyConnected": _fully_connected, "Convolution": _convolution,
+    "dot": _dot, "batch_dot": _batch_dot, "pick": _pick, "FullyConnected": _fully_connected, "Convolution": _convolution,
     **{op: _embedding for op in EMBEDDINGS},
     **{d.op: _sample for d in SAMPLE.values()}, **{d.op: _first for d in RANDOM_LIKE.values()},
     "Concat": _concat, "Reshape": _reshape, "transpose": _transpose,
@@ -265,7 +484,7 @@ SHAPE_RULES: dict[str, ShapeRule] = {
     **{op: _normalization(op) for op in ("LayerNorm", "InstanceNorm", "GroupNorm")},
     "SliceChannel": _split, "topk": _topk,
     **{op: _batch_norm for op in BATCH_NORMS},
-    "sort": lambda shapes, p: (shapes, [shapes[0], shapes[0]]),
+    "sort": lambda shapes, p, outs: (shapes, [shapes[0], shapes[0]]),
     **{op: _regression for op in ("LinearRegressionOutput", "LogisticRegressionOutput",
                                   "MAERegressionOutput")},
     **{op: _reduce for op in ("sum", "mean", "prod", "nansum", "nanprod", "max", "min",
@@ -277,7 +496,7 @@ SHAPE_RULES: dict[str, ShapeRule] = {
 first input's shape, and any other op is run on zeros to see (``_evaluated``)."""
 
 
-def _custom(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Any]:
+def _custom(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
     """The registered op's ``infer_shape`` of its arguments (unknown shapes passed as
     ``()``), giving its outputs' and auxiliary states' shapes."""
     if shapes[0] is None:
@@ -308,7 +527,7 @@ def _evaluated(node: Node) -> ShapeRule:
     run = node_runner(node)
     seen: dict[tuple[Shape, ...], Any] = {}  # inference repeats passes: run once per shapes
 
-    def rule(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Any]:
+    def rule(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
         if None in shapes:
             return shapes, None
         if tuple(shapes) not in seen:
@@ -338,18 +557,27 @@ def _rule(node: Node) -> ShapeRule:
 
 def _variable_shape(node: Node, given: dict[str, Any]) -> Shape:
     if node.name in given:
-        return tuple(given[node.name])
+        return given[node.name]
     written = node.attrs.get("__shape__")
     if written is None:
         return None
-    shape = tuple(params(Node("", "", {"shape": written}))["shape"])
-    return None if 0 in shape else shape
+    return from_mxnet(params(Node("", "", {"shape": written}))["shape"])
 
 
-def shapes(heads: tuple, given: dict[str, Any]) -> dict[Key, Shape]:
+def _applied(rule: ShapeRule, inputs: list[Shape], outputs: list[Shape], p: Params) -> Answer:
+    """``rule`` on the shapes known so far; a rule not marked ``handles_unknown_dims`` sees
+    None for each shape not complete."""
+    if getattr(rule, "handles_unknown_dims", False):
+        return rule(inputs, p, outputs)
+    return rule([s if complete(s) else None for s in inputs], p,
+                [s if complete(s) else None for s in outputs])
+
+
+def shapes(heads: tuple, given: dict[str, Shape]) -> dict[Key, Shape]:
     """The shape of each output of each node (by ``key``), from the arguments' shapes in
-    ``given`` (else their ``__shape__``); None where unknown. Variables' shapes follow from
-    their users' rules, so passes repeat until nothing changes."""
+    ``given`` (else their ``__shape__``); None where unknown, ``UNKNOWN`` for each dimension
+    not known. Shapes follow from the rules of the ops that make and use them, so passes repeat
+    until nothing changes (each only adds what is known: it ends)."""
     nodes = topological(heads)
     found: dict[Key, Shape] = {(id(n), 0): _variable_shape(n, given)
                                for n in nodes if n.is_variable}
@@ -361,19 +589,29 @@ def shapes(heads: tuple, given: dict[str, Any]) -> dict[Key, Shape]:
             if node.is_variable:
                 continue
             inputs = [found.get(key(entry)) for entry in node.inputs]
-            rule, known = rules[id(node)], found.get((id(node), 0))
-            seen = ([known if s is None else s for s in inputs]  # the output's shape
-                    if known is not None and rule in SAME_SHAPE_RULES else inputs)
-            filled, out = rule(seen, params(node))
+            outputs = [found.get((id(node), i)) for i in range(len(output_names(node)))]
+            filled, out = _applied(rules[id(node)], inputs, outputs, params(node))
             for (child, index), before, after in zip(node.inputs, inputs, filled):
-                if before is None and after is not None:  # a variable, or another op's output
-                    found[id(child), index], changed = tuple(after), True
-                elif before is not None and after is not None and tuple(after) != before:
-                    raise InvalidValue(f"infer_shape: {child.name} has shape {before}, "
-                                       f"{node.op} {node.name} needs {tuple(after)}")
+                after = None if after is None else tuple(after)
+                try:
+                    now = merge(before, after)
+                except ValueError:
+                    raise InvalidValue(f"infer_shape: {child.name} has shape "
+                                       f"{to_mxnet(before)}, {node.op} {node.name} needs "
+                                       f"{to_mxnet(after)}") from None
+                if now != before:  # a variable's, or another op's output's
+                    found[id(child), index], changed = now, True
             for index, shape in enumerate(out if isinstance(out, list) else [out]):
-                if shape is not None and found.get((id(node), index)) != tuple(shape):
-                    found[id(node), index], changed = tuple(shape), True
+                before, after = found.get((id(node), index)), None if shape is None else \
+                    tuple(shape)
+                try:
+                    now = merge(before, after)
+                except ValueError:
+                    raise InvalidValue(f"infer_shape: output {index} of {node.op} {node.name} "
+                                       f"has shape {to_mxnet(after)}, its consumers need "
+                                       f"{to_mxnet(before)}") from None
+                if now != before:
+                    found[id(node), index], changed = now, True
     return found
 
 
@@ -491,19 +729,29 @@ def _answer(symbol: Any, found: dict[Key, Any], missing: Any) -> tuple[list, lis
                  for part in (arguments, outputs, aux))
 
 
+def _shapes_given(symbol: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+                  what: str) -> dict[Key, Shape]:
+    """The shapes of each output of ``symbol``'s nodes from the inputs' shapes ``args`` /
+    ``kwargs`` in MXNet's notation (``from_mxnet``)."""
+    given = _given(symbol, args, kwargs, what)
+    return shapes(symbol._outputs, {name: from_mxnet(shape) for name, shape in given.items()})
+
+
 def infer_shape(self: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any, Any]:
     """(argument shapes, output shapes, auxiliary shapes) from some arguments' shapes, as
     ``Symbol.infer_shape``; ``(None, None, None)`` when they do not determine every shape."""
-    found = _answer(self, shapes(self._outputs, _given(self, args, kwargs, "infer_shape")), None)
-    if any(s is None for s in found[0] + found[1] + found[2]):
+    found = _answer(self, _shapes_given(self, args, kwargs, "infer_shape"), None)
+    if not all(complete(s) for s in found[0] + found[1] + found[2]):
         return None, None, None
     return found
 
 
 def infer_shape_partial(self: Any, *args: Any, **kwargs: Any) -> tuple[list, list, list]:
-    """As ``infer_shape``, with ``()`` for each shape not determined."""
-    return _answer(self, shapes(self._outputs, _given(self, args, kwargs, "infer_shape_partial")),
-                   ())
+    """As ``infer_shape``, with what is known of the other shapes in MXNet's notation: in its
+    legacy shape semantics a 0 for each unknown dimension and ``()`` for an unknown shape,
+    under ``mx.util.set_np_shape(True)`` -1 and None."""
+    found = _answer(self, _shapes_given(self, args, kwargs, "infer_shape_partial"), None)
+    return tuple([to_mxnet(s) for s in part] for part in found)  # type: ignore[return-value]
 
 
 def infer_type(self: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any, Any]:

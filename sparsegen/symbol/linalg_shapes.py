@@ -11,10 +11,12 @@ from typing import Any
 from ..errors import InvalidValue
 
 Shape = tuple[int, ...] | None
-Rule = Callable[[list[Shape], dict[str, Any]], tuple[list[Shape], Any]]
+Params = dict[str, Any]
+Answer = tuple[list[Shape], Any]
+Rule = Callable[[list[Shape], Params, list[Shape]], Answer]
 
 
-def _product(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
+def _product(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
     """gemm / gemm2: op(A) · op(B) with rows on ``axis``; gemm's C has the output's shape."""
     a, b = shapes[:2]
     if a is None or b is None:
@@ -28,36 +30,36 @@ def _product(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape
     return (shapes[:2] + [out]) if len(shapes) == 3 else shapes, out
 
 
-def _second(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
+def _second(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
     """trsm / trmm: the output has B's shape."""
     return shapes, shapes[1]
 
 
-def _first(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
+def _first(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
     return shapes, shapes[0]
 
 
-def _batch(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
+def _batch(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
     """det, sumlogdiag: one value per matrix ((1,) for a single matrix, as MXNet's)."""
     return shapes, None if shapes[0] is None else shapes[0][:-2] or (1,)
 
 
-def _slogdet(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Any]:
+def _slogdet(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
     out = None if shapes[0] is None else shapes[0][:-2] or (1,)
     return shapes, [out, out]
 
 
-def _gelqf(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Any]:
+def _gelqf(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
     a = shapes[0]
     return shapes, [a, None if a is None else (*a[:-1], a[-2])]
 
 
-def _syevd(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Any]:
+def _syevd(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
     a = shapes[0]
     return shapes, [a, None if a is None else a[:-1]]
 
 
-def _syrk(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
+def _syrk(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
     a = shapes[0]
     if a is None:
         return shapes, None
@@ -66,7 +68,7 @@ def _syrk(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
 
 
 def _extract(trian: bool) -> Rule:
-    def rule(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
+    def rule(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
         a = shapes[0]
         if a is None:
             return shapes, None
@@ -76,7 +78,7 @@ def _extract(trian: bool) -> Rule:
 
 
 def _make(trian: bool) -> Rule:
-    def rule(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
+    def rule(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
         a = shapes[0]
         if a is None:
             return shapes, None
@@ -86,7 +88,7 @@ def _make(trian: bool) -> Rule:
     return rule
 
 
-def _khatri_rao(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Shape]:
+def _khatri_rao(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
     if None in shapes:
         return shapes, None
     return shapes, (math.prod(s[0] for s in shapes), shapes[0][1])

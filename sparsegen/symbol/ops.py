@@ -257,9 +257,11 @@ def input_names(node: Node) -> list[str]:
     return [names[i] if i < len(names) else f"arg{i}" for i in range(len(node.inputs))]
 
 
-def node_runner(node: Node) -> Callable[[list[Any], Context], Any]:
+def node_runner(node: Node, shape: tuple[int, ...] | None = None
+                ) -> Callable[[list[Any], Context], Any]:
     """``runner(inputs, ctx)``: the output of ``node`` on ``inputs``, computed by the ``mx.nd``
-    function of its op (looked up and its attributes parsed once, here)."""
+    function of its op (looked up and its attributes parsed once, here); a creation or
+    sampling op makes an array of ``shape`` when given (inferred from its consumers)."""
     if node.op == "Custom":
         attrs = strings(node)
         return lambda inputs, ctx: operator.run(inputs, attrs, ctx)
@@ -282,6 +284,8 @@ def node_runner(node: Node) -> Callable[[list[Any], Context], Any]:
         return lambda inputs, ctx: function(*inputs, **p)
     if node.op in SAMPLERS or node.op in CREATION:
         p.pop("ctx", None)  # the executor's context, as MXNet's
+        if shape is not None:
+            p["shape"] = shape
         return lambda inputs, ctx: function(ctx=ctx, **p)
     names = spec.inputs
     return lambda inputs, ctx: function(**dict(zip(names, inputs)), **p)
@@ -313,6 +317,8 @@ def _entries(spec: OpDef, function: str, args: tuple[Any, ...],
     for key, value in given.items():
         if value is not None and not isinstance(value, Symbol):
             raise InvalidType(f"{function}: {key} must be a Symbol, got {type(value).__name__}")
+    if not spec.inputs:  # an op of no inputs composes a Symbol keyword into nothing, as MXNet's
+        kwargs = {k: v for k, v in kwargs.items() if not isinstance(v, Symbol)}
     return [(key, given.get(key)) for key in spec.inputs], kwargs
 
 

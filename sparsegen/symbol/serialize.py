@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidValue
+from ..util import is_np_shape
 from .graph import VARIABLE, Node, mutable_inputs, output_names
 from .ops import canonical
 from .symbol import Symbol
@@ -40,26 +41,39 @@ def tojson(symbol: Symbol, remove_amp_cast: bool = True) -> str:
         "arg_nodes": [i for i, node in enumerate(nodes) if node.is_variable],
         "node_row_ptr": row_ptr,
         "heads": [[index[id(node)], output, 0] for node, output in symbol._outputs],
-        "attrs": {"mxnet_version": ["int", MXNET_VERSION]},
+        "attrs": {"mxnet_version": ["int", MXNET_VERSION],
+                  **({"is_np_shape": ["int", 1]} if is_np_shape() else {})},
     }
     return json.dumps(graph, indent=2)
 
 
 def load_json(json_str: str) -> Symbol:
     """The symbol of MXNet's JSON ``json_str`` (also the older ``attr`` / ``param`` keys); an
-    op written by one of MXNet's aliases (``_Plus``, ``_sparse_dot``) is read as its op."""
+    op written by one of MXNet's aliases (``_Plus``, ``_sparse_dot``) is read as its op; a
+    graph written without numpy shape semantics, read with them on, has its variables' 0s read
+    as unknown dimensions (-1), as MXNet's."""
     try:
         graph = json.loads(json_str)
+        legacy = is_np_shape() and "is_np_shape" not in graph.get("attrs", {})
         nodes: list[Node] = []
         for entry in graph["nodes"]:
             attrs = {key: str(value) for key, value in
                      (entry.get("attrs") or entry.get("attr") or entry.get("param") or {}).items()}
+            if legacy and "__shape__" in attrs:
+                attrs["__shape__"] = _numpy_shape(attrs["__shape__"])
             inputs = tuple((nodes[i], output) for i, output, *_ in entry["inputs"])
             op = canonical(entry["op"]) if entry["op"] != VARIABLE else VARIABLE
             nodes.append(Node(op, entry["name"], attrs, inputs))
         return Symbol(tuple((nodes[i], output) for i, output, *_ in graph["heads"]))
     except (ValueError, KeyError, IndexError, TypeError) as error:
         raise InvalidValue(f"load_json: json_str is not an MXNet graph: {error!r}") from None
+
+
+def _numpy_shape(legacy: str) -> str:
+    """A variable's ``__shape__`` written in MXNet's legacy shape semantics (0: unknown), as
+    numpy shape semantics write it (-1), for a graph saved without them read with them on."""
+    dims = [d.strip() for d in legacy.strip("()[] ").split(",") if d.strip()]
+    return str(tuple(-1 if int(d) == 0 else int(d) for d in dims))
 
 
 AMP_CASTS = ("amp_cast", "amp_multicast")

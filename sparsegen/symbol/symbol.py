@@ -12,6 +12,7 @@ from ..attribute import AttrScope
 from ..base import NotImplementedForSymbol
 from ..errors import InvalidIndex, InvalidType, InvalidValue
 from ..name import NameManager
+from ..util import is_np_shape
 from .graph import (DTYPE_IDS, HIDDEN_KEYS, STYPE_IDS, VARIABLE, Entry, Node, auxiliary,
                     entry_name, topological, visible_outputs)
 
@@ -275,16 +276,18 @@ def _listed(attrs: dict[str, str]) -> dict[str, str]:
 
 
 def _shape(name: str, shape: Any) -> tuple[int, ...]:
-    """A variable's ``shape``: ints (an int alone is a 1-D shape, as MXNet's ``shape=(1)``)."""
+    """A variable's ``shape``: ints (an int alone is a 1-D shape, as MXNet's ``shape=(1)``),
+    >= 0, or >= -1 (-1: unknown) under numpy shape semantics (``mx.util.set_np_shape``)."""
     dims = (shape,) if isinstance(shape, numbers.Integral) else shape
     try:
         dims = tuple(dims)
     except TypeError:
         dims = None
+    least = -1 if is_np_shape() else 0
     if dims is None or not all(isinstance(d, numbers.Integral) and not isinstance(d, bool)
-                               and d >= 0 for d in dims):
-        raise InvalidValue(f"Variable {name}: shape must be an int or a sequence of ints >= 0, "
-                           f"got {shape!r}")
+                               and d >= least for d in dims):
+        raise InvalidValue(f"Variable {name}: shape must be an int or a sequence of ints >= "
+                           f"{least}, got {shape!r}")
     return tuple(int(d) for d in dims)
 
 
