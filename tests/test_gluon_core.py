@@ -4,6 +4,7 @@ save_parameters / load_parameters (a file written by MXNet too)."""
 from __future__ import annotations
 
 import os
+import warnings
 
 import numpy as np
 import pytest
@@ -427,3 +428,16 @@ def test_forward_hooks_run_around_each_call_until_detached():
     assert seen[-1] == "with" and seen.count("with") == 1
     with pytest.raises(TypeError, match="hook must be callable"):
         dense.register_forward_hook(3)
+
+
+def test_sequential_of_hybrid_blocks_warns_on_hybridize():
+    net = gluon.nn.Sequential()
+    net.add(gluon.nn.Dense(3), gluon.nn.Dense(2))
+    with pytest.warns(UserWarning, match="HybridSequential"):
+        net.hybridize()
+    mixed = gluon.nn.Sequential()
+    mixed.add(gluon.nn.Dense(3), gluon.nn.Sequential())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mixed.hybridize()  # a plain Block among the children: no warning
+        gluon.nn.Sequential().hybridize()  # no children: none either

@@ -193,8 +193,7 @@ class Block:
         self.collect_params().initialize(init, ctx, verbose, force_reinit)
 
     def hybridize(self, active: bool = True, **kwargs: Any) -> None:
-        """Accepted for MXNet code; blocks keep running imperatively (no graphs before issue
-        15)."""
+        """Hybridize every child (a plain Block itself keeps running imperatively)."""
         self._active = active
         for child in self._children.values():
             child.hybridize(active, **kwargs)

@@ -573,6 +573,21 @@ def _applied(rule: ShapeRule, inputs: list[Shape], outputs: list[Shape], p: Para
                 [s if complete(s) else None for s in outputs])
 
 
+def _learned(found: dict[Key, Shape], where: Key, shape: Any,
+             conflict: Callable[[Any, Any], str]) -> bool:
+    """Merges ``shape`` into what ``found`` knows at ``where``; whether that grew. A
+    disagreement raises ``InvalidValue`` worded by ``conflict(known, new)``."""
+    known, new = found.get(where), None if shape is None else tuple(shape)
+    try:
+        merged = merge(known, new)
+    except ValueError:
+        raise InvalidValue(f"infer_shape: {conflict(to_mxnet(known), to_mxnet(new))}") from None
+    if merged == known:
+        return False
+    found[where] = merged
+    return True
+
+
 def shapes(heads: tuple, given: dict[str, Shape]) -> dict[Key, Shape]:
     """The shape of each output of each node (by ``key``), from the arguments' shapes in
     ``given`` (else their ``__shape__``); None where unknown, ``UNKNOWN`` for each dimension
@@ -591,27 +606,13 @@ def shapes(heads: tuple, given: dict[str, Shape]) -> dict[Key, Shape]:
             inputs = [found.get(key(entry)) for entry in node.inputs]
             outputs = [found.get((id(node), i)) for i in range(len(output_names(node)))]
             filled, out = _applied(rules[id(node)], inputs, outputs, params(node))
-            for (child, index), before, after in zip(node.inputs, inputs, filled):
-                after = None if after is None else tuple(after)
-                try:
-                    now = merge(before, after)
-                except ValueError:
-                    raise InvalidValue(f"infer_shape: {child.name} has shape "
-                                       f"{to_mxnet(before)}, {node.op} {node.name} needs "
-                                       f"{to_mxnet(after)}") from None
-                if now != before:  # a variable's, or another op's output's
-                    found[id(child), index], changed = now, True
+            for (child, index), shape in zip(node.inputs, filled):  # a variable's, or an op's
+                changed |= _learned(found, (id(child), index), shape, lambda known, new: (
+                    f"{child.name} has shape {known}, {node.op} {node.name} needs {new}"))
             for index, shape in enumerate(out if isinstance(out, list) else [out]):
-                before, after = found.get((id(node), index)), None if shape is None else \
-                    tuple(shape)
-                try:
-                    now = merge(before, after)
-                except ValueError:
-                    raise InvalidValue(f"infer_shape: output {index} of {node.op} {node.name} "
-                                       f"has shape {to_mxnet(after)}, its consumers need "
-                                       f"{to_mxnet(before)}") from None
-                if now != before:
-                    found[id(node), index], changed = now, True
+                changed |= _learned(found, (id(node), index), shape, lambda known, new: (
+                    f"output {index} of {node.op} {node.name} has shape {new}, its consumers "
+                    f"need {known}"))
     return found
 
 

@@ -6,6 +6,7 @@ HybridSequential."""
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -54,6 +55,14 @@ class _Chain:
 
 class Sequential(_Chain, Block):
     """Blocks run one after the other, as ``mxnet.gluon.nn.Sequential``."""
+
+    def hybridize(self, active: bool = True, **kwargs: Any) -> None:
+        """Hybridize every child; warns, as MXNet's, when every child is a HybridBlock (a
+        HybridSequential would run them as one graph)."""
+        if self._children and all(isinstance(c, HybridBlock) for c in self._children.values()):
+            warnings.warn(f"Sequential {self.prefix!r}: every child is a HybridBlock; a "
+                          "HybridSequential runs them as one graph", stacklevel=2)
+        super().hybridize(active, **kwargs)
 
 
 class HybridSequential(_Chain, HybridBlock):
