@@ -113,6 +113,8 @@ def grad(heads: Any, variables: Any, head_grads: Any = None, retain_graph: bool 
             stype = variable._grad.stype
             out.append(zeros(variable.shape, ctx=variable.context, dtype=variable.dtype,
                              stype=stype) if value is None else _in_stype(value, stype))
+        if create_graph:  # every gradient in the graph, a constant one with a zero gradient
+            out = [engine.linked(value, listed) for value in out]
     return out  # a list for one variable too, as MXNet 1.9.1's
 
 

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..errors import InvalidValue, SparsegenError
-from ..tape import Node, is_differentiable, record, tracked
+from ..tape import Node, differentiable, is_differentiable, record, tracked
 from .gradients import gradient_of
 from . import state
 
@@ -166,6 +166,25 @@ def _sealed(node: Node, grads: Sequence[Any], out_grads: list[Any]) -> list[Any]
         record(f"_backward_{node.op}", (*node.inputs, *out_grads), outputs,
                gradient=_not_differentiable(node.op))
     return sealed
+
+
+@differentiable
+def _constant(node: Node, out_grads: list[Any]) -> tuple[None, ...]:
+    return (None,) * len(node.inputs)
+
+
+def linked(value: Any, variables: Sequence[Any]) -> Any:
+    """``value``, a gradient of a recorded backward pass, as a recorded result: itself when it
+    is one, else (a gradient no recorded array reaches, such as ``radians``' or Dropout's) an
+    alias recorded from ``variables`` with a zero gradient, so that differentiating it again
+    gives zeros, as MXNet's."""
+    from ..ndarray.storage import hold
+
+    if tracked(value):
+        return value
+    alias = hold(value._storage, value._ctx)
+    record("_constant_gradient", variables, [alias], gradient=_constant)
+    return alias
 
 
 def _step(node: Node, pending: dict, found: dict, create_graph: bool = False) -> None:
