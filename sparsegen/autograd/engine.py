@@ -162,9 +162,10 @@ def _sealed(node: Node, grads: Sequence[Any], out_grads: list[Any]) -> list[Any]
 
     sealed = [None if g is None else hold(g._storage, g._ctx) for g in grads]
     outputs = [g for g in sealed if g is not None]
+    op = node.op.split("->", 1)[0]  # an op with its output storage: the op's name
     if outputs:
-        record(f"_backward_{node.op}", (*node.inputs, *out_grads), outputs,
-               gradient=_not_differentiable(node.op))
+        record(f"_backward_{op}", (*node.inputs, *out_grads), outputs,
+               gradient=_not_differentiable(op))
     return sealed
 
 
