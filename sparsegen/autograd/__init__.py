@@ -94,8 +94,9 @@ tape.install_backward(backward)  # NDArray.backward runs it through the tape (no
 def grad(heads: Any, variables: Any, head_grads: Any = None, retain_graph: bool | None = None,
          create_graph: bool = False, train_mode: bool = True) -> list[Any]:  # noqa: F811
     """The gradients of ``heads`` with respect to ``variables`` (a list of new arrays; the
-    variables' ``grad`` buffers are untouched), as ``mxnet.autograd.grad``; with ``create_graph`` they are
-    recorded, to be differentiated again (``retain_graph`` defaults to ``create_graph``)."""
+    variables' ``grad`` buffers are untouched), as ``mxnet.autograd.grad``; with
+    ``create_graph`` they are recorded, to be differentiated again (``retain_graph`` defaults
+    to ``create_graph``)."""
     from ..ndarray import zeros
 
     listed = engine._arrays(variables, "variables")
