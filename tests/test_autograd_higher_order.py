@@ -512,3 +512,50 @@ def test_bad_arguments_raise_clearly():
         autograd.grad(y, [x], head_grads=nd.ones((3,)), create_graph=True)
     with pytest.raises(mx.MXNetError, match=r"variables\[0\] must be an NDArray"):
         autograd.grad(y, [np.ones(2)], create_graph=True)
+
+
+# -- what a rule marked differentiable may use ----------------------------------------------------
+_UNRECORDED = (r"\bnp\.", r"\bto_host\(", r"\bwrap\(", r"\bhold\(", r"\.astype\(", r"\._storage\b",
+               r"\.asnumpy\(", r"\bnumpy\b")
+"""What runs outside the tape: numpy, host copies, arrays built from raw storage, ``astype``."""
+
+
+def _own_functions(function, seen):
+    """``function`` and the functions of its module it calls, transitively."""
+    import inspect
+
+    if function in seen:
+        return
+    seen.add(function)
+    module = inspect.getmodule(function)
+    for name in function.__code__.co_names:
+        called = getattr(module, name, None)
+        if inspect.isfunction(called) and inspect.getmodule(called) is module:
+            _own_functions(called, seen)
+
+
+def test_rules_marked_differentiable_use_recorded_ops_only():
+    """A rule marked ``tape.differentiable`` (and the helpers of its module it calls) has no
+    numpy, host copy, raw storage or ``astype`` (which records nothing): its gradient would be
+    a silent constant in a recorded backward pass."""
+    import inspect
+    import re
+
+    from sparsegen import tape
+    from sparsegen.autograd.gradients import GRADIENTS
+    from sparsegen.autograd.gradients import elemwise
+
+    marked = {rule for rule in GRADIENTS.values() if tape.is_differentiable(rule)}
+    assert {GRADIENTS["sin"], GRADIENTS["dot"], GRADIENTS["sum"], GRADIENTS["_mul_scalar"],
+            GRADIENTS["broadcast_mul"], GRADIENTS["FullyConnected"]} <= marked
+    assert not {GRADIENTS["take"], GRADIENTS["Cast"], GRADIENTS["_square_sum"]} & marked
+    functions: set = set()
+    for rule in marked:
+        _own_functions(rule, functions)
+    sources = {f.__qualname__: inspect.getsource(f) for f in functions}
+    module = inspect.getsource(elemwise)  # the tables of derivatives the rules look up
+    sources["elemwise tables"] = module[module.index("_UNARY: dict"):
+                                        module.index('@gradient("add_n")')]
+    for name, source in sources.items():
+        for pattern in _UNRECORDED:
+            assert not re.search(pattern, source), (name, pattern)
