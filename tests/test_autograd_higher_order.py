@@ -13,6 +13,7 @@ import scipy.special
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import needs_cuda
 import sparsegen as mx
 from sparsegen import autograd, nd
 
@@ -512,6 +513,35 @@ def test_bad_arguments_raise_clearly():
         autograd.grad(y, [x], head_grads=nd.ones((3,)), create_graph=True)
     with pytest.raises(mx.MXNetError, match=r"variables\[0\] must be an NDArray"):
         autograd.grad(y, [np.ones(2)], create_graph=True)
+
+
+@pytest.mark.parametrize("mode", ["host", "cuda"])
+def test_second_order_on_a_gpu_context(mode, monkeypatch):
+    """On ``gpu(0)`` (emulated in host memory, or CUDA): the gradients, their aliases and the
+    second derivative stay on the device; a non-differentiable gradient still raises."""
+    monkeypatch.setenv("SPARSEGEN_GPU", mode)
+    if mode == "cuda":
+        needs_cuda.gpu()
+    ctx = mx.gpu(0)
+    values = np.array([0.5, 1.0, -0.7], np.float32)
+    x = nd.array(values, ctx=ctx)
+    x.attach_grad()
+    with autograd.record():
+        (first,) = autograd.grad(nd.tanh(x) * x, x, create_graph=True)
+        (constant,) = autograd.grad(nd.radians(x), x, create_graph=True)
+    first.backward()
+    t = np.tanh(values.astype(np.float64))
+    s = 1 - t * t
+    assert first.context == ctx and x.grad.context == ctx and constant.context == ctx
+    np.testing.assert_allclose(first.asnumpy(), s * values + t, rtol=1e-5)
+    np.testing.assert_allclose(x.grad.asnumpy(), 2 * s - 2 * t * s * values, rtol=1e-4)
+    w = nd.array([[0.5], [1.0]], ctx=ctx)
+    w.attach_grad()
+    with autograd.record():
+        (first,) = autograd.grad(nd.take(w, nd.array([0, 1], ctx=ctx)) ** 2, w,
+                                 create_graph=True)
+    with pytest.raises(mx.MXNetError, match="the gradient of take is not differentiable"):
+        first.backward()
 
 
 # -- what a rule marked differentiable may use ----------------------------------------------------
