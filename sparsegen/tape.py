@@ -115,6 +115,18 @@ class Node:
         return array
 
 
+def differentiable(gradient: Gradient) -> Gradient:
+    """Mark ``gradient`` as written wholly with recorded ops (``autograd.grad(...,
+    create_graph=True)`` records it, and its results can be differentiated again)."""
+    gradient.differentiable = True  # type: ignore[attr-defined]
+    return gradient
+
+
+def is_differentiable(gradient: Gradient) -> bool:
+    """Whether ``gradient`` was marked by ``differentiable``."""
+    return getattr(gradient, "differentiable", False)
+
+
 def tracked(array: Any) -> bool:
     """Whether ``array`` takes part in the graph (a variable or a recorded output)."""
     return array._entry is not None or (array._grad is not None and array._grad_req != "null")

@@ -4,11 +4,14 @@
 ``backward`` runs the gradient rule of each node (``gradients/``, on the generated kernels) in
 reverse order and writes the sums into the variables' gradient buffers (``attach_grad``),
 keeping their storage type: a row_sparse gradient buffer receives the row_sparse gradient of
-``dot(csr, w)`` or of ``Embedding(sparse_grad=True)``. First order only. See docs/gluon.md.
+``dot(csr, w)`` or of ``Embedding(sparse_grad=True)``. ``grad(..., create_graph=True)`` records
+the backward pass, so its gradients can be differentiated again (higher order). See
+docs/autograd.md.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from typing import Any
 
@@ -90,27 +93,30 @@ tape.install_backward(backward)  # NDArray.backward runs it through the tape (no
 
 def grad(heads: Any, variables: Any, head_grads: Any = None, retain_graph: bool | None = None,
          create_graph: bool = False, train_mode: bool = True) -> list[Any]:  # noqa: F811
-    """The gradients of ``heads`` with respect to ``variables`` (new arrays; the variables'
-    ``grad`` buffers are untouched), as ``mxnet.autograd.grad``; ``create_graph`` (higher
-    order) is not supported."""
+    """The gradients of ``heads`` with respect to ``variables`` (a list of new arrays; the
+    variables' ``grad`` buffers are untouched), as ``mxnet.autograd.grad``; with
+    ``create_graph`` they are recorded, to be differentiated again (``retain_graph`` defaults
+    to ``create_graph``)."""
     from ..ndarray import zeros
 
-    if create_graph:
-        raise NotImplementedError("autograd.grad: create_graph=True (higher-order gradients) is "
-                                  "not supported by sparsegen")
     listed = engine._arrays(variables, "variables")
     for position, variable in enumerate(listed):
         if variable._grad is None or variable._grad_req == "null":
             raise InvalidValue(f"autograd.grad: variables[{position}] has no gradient buffer: "
                                "call attach_grad() on it before recording")
-    found = engine.run(heads, head_grads, bool(retain_graph), train_mode)
+    retain = create_graph if retain_graph is None else retain_graph
+    found = engine.run(heads, head_grads, bool(retain), train_mode, bool(create_graph))
     out = []
-    for variable in listed:
-        value = found.get(id(variable), (None, None))[1]
-        stype = variable._grad.stype
-        out.append(zeros(variable.shape, ctx=variable.context, dtype=variable.dtype, stype=stype)
-                   if value is None else _in_stype(value, stype))
-    return out if isinstance(variables, (list, tuple)) else out[0]
+    # a recorded pass records the storage conversions too (outside record() as well)
+    with record(train_mode) if create_graph else contextlib.nullcontext():
+        for variable in listed:
+            value = found.get(id(variable), (None, None))[1]
+            stype = variable._grad.stype
+            out.append(zeros(variable.shape, ctx=variable.context, dtype=variable.dtype,
+                             stype=stype) if value is None else _in_stype(value, stype))
+        if create_graph:  # every gradient in the graph, a constant one with a zero gradient
+            out = [engine.linked(value, listed) for value in out]
+    return out  # a list for one variable too, as MXNet 1.9.1's
 
 
 def mark_variables(variables: Any, gradients: Any, grad_reqs: Any = "write") -> None:

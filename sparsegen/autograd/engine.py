@@ -4,6 +4,12 @@ Nodes run in reverse topological order; each receives the sum of the gradients o
 (zeros for an output nothing reached) and returns one per input. Sums keep sparse storage
 (row_sparse + row_sparse is row_sparse, on the elementwise kernels), so an embedding's
 gradient stays row_sparse up to its variable.
+
+With ``create_graph`` the pass runs recording: the gradient rules are front-end ops, so the
+gradients become recorded results that can be differentiated again. A rule not marked
+``tape.differentiable`` (one that calls a kernel or numpy directly, or was not checked) has its
+results recorded as one ``_backward_<op>`` node whose gradient raises naming the op, so a
+higher-order gradient is exact or an error, never silently wrong.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..errors import InvalidValue, SparsegenError
-from ..tape import Node, tracked
+from ..tape import Node, differentiable, is_differentiable, record, tracked
 from .gradients import gradient_of
 from . import state
 
@@ -85,9 +91,11 @@ def _check_gradient(node: Node, position: int, grad: Any) -> None:
                              f"{grad.shape}, the input {shape} (a bug in its gradient rule)")
 
 
-def run(heads: Any, head_grads: Any, retain_graph: bool, train_mode: bool) -> dict[int, Any]:
+def run(heads: Any, head_grads: Any, retain_graph: bool, train_mode: bool,
+        create_graph: bool = False) -> dict[int, Any]:
     """The gradient of ``sum(head * head_grad)`` for every variable reached, keyed by ``id``
-    (None for a variable reached only through zero gradients, such as ``sign``'s)."""
+    (None for a variable reached only through zero gradients, such as ``sign``'s); recorded,
+    to be differentiated again, with ``create_graph``."""
     from ..ndarray import ones
 
     heads = _arrays(heads, "heads")
@@ -111,10 +119,12 @@ def run(heads: Any, head_grads: Any, retain_graph: bool, train_mode: bool) -> di
                                f"head {head.shape}")
         _deposit(head, grad, pending, found)
     order = _order(heads)
-    with state.pause(train_mode):
+    with state.record(train_mode) if create_graph else state.pause(train_mode):
         for node in order:
-            _step(node, pending, found)
-    if not retain_graph:  # as MXNet's: the results become plain arrays (constants later)
+            _step(node, pending, found, create_graph)
+    # as MXNet's, the results become plain arrays (constants later); a recorded backward pass
+    # keeps them, since its gradients read them (MXNet's then fail to differentiate)
+    if not (retain_graph or create_graph):
         for node in order:
             node.inputs = ()
             for ref in node.outputs:
@@ -134,7 +144,51 @@ def _deposit(array: Any, grad: Any, pending: dict, found: dict) -> None:
         found[id(array)] = (array, _sum(previous, grad))
 
 
-def _step(node: Node, pending: dict, found: dict) -> None:
+def _not_differentiable(op: str) -> Any:
+    """The gradient of ``_backward_<op>``: an error naming ``op``."""
+
+    def gradient(node: Node, out_grads: list[Any]) -> tuple[Any, ...]:
+        raise SparsegenError(
+            f"autograd: the gradient of {op} is not differentiable (no higher-order gradient: "
+            f"_backward_{op} has none); see docs/autograd.md for the ops that have one")
+
+    return gradient
+
+
+def _sealed(node: Node, grads: Sequence[Any], out_grads: list[Any]) -> list[Any]:
+    """``grads`` of a rule not marked differentiable, recorded as the outputs of one
+    ``_backward_<op>`` node (aliases of the same storage) whose gradient raises."""
+    from ..ndarray.storage import hold
+
+    sealed = [None if g is None else hold(g._storage, g._ctx) for g in grads]
+    outputs = [g for g in sealed if g is not None]
+    op = node.op.split("->", 1)[0]  # an op with its output storage: the op's name
+    if outputs:
+        record(f"_backward_{op}", (*node.inputs, *out_grads), outputs,
+               gradient=_not_differentiable(op))
+    return sealed
+
+
+@differentiable
+def _constant(node: Node, out_grads: list[Any]) -> tuple[None, ...]:
+    return (None,) * len(node.inputs)
+
+
+def linked(value: Any, variables: Sequence[Any]) -> Any:
+    """``value``, a gradient of a recorded backward pass, as a recorded result: itself when it
+    is one, else (a gradient no recorded array reaches, such as ``radians``' or Dropout's) an
+    alias recorded from ``variables`` with a zero gradient, so that differentiating it again
+    gives zeros, as MXNet's."""
+    from ..ndarray.storage import hold
+
+    if tracked(value):
+        return value
+    alias = hold(value._storage, value._ctx)
+    record("_constant_gradient", variables, [alias], gradient=_constant)
+    return alias
+
+
+def _step(node: Node, pending: dict, found: dict, create_graph: bool = False) -> None:
     out_grads = [pending.pop((id(node), k), None) for k in range(len(node.shapes))]
     if _watched is not None:
         for k, grad in enumerate(out_grads):
@@ -145,10 +199,13 @@ def _step(node: Node, pending: dict, found: dict) -> None:
     gradient = node.gradient or gradient_of(node.op)
     if gradient is None:
         raise SparsegenError(f"autograd: {node.op} has no gradient (it is not differentiable "
-                             "in sparsegen); compute it outside autograd.record()")
+                             "in sparsegen, nor a gradient recorded with create_graph=True that "
+                             "uses it); compute it outside autograd.record()")
     out_grads = [g if g is not None else _zeros(*node.shapes[k]) for k, g in enumerate(out_grads)]
     node.wanted = tuple(tracked(a) for a in node.inputs)
     grads = gradient(node, out_grads)
+    if create_graph and not is_differentiable(gradient):
+        grads = _sealed(node, grads, out_grads)
     for position, (array, grad) in enumerate(zip(node.inputs, grads)):
         if grad is not None and tracked(array):
             _check_gradient(node, position, grad)

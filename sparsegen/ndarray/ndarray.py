@@ -758,6 +758,7 @@ class NDArray:
         return _above.arith.modulo(other, self)
 
 
+@tape.differentiable
 def _reshaped_back(node: Any, out_grads: list[Any]) -> tuple[Any]:
     """The gradient of a reshape: the output gradient in the input's shape."""
     return (out_grads[0].tostype("default").reshape(node.inputs[0].shape),)

@@ -7,12 +7,13 @@ from typing import Any
 
 from ... import ndarray as nd
 from ...ndarray.dispatch import densified
-from ...tape import Node
+from ...tape import Node, differentiable
 from .registry import gradient
 
 
 @gradient("batch_dot", "batch_dot_transpose_a", "batch_dot_transpose_b",
           "batch_dot_transpose_a_transpose_b")
+@differentiable
 def _batch_dot(node: Node, out_grads: list[Any]) -> tuple[Any, Any]:
     a, b = node.inputs
     ta, tb = node.params["transpose_a"], node.params["transpose_b"]
@@ -28,6 +29,7 @@ def _batch_dot(node: Node, out_grads: list[Any]) -> tuple[Any, Any]:
 
 
 @gradient("cumsum")
+@differentiable
 def _cumsum(node: Node, out_grads: list[Any]) -> tuple[Any]:
     axis = node.params["axis"]
     g = densified(out_grads[0])

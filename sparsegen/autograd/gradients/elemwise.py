@@ -9,7 +9,7 @@ from typing import Any
 
 from ... import ndarray as nd
 from ...opnames import ELEMWISE_UNARY_DENSE, ELEMWISE_UNARY_SPARSE
-from ...tape import Node
+from ...tape import Node, differentiable
 from ...ndarray.dispatch import densified
 from .registry import gradient
 
@@ -73,6 +73,7 @@ _DENSE_BACKWARD = frozenset(ELEMWISE_UNARY_DENSE)
 
 
 @gradient(*_UNARY)
+@differentiable
 def _unary(node: Node, out_grads: list[Any]) -> tuple[Any]:
     head = densified(out_grads[0]) if node.op in _DENSE_BACKWARD else out_grads[0]
     return (_UNARY[node.op](node.inputs[0], node.output(), head),)
@@ -96,6 +97,7 @@ _SCALAR: dict[str, Callable[[Any, Any, float, Any], Any]] = {
 
 
 @gradient(*(f"_{name}" for name in _SCALAR))
+@differentiable
 def _scalar(node: Node, out_grads: list[Any]) -> tuple[Any]:
     s = node.params["scalar"]
     s = s.item() if hasattr(s, "item") else s
@@ -118,6 +120,7 @@ _BINARY: dict[str, Callable[[Any, Any, Any, Any], tuple[Any, Any]]] = {
 
 @gradient(*(f"elemwise_{fn}" for fn in ("add", "sub", "mul", "div")),
           *(f"broadcast_{fn}" for fn in _BINARY), "_maximum", "_minimum", "_hypot")
+@differentiable
 def _binary(node: Node, out_grads: list[Any]) -> tuple[Any, Any]:
     a, b = node.inputs
     g = out_grads[0]
@@ -131,11 +134,13 @@ def _binary(node: Node, out_grads: list[Any]) -> tuple[Any, Any]:
 
 
 @gradient("add_n")
+@differentiable
 def _add_n(node: Node, out_grads: list[Any]) -> tuple[Any, ...]:
     return (out_grads[0],) * len(node.inputs)
 
 
 @gradient("where")
+@differentiable
 def _where(node: Node, out_grads: list[Any]) -> tuple[Any, Any, Any]:
     condition = densified(node.inputs[0])
     g = densified(out_grads[0])
@@ -144,6 +149,7 @@ def _where(node: Node, out_grads: list[Any]) -> tuple[Any, Any, Any]:
 
 
 @gradient("clip")
+@differentiable
 def _clip(node: Node, out_grads: list[Any]) -> tuple[Any]:
     x = node.inputs[0]
     inside = (x >= node.params["a_min"]) * (x <= node.params["a_max"])
@@ -151,13 +157,20 @@ def _clip(node: Node, out_grads: list[Any]) -> tuple[Any]:
 
 
 @gradient("quadratic")
+@differentiable
 def _quadratic(node: Node, out_grads: list[Any]) -> tuple[Any]:
     x, p = node.inputs[0], node.params  # d(a x² + b x + c)/dx = 2 a x + b
     return (out_grads[0] * (x * (2 * p["a"]) + p["b"]),)
 
 
-@gradient("Cast", "cast_storage")
+@gradient("Cast")
 def _cast(node: Node, out_grads: list[Any]) -> tuple[Any]:
     x = node.inputs[0]
     g = out_grads[0]
     return (g.astype(x.dtype) if g.dtype != x.dtype else g,)
+
+
+@gradient("cast_storage")
+@differentiable
+def _cast_storage(node: Node, out_grads: list[Any]) -> tuple[Any]:
+    return (out_grads[0],)  # the dtype is kept; the buffer's storage is the caller's affair

@@ -14,7 +14,7 @@ from typing import Any
 from ... import ndarray as nd
 from ...ndarray.dispatch import densified
 from ...ndarray.storage import wrap
-from ...tape import Node
+from ...tape import Node, differentiable
 from .nn import add_rows
 from .registry import gradient
 from .shape import view_offsets
@@ -38,6 +38,7 @@ def _gather_nd(node: Node, out_grads: list[Any]) -> tuple[Any, None]:
 
 
 @gradient("scatter_nd")
+@differentiable
 def _scatter_nd(node: Node, out_grads: list[Any]) -> tuple[Any, None]:
     # every element of data is written to one position: it receives that position's gradient
     return nd.gather_nd(densified(out_grads[0]), node.inputs[1]), None

@@ -10,7 +10,7 @@ import math
 from typing import Any
 
 from ... import ndarray as nd
-from ...tape import Node
+from ...tape import Node, differentiable
 from ...ndarray.dispatch import densified
 from .registry import gradient
 
@@ -29,6 +29,7 @@ def _dot(x: Any, y: Any, transpose_a: bool, transpose_b: bool) -> Any:
 
 
 @gradient("dot", "dot_transpose_a", "dot_transpose_b", "dot_transpose_a_transpose_b")
+@differentiable
 def _dot_gradient(node: Node, out_grads: list[Any]) -> tuple[Any, Any]:
     a, b = node.inputs
     ta, tb = node.params["transpose_a"], node.params["transpose_b"]
@@ -56,6 +57,7 @@ def _dot_gradient(node: Node, out_grads: list[Any]) -> tuple[Any, Any]:
 
 
 @gradient("FullyConnected")
+@differentiable
 def _fully_connected(node: Node, out_grads: list[Any]) -> tuple[Any, ...]:
     data, weight = node.inputs[:2]
     k = weight.shape[1]

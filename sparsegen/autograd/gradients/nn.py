@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ... import ndarray as nd
-from ...tape import Node
+from ...tape import Node, differentiable
 from ...ndarray.dispatch import densified
 from .registry import gradient
 from .linalg import wants_row_sparse
@@ -121,12 +121,14 @@ _ACTIVATION = {
 
 
 @gradient("Activation")
+@differentiable
 def _activation(node: Node, out_grads: list[Any]) -> tuple[Any]:
     x = node.inputs[0]
     return (_ACTIVATION[node.params["act_type"]](x, node.output(), out_grads[0]),)
 
 
 @gradient("softmax")
+@differentiable
 def _softmax(node: Node, out_grads: list[Any]) -> tuple[Any]:
     y, g = node.output(), densified(out_grads[0])
     axis, t = node.params["axis"], node.params["temperature"]

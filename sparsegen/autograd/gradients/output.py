@@ -9,7 +9,7 @@ from typing import Any
 
 from ... import ndarray as nd
 from ...ndarray.dispatch import densified
-from ...tape import Node
+from ...tape import Node, differentiable
 from .registry import gradient
 
 
@@ -89,5 +89,6 @@ def _make_loss_plain(node: Node, out_grads: list[Any]) -> tuple[Any]:
 
 
 @gradient("BlockGrad")
+@differentiable
 def _block_grad(node: Node, out_grads: list[Any]) -> tuple[None]:
     return (None,)

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ... import ndarray as nd
-from ...tape import Node
+from ...tape import Node, differentiable
 from ...device import to_host
 from ...formats import RowSparse
 from ...ndarray.dispatch import densified
@@ -35,6 +35,7 @@ def _spread(value: Any, shape: tuple[int, ...], axes: tuple[int, ...]) -> Any:
 
 
 @gradient("sum", "mean", "nansum", "norm", "max", "min", "prod", "nanprod", "_sparse_reduce")
+@differentiable
 def _reduction(node: Node, out_grads: list[Any]) -> tuple[Any]:
     x = node.inputs[0]
     axes = _axes(node)

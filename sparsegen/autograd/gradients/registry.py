@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...tape import Gradient, Node
+from ...tape import Gradient, Node, differentiable
 
 GRADIENTS: dict[str, Gradient] = {}
 """The gradient rule of each op, by name (filled by the family modules)."""
@@ -22,6 +22,7 @@ def gradient(*ops: str) -> Callable[[Gradient], Gradient]:
     return register
 
 
+@differentiable
 def _zero(node: Node, out_grads: list[Any]) -> tuple[None, ...]:
     return (None,) * len(node.inputs)
 

@@ -13,7 +13,7 @@ from typing import Any
 from ... import ndarray as nd
 from ...ops.shape import VIEW_OPS
 from ...ops.strided import contiguous_strides
-from ...tape import Node
+from ...tape import Node, differentiable
 from ...ndarray.dispatch import densified
 from .nn import take_gradient
 from .registry import gradient
@@ -30,6 +30,7 @@ def view_offsets(dims: list[int], strides: list[int], offset: int, ctx: Any) -> 
 
 
 @gradient(*VIEW_OPS)
+@differentiable
 def _view(node: Node, out_grads: list[Any]) -> tuple[Any]:
     x = node.inputs[0]
     shape, view = tuple(node.params["shape"]), node.params["view"]
@@ -50,6 +51,7 @@ def _view(node: Node, out_grads: list[Any]) -> tuple[Any]:
 
 
 @gradient("concat", "_concat_csr")
+@differentiable
 def _concat(node: Node, out_grads: list[Any]) -> tuple[Any, ...]:
     axis, g = node.params.get("axis", 0), densified(out_grads[0])  # csr concat: along axis 0
     grads, start = [], 0
@@ -60,6 +62,7 @@ def _concat(node: Node, out_grads: list[Any]) -> tuple[Any, ...]:
 
 
 @gradient("stack")
+@differentiable
 def _stack(node: Node, out_grads: list[Any]) -> tuple[Any, ...]:
     axis, g = node.params["axis"], densified(out_grads[0])
     return tuple(nd.slice_axis(g, axis=axis, begin=k, end=k + 1).reshape(x.shape)
@@ -104,6 +107,7 @@ def _slice_csr(node: Node, out_grads: list[Any]) -> tuple[Any]:
 
 
 @gradient("_copyto")
+@differentiable
 def _copyto(node: Node, out_grads: list[Any]) -> tuple[Any]:
     """A copy to another context (``as_in_context``): the gradient goes back to the input's."""
     return (out_grads[0].as_in_context(node.inputs[0].context),)

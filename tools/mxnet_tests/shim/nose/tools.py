@@ -1,4 +1,5 @@
-"""``nose.tools.raises``, ``assert_raises`` and ``make_decorator``, as MXNet's tests use them."""
+"""``nose.tools.raises``, ``assert_raises``, ``make_decorator`` and ``ok_``, as MXNet's tests use
+them."""
 
 from __future__ import annotations
 
@@ -24,3 +25,9 @@ def raises(*exceptions: type[BaseException]) -> Callable[..., Any]:
                 function(*args, **kwargs)
         return run
     return decorate
+
+
+def ok_(expr: Any, msg: str | None = None) -> None:
+    """Fail with ``msg`` unless ``expr`` is true (nose's ``ok_``)."""
+    if not expr:
+        raise AssertionError(msg)
