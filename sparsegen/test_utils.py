@@ -587,7 +587,8 @@ def _numeric(evaluation: _Evaluation, inputs: dict[Any, Any], key: Any, host: np
 def _backward(evaluation: _Evaluation, inputs: dict[Any, Any], reqs: dict[Any, str],
               grad_stype_dict: dict[Any, str], train: bool) -> list[np.ndarray]:
     """Record ``fn`` at ``inputs`` (the checked ones with ``attach_grad``), run ``backward``
-    with random head gradients (twice for ``grad_req='add'``); the projections used."""
+    with random head gradients (twice for ``grad_req='add'``, not at all when every
+    ``grad_req`` is ``'null'``); the projections used."""
     for key, req in reqs.items():
         inputs[key].attach_grad(req, stype=grad_stype_dict.get(key))
     projections: list[np.ndarray] = []
@@ -596,6 +597,8 @@ def _backward(evaluation: _Evaluation, inputs: dict[Any, Any], reqs: dict[Any, s
             outputs = evaluation.outputs(inputs)
         if not projections:
             projections = [np.random.rand(*out.shape) + 0.1 for out in outputs]
+        if all(req == "null" for req in reqs.values()):  # nothing recorded: nothing to run
+            break
         autograd.backward(outputs, [array(proj, ctx=out.context, dtype=out.dtype)
                                        for out, proj in zip(outputs, projections)])
     return projections

@@ -293,6 +293,11 @@ from .histogram import histogram  # noqa: E402
 from .kl_sparse_reg import IdentityAttachKLSparseReg  # noqa: E402
 from .svm_output import SVMOutput  # noqa: E402
 
+# -- the sequence ops of padded batches --
+from .sequence import SequenceLast, SequenceMask, SequenceReverse  # noqa: E402
+
+__all__ += ["SequenceLast", "SequenceMask", "SequenceReverse"]
+
 # -- BatchNorm's variants and L2Normalization --
 from .batchnorm_variants import BatchNorm_v1, BatchNormWithReLU, SyncBatchNorm  # noqa: E402
 from .l2_normalization import L2Normalization  # noqa: E402

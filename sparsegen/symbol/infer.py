@@ -398,6 +398,22 @@ def _pick(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
     return [data, out], out
 
 
+def _sequence(last: bool) -> ShapeRule:
+    """The rule of SequenceMask / SequenceReverse (the data's shape) or, ``last``,
+    SequenceLast (the data without its time ``axis``); ``sequence_length`` is ``(batch,)``."""
+
+    @handles_unknown_dims
+    def rule(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
+        data = shapes[0]
+        if data is None or len(data) < 2:
+            return shapes, None
+        axis = int(p.get("axis", 0)) % 2
+        filled = [data, (data[1 - axis],)][:len(shapes)]
+        return filled, data[:axis] + data[axis + 1:] if last else data
+
+    return rule
+
+
 def _batch_norm(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
     data = shapes[0]
     if data is None:
@@ -475,7 +491,10 @@ _ELEMWISE_SAME = ("elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div"
                   "_mod", "_power", "_equal", "_not_equal", "_greater", "_greater_equal",
                   "_lesser", "_lesser_equal")
 SHAPE_RULES: dict[str, ShapeRule] = {
-    "dot": _dot, "batch_dot": _batch_dot, "pick": _pick, "FullyConnected": _fully_connected, "Convolution": _convolution,
+    "dot": _dot, "batch_dot": _batch_dot, "pick": _pick,
+    **{op: _sequence(op == "SequenceLast") for op in ("SequenceMask", "SequenceLast",
+                                                       "SequenceReverse")},
+    "FullyConnected": _fully_connected, "Convolution": _convolution,
     **{op: _embedding for op in EMBEDDINGS},
     **{d.op: _sample for d in SAMPLE.values()}, **{d.op: _first for d in RANDOM_LIKE.values()},
     "Concat": _concat, "Reshape": _reshape, "transpose": _transpose,
