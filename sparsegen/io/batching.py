@@ -43,7 +43,7 @@ class RoundRobinIter(MXDataIter):
 
     def __init__(self, rows: int, fetch: Any, data: DataDesc, label: DataDesc,
                  batch_size: int, round_batch: bool) -> None:
-        DataIter.__init__(self, check_batch_size(batch_size))  # a reader, no handle to wrap
+        DataIter.__init__(self, check_batch_size(batch_size))  # a reader: no handle
         self._fetch = fetch  # fetch(row ids) -> (data, label) of those rows
         self._round = bool(round_batch)
         self._rows = rows

@@ -53,7 +53,7 @@ class MNISTIter(MXDataIter):
                  num_parts: int = 1, part_index: int = 0, prefetch_buffer: int = 4,
                  ctx: str = "gpu", dtype: Any = None, data_name: str = "data",
                  label_name: str = "softmax_label", input_shape: Any = None) -> None:
-        DataIter.__init__(self, check_batch_size(batch_size))  # a reader, no handle to wrap
+        DataIter.__init__(self, check_batch_size(batch_size))  # a reader: no handle
         num_parts, part_index = check_parts(num_parts, part_index)
         pixels = read_idx(image, IMAGE_MAGIC, num_parts, part_index)
         labels = read_idx(label, LABEL_MAGIC, num_parts, part_index)
