@@ -16,6 +16,8 @@ from . import ndarray as nd
 from .autograd import Function, is_training
 from .errors import InvalidType, InvalidValue
 from .ndarray import NDArray
+from .operator_queries import (OperatorArguments, get_all_registered_operators,
+                               get_operator_arguments)
 
 REQS = ("null", "write", "inplace", "add")
 """How an operator writes a buffer (MXNet's ``req`` values)."""
@@ -189,4 +191,5 @@ def run(inputs: list[NDArray], attrs: dict[str, str], ctx: Any) -> Any:
 nd.Custom = Custom
 nd.__all__.append("Custom")
 
-__all__ = ["Custom", "CustomOp", "CustomOpProp", "REQS", "prop", "register", "run"]
+__all__ = ["Custom", "CustomOp", "CustomOpProp", "OperatorArguments", "REQS",
+           "get_all_registered_operators", "get_operator_arguments", "prop", "register", "run"]

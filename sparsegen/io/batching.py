@@ -12,6 +12,7 @@ from ..ndarray import CSRNDArray, NDArray
 from ..device import colocate
 from ..ops.gather import take, take_csr
 from .desc import DataBatch, DataIter, DataDesc
+from .mxdataiter import MXDataIter
 
 
 def take_rows(array: NDArray, ids: np.ndarray) -> NDArray:
@@ -31,7 +32,7 @@ def check_batch_size(batch_size: Any) -> int:
     return int(batch_size)
 
 
-class RoundRobinIter(DataIter):
+class RoundRobinIter(MXDataIter):
     """Batches of ``rows`` rows in file order, as MXNet's file iterators batch; ``fetch(ids)``
     gives the data and label arrays of rows ``ids``.
 
@@ -42,7 +43,7 @@ class RoundRobinIter(DataIter):
 
     def __init__(self, rows: int, fetch: Any, data: DataDesc, label: DataDesc,
                  batch_size: int, round_batch: bool) -> None:
-        super().__init__(check_batch_size(batch_size))
+        DataIter.__init__(self, check_batch_size(batch_size))  # a reader: no handle
         self._fetch = fetch  # fetch(row ids) -> (data, label) of those rows
         self._round = bool(round_batch)
         self._rows = rows

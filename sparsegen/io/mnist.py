@@ -15,6 +15,7 @@ from ..ndarray import NDArray
 from .batching import check_batch_size, take_rows
 from .desc import DataBatch, DataDesc, DataIter
 from .files import check_parts, read_bytes
+from .mxdataiter import MXDataIter
 
 IMAGE_MAGIC, LABEL_MAGIC = 2051, 2049
 """The first big-endian int32 of an idx image file and of an idx label file."""
@@ -39,7 +40,7 @@ def read_idx(path: Any, magic: int, num_parts: int, part_index: int) -> np.ndarr
     return buf[header + start * size: header + end * size].reshape(end - start, *shape)
 
 
-class MNISTIter(DataIter):
+class MNISTIter(MXDataIter):
     """Batches of MNIST: ``data`` of shape ``(batch_size, 1, rows, cols)`` (``(batch_size,
     rows * cols)`` with ``flat``) holding the pixels / 256, ``softmax_label`` of shape
     ``(batch_size,)``; only whole batches (the last partial one is dropped, as MXNet's).
@@ -52,7 +53,7 @@ class MNISTIter(DataIter):
                  num_parts: int = 1, part_index: int = 0, prefetch_buffer: int = 4,
                  ctx: str = "gpu", dtype: Any = None, data_name: str = "data",
                  label_name: str = "softmax_label", input_shape: Any = None) -> None:
-        super().__init__(check_batch_size(batch_size))
+        DataIter.__init__(self, check_batch_size(batch_size))  # a reader: no handle
         num_parts, part_index = check_parts(num_parts, part_index)
         pixels = read_idx(image, IMAGE_MAGIC, num_parts, part_index)
         labels = read_idx(label, LABEL_MAGIC, num_parts, part_index)
@@ -99,13 +100,13 @@ class MNISTIter(DataIter):
             raise StopIteration
         return self._batch  # type: ignore[return-value]
 
-    def getdata(self) -> list[NDArray]:
-        """The data of the current batch."""
-        return self._current().data
+    def getdata(self) -> NDArray:
+        """The data array of the current batch (one array, as MXNet's native readers give)."""
+        return self._current().data[0]
 
-    def getlabel(self) -> list[NDArray]:
-        """The label of the current batch."""
-        return self._current().label
+    def getlabel(self) -> NDArray:
+        """The label array of the current batch (one array)."""
+        return self._current().label[0]
 
     def getpad(self) -> int:
         """No padding: only whole batches."""

@@ -2,53 +2,34 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
 import warnings
 from typing import Any
 
 import numpy as np
 
-from ..errors import (InvalidType, InvalidValue, NotSupported, SparsegenError,
-                      StorageFallbackWarning)
+from ..errors import InvalidValue, NotSupported, SparsegenError, StorageFallbackWarning
 from ..formats import INDEX_DTYPE
-from ..ndarray import CSRNDArray, NDArray, RowSparseNDArray, array
+from ..ndarray import CSRNDArray, NDArray, RowSparseNDArray
 from .batching import check_batch_size, take_rows
 from .desc import DataBatch, DataDesc, DataIter
+from .utils import _init_data
 
 LAST_BATCH_HANDLES = ("pad", "discard", "roll_over")
 
 
 def _sources(data: Any, allow_empty: bool, default_name: str) -> list[tuple[str, NDArray]]:
-    """``data`` (an array, a list of arrays or a dict of them) as sorted ``(name, NDArray)``."""
-    if data is None:
-        if not allow_empty:
-            raise InvalidValue("NDArrayIter: data must be given")
-        data = []
-    if not isinstance(data, (list, tuple, dict)):
-        data = [data]
-    if isinstance(data, (list, tuple)):
-        if not data and not allow_empty:
-            raise InvalidValue("NDArrayIter: data must hold at least one array")
-        names = [default_name] if len(data) == 1 else [f"_{i}_{default_name}"
-                                                       for i in range(len(data))]
-        data = OrderedDict(zip(names, data))
+    """``data`` (an array, a list of arrays or a dict of them) as sorted ``(name, NDArray)``,
+    row_sparse ones as dense (with a warning), each with a batch axis."""
     sources = []
-    for name, value in data.items():
-        if not isinstance(value, NDArray):
-            try:
-                value = array(value)
-            except Exception as error:
-                raise InvalidType(f"NDArrayIter: invalid type {type(value).__name__!r} for "
-                                  f"{name!r}, should be an NDArray, numpy.ndarray or "
-                                  f"scipy.sparse.csr_matrix ({error})") from None
+    for name, value in _init_data(data, allow_empty, default_name, "NDArrayIter"):
         if isinstance(value, RowSparseNDArray):  # MXNet's slices fall back to dense too
             warnings.warn(f"NDArrayIter: row_sparse {name!r} is batched as a dense array",
                           StorageFallbackWarning, stacklevel=3)
             value = value.tostype("default")
         if value.ndim == 0:
             raise InvalidValue(f"NDArrayIter: {name!r} is a scalar; it needs a batch axis")
-        sources.append((str(name), value))
-    return sorted(sources)
+        sources.append((name, value))
+    return sources
 
 
 class NDArrayIter(DataIter):

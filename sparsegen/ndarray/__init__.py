@@ -11,9 +11,9 @@ import numpy as np
 
 from ..context import Context, current_context
 from ..context import resolve as resolve_context
-from ..device import allocated, check_allocation
+from ..device import allocated
 from ..errors import InvalidType, InvalidValue, SparsegenError
-from ..formats import check_dtype, check_shape
+from ..formats import check_dtype
 from . import (_internal, arith, compare, contrib, creation, dispatch, elemwise, indexing, nn,
                normalization, optim_ops, pdf, persist, random, reduce, shape, slicing, sparse,
                storage)
@@ -22,7 +22,6 @@ from .arith import *  # noqa: F403 - power, maximum, ..., broadcast_<op>, add_n,
 from .compare import *  # noqa: F403 - equal, not_equal, greater, greater_equal, lesser, ...
 from .creation import *  # noqa: F403 - arange, linspace, eye
 from .dispatch import cast_storage, deliver
-from .dlpack import dlpack_numpy
 from .dlpack import shared as dlpack_shared
 from .dot import dot
 from .elemwise import *  # noqa: F403 - elemwise.__all__, which includes abs and round
@@ -41,6 +40,7 @@ from .shape import *  # noqa: F403 - transpose, reshape, concat, pad, ...
 from .slicing import *  # noqa: F403 - slice, slice_axis, slice_like, split, ...
 from .sort import *  # noqa: F403 - sort, argsort, topk
 from .sparse import BaseSparseNDArray, CSRNDArray, RowSparseNDArray
+from .utils import _dense_dtype, _dense_shape, array, empty, zeros
 from .values import user_values
 
 _install(  # the modules NDArray's methods run: they import NDArray, it cannot import them
@@ -48,43 +48,9 @@ _install(  # the modules NDArray's methods run: they import NDArray, it cannot i
     nd=sys.modules[__name__], nn=nn, persist=persist, reduce=reduce, shape=shape,
     slicing=slicing, sort=sorting, storage=storage)
 
-_DEFAULT = np.dtype("float32")
-
-
-def _dense_shape(shape: Any, dtype: np.dtype) -> tuple[int, ...]:
-    """A dense array's ``shape`` checked: non-negative ints (not bools), addressable in memory."""
-    checked = check_shape(shape)
-    check_allocation(checked, dtype)
-    return checked
-
-
-def _dense_dtype(dtype: Any) -> np.dtype:
-    return check_dtype(_DEFAULT if dtype is None else dtype, "dtype")
-
-
 def _check_like(data: Any, function: str) -> None:
     if not isinstance(data, NDArray):
         raise SparsegenError(f"{function}: data must be an NDArray, got {type(data).__name__}")
-
-
-def array(source_array: Any, ctx: Context | None = None, dtype: Any = None) -> NDArray:
-    """An array copied from ``source_array``, as ``mxnet.nd.array``.
-
-    Sparse NDArrays and scipy sparse matrices give sparse arrays; anything else gives a dense
-    array whose dtype is ``dtype``, else the source NDArray's, else float32 (as MXNet 1.x, even
-    for numpy input). Values ``dtype`` cannot hold (nan as an integer, 300 as uint8) raise.
-    """
-    if isinstance(source_array, BaseSparseNDArray) or sparse._is_scipy_sparse(source_array):
-        return sparse.array(source_array, ctx=ctx, dtype=dtype)
-    if isinstance(source_array, NDArray):
-        dtype = source_array.dtype if dtype is None else dtype
-        values = sparse._values(source_array, dtype, "source_array")
-    else:
-        if hasattr(source_array, "__dlpack__") and not isinstance(source_array, np.ndarray):
-            source_array = dlpack_numpy(source_array, "source_array")
-        values = user_values(source_array, check_dtype(_DEFAULT if dtype is None else dtype,
-                                                       "source_array dtype"), "source_array")
-    return NDArray(values, resolve_context(ctx))
 
 
 def from_numpy(ndarray: Any, zero_copy: bool = True) -> NDArray:
@@ -121,23 +87,6 @@ def from_numpy(ndarray: Any, zero_copy: bool = True) -> NDArray:
 _FROZEN: dict[int, weakref.ref] = {}
 """The numpy arrays ``from_numpy`` made read-only (by ``id``, weakly): a second ``from_numpy``
 of one shares the same memory, as MXNet's; other read-only arrays are refused."""
-
-
-def empty(shape: Any, ctx: Context | None = None, dtype: Any = None, stype: str | None = None) -> NDArray:
-    """An uninitialised dense array (zeros here), or a sparse one when ``stype`` is given."""
-    return zeros(shape, ctx, dtype, stype)
-
-
-def zeros(shape: Any, ctx: Context | None = None, dtype: Any = None, stype: str | None = None,
-          out: NDArray | None = None) -> NDArray:
-    """An all-zero array of ``shape`` (dense unless ``stype`` says otherwise), or ``out`` (of
-    that shape and dtype) set to zeros."""
-    if stype in (None, "default"):
-        resolved = _dense_dtype(dtype)
-        dims = _dense_shape(shape, resolved)
-        return allocated(lambda: sparse.zeros("default", dims, ctx=ctx, dtype=resolved, out=out),
-                         dims, resolved)
-    return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype, out=out)
 
 
 def full(shape: Any, val: Any, ctx: Context | None = None, dtype: Any = None,
@@ -222,7 +171,7 @@ __all__ = [
     "random", "random_exponential", "random_gamma", "random_normal", "random_poisson",
     "random_randint", "random_uniform", "from_dlpack", "to_dlpack_for_read", "to_dlpack_for_write",
     "reset_arrays", "save", "shuffle", "sparse", "uniform",
-    "waitall", "zeros", "zeros_like",
+    "utils", "waitall", "zeros", "zeros_like",
 ]
 for _module in (arith, compare, creation, elemwise, indexing, nn, normalization, optim_ops, pdf,
                 reduce, shape, slicing, sorting):
