@@ -664,6 +664,60 @@ _GRAPH_KERNELS = (
     ),
 )
 """MXNet's DGL contrib ops on csr graphs (sparsegen/ops/graph.py runs them)."""
+_HAWKES_IN = ("lda[n,k] dtype, alpha[k] dtype, beta[k] dtype, state[n,k] dtype, lags[n,t] dtype, "
+              "marks[n,t] int32 <k, valid_length[n] dtype, max_time[n] dtype")
+_SIGNAL_KERNELS = (
+    KernelDef(
+        "signal",
+        "sparsegen.templates.signal:signal",
+        _ROWS,
+        ("dtype",),
+        (
+            ("twiddles", "(tw[d,2] dtype WRITTEN)"),
+            ("fft_radix2", "(x[m,d] dtype, tw[d,2] dtype, logd int64, out[m,c] dtype WRITTEN)"),
+            ("ifft_radix2", "(x[m,c] dtype, tw[d,2] dtype, logd int64, work[m,c] dtype WRITTEN, "
+                            "out[m,d] dtype WRITTEN)"),
+            ("fft_direct", "(x[m,d] dtype, tw[d,2] dtype, out[m,c] dtype WRITTEN)"),
+            ("ifft_direct", "(x[m,c] dtype, tw[d,2] dtype, out[m,d] dtype WRITTEN)"),
+        ),
+        "discrete Fourier transforms of each row, complex values interleaved: real -> complex "
+        "(fft) and complex -> real part, unnormalised (ifft); radix-2 for power-of-two lengths, "
+        "the direct sums otherwise; twiddles: the roots of unity they read",
+        ("float32", "float64"),
+    ),
+    KernelDef(
+        "count_sketch",
+        "sparsegen.templates.sketch:count_sketch",
+        _ROWS,
+        ("dtype",),
+        (
+            ("forward", "(x[m,n] dtype, h[n] int64 <k, s[n] dtype, out[m,k] dtype WRITTEN)"),
+            ("backward", "(g[m,k] dtype, h[n] int64 <k, s[n] dtype, out[m,n] dtype WRITTEN)"),
+        ),
+        "count sketch: out[r, h[j]] += s[j] x[r, j] (a block per row), and its gradient "
+        "g[r, h[j]] s[j]",
+        ("float32", "float64"),
+    ),
+    KernelDef(
+        "hawkes",
+        "sparsegen.templates.hawkes:hawkes",
+        _ROWS,
+        ("dtype",),
+        (
+            ("forward", f"({_HAWKES_IN}, last[n,k] dtype WRITTEN, out[n] dtype WRITTEN, "
+                        "out_state[n,k] dtype WRITTEN)"),
+            ("backward", f"({_HAWKES_IN}, g_out[n] dtype, g_state[n,k] dtype, "
+                         "last[n,k] dtype WRITTEN, phi[n,k] dtype WRITTEN, "
+                         "dphi[n,k] dtype WRITTEN, q[n,k] dtype WRITTEN, "
+                         "grad_lda[n,k] dtype WRITTEN, grad_alpha[n,k] dtype WRITTEN, "
+                         "grad_beta[n,k] dtype WRITTEN, grad_state[n,k] dtype WRITTEN)"),
+        ),
+        "the log-likelihood of marked Hawkes processes with exponential decay (a block per "
+        "sample) and its gradients by lda, alpha, beta (per sample) and state",
+        ("float32", "float64"),
+    ),
+)
+"""MXNet's contrib fft / ifft, count_sketch and hawkesll (sparsegen/ops/signal.py runs them)."""
 _ACC = "acc"  # bound to formats.ACCUMULATOR[dtype] (sparsegen/kernels.py arguments)
 _REDUCE_VALUE = ("sum", "nansum", "prod", "nanprod", "sumsq", "abssum", "max", "min")
 _REDUCE_KERNELS = (
@@ -822,6 +876,7 @@ KERNELS: dict[str, KernelDef] = {
     + _RANDOM_KERNELS
     + _NN_KERNELS + _BATCH_KERNELS
     + _STRIDED_KERNELS + _SHAPE_KERNELS + _GRAPH_KERNELS
+    + _SIGNAL_KERNELS
     + _REDUCE_KERNELS
     + _IO_KERNELS
     + _ARITH_KERNELS

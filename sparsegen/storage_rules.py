@@ -10,13 +10,13 @@ binary, so nothing here is in a kernel's cache key."""
 from __future__ import annotations
 
 from .ops import (arith, astype, batch, broadcast, cast, compare, conv, dot, elemwise, gather,
-                  layers, linalg, random, reduce, retain, shape, sort)
+                  layers, linalg, random, reduce, retain, shape, signal, sort)
 from .ops.optim import update_storage_rules
 from .ops.rule import VARIADIC, Rules, StorageRule
 from .registry import UPDATE_RULES
 
 FAMILIES = (arith, astype, batch, broadcast, cast, compare, conv, dot, elemwise, gather, layers,
-            linalg, random, reduce, retain, shape, sort)
+            linalg, random, reduce, retain, shape, signal, sort)
 """The ``sparsegen/ops`` modules that declare storage rules (a test checks none is missing)."""
 
 STORAGE_RULES: Rules = {key: rule for family in FAMILIES

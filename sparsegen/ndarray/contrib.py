@@ -116,6 +116,11 @@ from .contrib_graph import dgl_adjacency, edge_id  # noqa: E402
 
 __all__ += ["dgl_adjacency", "edge_id"]
 
+# -- signal ops: transforms, sketches, Hawkes likelihoods (contrib_signal.py) --
+from .contrib_signal import count_sketch, fft, hawkesll, ifft  # noqa: E402
+
+__all__ += ["count_sketch", "fft", "hawkesll", "ifft"]
+
 # -- interleaved attention products (contrib_attention.py) --
 from .contrib_attention import (interleaved_matmul_encdec_qk,  # noqa: E402
                                 interleaved_matmul_encdec_valatt, interleaved_matmul_selfatt_qk,
