@@ -8,6 +8,8 @@ scipy on the host; between them the checks run every kernel family.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 import scipy.sparse
@@ -16,6 +18,7 @@ from hypothesis import strategies as st
 
 import needs_cuda
 import sparsegen as mx
+from sparsegen import autograd
 from sparsegen import cache as kcache
 from sparsegen import cuda_runtime, device
 from sparsegen.device import DeviceArray
@@ -246,7 +249,7 @@ def _check_random(ctx: mx.Context) -> None:
 def _check_issue38_ops(ctx: mx.Context) -> None:
     """Kernels ``linalg``, ``nn_batch_dot``, ``nn_cumsum``, ``graph`` and
     ``random_unique_zipfian`` on ``ctx``, against numpy (the sampler: against the CPU's
-    classes for one seed)."""
+    classes for one seed); then the signal kernels (``_check_signal_ops``)."""
     rng = np.random.default_rng(5)
     a = rng.standard_normal((2, 3, 3))
     spd = a @ a.transpose(0, 2, 1) + 3 * np.eye(3)
@@ -272,6 +275,43 @@ def _check_issue38_ops(ctx: mx.Context) -> None:
         drawn, _ = mx.nd._internal._sample_unique_zipfian(50, shape=(3, 10), ctx=where)
         classes.append(drawn.asnumpy())
     np.testing.assert_array_equal(classes[1], classes[0])
+    _check_signal_ops(ctx)
+
+
+def _check_signal_ops(ctx: mx.Context) -> None:
+    """Kernels ``signal`` (both fft lengths: radix 2 and direct), ``count_sketch`` and ``hawkes``
+    on ``ctx``, against numpy and a hand-computed likelihood, gradients included."""
+    rng = np.random.default_rng(7)
+    for d in (8, 6):
+        x = rng.standard_normal((3, d)).astype(np.float32)
+        y = mx.nd.contrib.fft(mx.nd.array(x, ctx=ctx))
+        want = np.fft.fft(x)
+        np.testing.assert_allclose(y.asnumpy()[:, 0::2], want.real, atol=1e-4)
+        np.testing.assert_allclose(y.asnumpy()[:, 1::2], want.imag, atol=1e-4)
+        np.testing.assert_allclose(mx.nd.contrib.ifft(y).asnumpy(), d * x, atol=1e-4)
+    data = mx.nd.array([[1.2, 2.5, 3.4], [3.2, 5.7, 6.6]], ctx=ctx)
+    data.attach_grad()
+    with autograd.record():
+        sketch = mx.nd.contrib.count_sketch(data, mx.nd.array([[0, 3, 4]], ctx=ctx),
+                                            mx.nd.array([[1, -1, 1]], ctx=ctx), out_dim=5)
+    sketch.backward(mx.nd.ones((2, 5), ctx=ctx))
+    np.testing.assert_allclose(sketch.asnumpy(), [[1.2, 0, 0, -2.5, 3.4],
+                                                  [3.2, 0, 0, -5.7, 6.6]], rtol=1e-6)
+    np.testing.assert_array_equal(data.grad.asnumpy(), [[1, -1, 1]] * 2)
+    lda = mx.nd.array([[1.5]], ctx=ctx)
+    lda.attach_grad()
+    with autograd.record():
+        ll, _ = mx.nd.contrib.hawkesll(
+            lda, mx.nd.array([0.2], ctx=ctx), mx.nd.array([1.0], ctx=ctx),
+            mx.nd.zeros((1, 1), ctx=ctx), mx.nd.array([[1.0, 2.0]], ctx=ctx),
+            mx.nd.zeros((1, 2), ctx=ctx, dtype="int32"), mx.nd.array([2.0], ctx=ctx),
+            mx.nd.array([4.0], ctx=ctx))
+    ll.backward()
+    # events at t = 1, 3: log 1.5 + log(1.5 + 0.2 e^-2) - 1.5 * 4 - 0.2 (1 - e^-3)
+    want = math.log(1.5) + math.log(1.5 + 0.2 * math.exp(-2)) - 6 - 0.2 * (1 - math.exp(-3))
+    np.testing.assert_allclose(ll.asnumpy(), [want], rtol=1e-5)
+    np.testing.assert_allclose(lda.grad.asnumpy(),
+                               [[1 / 1.5 + 1 / (1.5 + 0.2 * math.exp(-2)) - 4]], rtol=1e-5)
 
 
 def test_every_kernel_family_runs_on_the_gpu(gpu, monkeypatch):
