@@ -307,8 +307,9 @@ def _check_signal_ops(ctx: mx.Context) -> None:
             mx.nd.zeros((1, 2), ctx=ctx, dtype="int32"), mx.nd.array([2.0], ctx=ctx),
             mx.nd.array([4.0], ctx=ctx))
     ll.backward()
-    # events at t = 1, 3: log 1.5 + log(1.5 + 0.2 e^-2) - 1.5 * 4 - 0.2 (1 - e^-3)
-    want = math.log(1.5) + math.log(1.5 + 0.2 * math.exp(-2)) - 6 - 0.2 * (1 - math.exp(-3))
+    # events at t = 1, 3 (states 0, then 1; 1 + e^-2 after), observed until 4
+    want = (math.log(1.5) + math.log(1.5 + 0.2 * math.exp(-2)) - 1.5 * 4
+            - 0.2 * (1 - math.exp(-2)) - 0.2 * (1 + math.exp(-2)) * (1 - math.exp(-1)))
     np.testing.assert_allclose(ll.asnumpy(), [want], rtol=1e-5)
     np.testing.assert_allclose(lda.grad.asnumpy(),
                                [[1 / 1.5 + 1 / (1.5 + 0.2 * math.exp(-2)) - 4]], rtol=1e-5)
