@@ -2,7 +2,8 @@
 
 - ``forward``: ``out[r, h[j]] += s[j] * x[r, j]`` over the columns ``j`` of each row, the output
   row zeroed first (one ``rows`` block per row: its sums are its own, so no atomics);
-- ``backward``: ``out[r, j] = g[r, h[j]] * s[j]`` (the gradient of ``x``: a gather).
+- ``backward``: ``out[r, j] = g[r, h[j]] * s[j]`` (the gradient of ``x``: a gather, its columns
+  independent).
 
 The caller checks that every ``h[j]`` is in ``[0, k)``.
 """
@@ -13,6 +14,12 @@ import tvm
 from tvm.script import tirx as T
 
 from . import element_bytes
+from .columns import cols
+
+
+@T.macro
+def _gather_signed(out, r, g, h, s, j):
+    out[r, j] = g[r, h[j]] * s[j]
 
 
 def count_sketch(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
@@ -55,7 +62,6 @@ def count_sketch(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 vr = T.axis.spatial(m, r)
                 T.reads(G[vr, 0:k], H[0:n], S[0:n])
                 T.writes(Out[vr, 0:n])
-                for j in T.serial(n):
-                    Out[vr, j] = G[vr, H[j]] * S[j]
+                cols.each(n, _gather_signed, Out, vr, G, H, S)
 
     return {"forward": forward, "backward": backward}
