@@ -328,3 +328,23 @@ def test_on_an_emulated_gpu(monkeypatch):
     ll, _ = nd.contrib.hawkesll(*(a.as_in_context(ctx) for a in _hawkes_args(case)))
     assert ll.context == ctx
     np.testing.assert_allclose(ll.asnumpy(), case["loglik"], rtol=1e-5)
+
+
+def test_symbol_hawkesll_has_two_outputs_int32_marks_and_mxnets_gradients():
+    names = ("lda", "alpha", "beta", "state", "lags", "marks", "valid_length", "max_time")
+    node = mx.sym.contrib.hawkesll(*(mx.sym.Variable(n) for n in names), name="h")
+    assert node.list_outputs() == ["h_output", "h_out_state"]
+    case = FIXTURES["cases"][1]
+    given = dict(zip(names, _hawkes_args(case)))
+    shapes = {n: a.shape for n, a in given.items()}
+    args, outs, _ = node.infer_shape(lda=shapes["lda"], lags=shapes["lags"])
+    assert args == [shapes[n] for n in names] and outs == [(3,), (3, 2)]
+    assert node.infer_type(lda="float32")[0][5] is np.int32
+    req = {n: "write" if n in ("lda", "alpha", "beta") else "null" for n in names}
+    ex = node[0].simple_bind(mx.cpu(), grad_req=req, **shapes)
+    ex.forward(is_train=True, **given)
+    ex.backward(nd.array(case["head"]))
+    np.testing.assert_allclose(ex.outputs[0].asnumpy(), case["loglik"], rtol=2e-4)
+    for n in ("lda", "alpha", "beta"):
+        np.testing.assert_allclose(ex.grad_dict[n].asnumpy(), case[f"grad_{n}"], rtol=2e-3,
+                                   atol=1e-4)

@@ -29,7 +29,7 @@ BATCH_NORMS = ("BatchNorm", "BatchNorm_v1", "_contrib_BatchNormWithReLU", "_cont
 """BatchNorm and its variants: the same inputs (two of them auxiliary states) and outputs."""
 
 FIXED_OUTPUTS = {**{op: ("output", "mean", "var") for op in BATCH_NORMS},
-                 "Dropout": ("output", "mask")}
+                 "Dropout": ("output", "mask"), "_contrib_hawkesll": ("output", "out_state")}
 """The output names of ops with a fixed list of several outputs (some hidden: see
 ``visible_outputs``)."""
 
@@ -113,6 +113,8 @@ def _counts(node: Node) -> tuple[int, int]:
         return (2, 2) if p.get("get_prob") else (1, 1)
     if node.op in ("_linalg_slogdet", "_linalg_gelqf", "_linalg_syevd"):  # sign and log |det|,
         return 2, 2  # Q and L, U and the eigenvalues
+    if node.op == "_contrib_hawkesll":  # the log-likelihood and the states
+        return 2, 2
     return (2, 1) if node.op in ("sort", "Dropout") else (1, 1)
 
 

@@ -532,6 +532,21 @@ def _custom(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
 SHAPE_RULES["Custom"] = _custom
 
 
+def _hawkesll(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Any]:
+    """contrib.hawkesll: every input's shape from ``lda`` (N, K) and ``lags`` (N, T); outputs the
+    log-likelihood (N,) and the states (N, K)."""
+    lda, lags = shapes[0], shapes[4]
+    if lda is None or lags is None or len(lda) != 2 or len(lags) != 2:
+        return shapes, None  # the op's own check names a wrong rank
+    (n, k), t = lda, lags[1]
+    return [lda, (k,), (k,), (n, k), lags, (n, t), (n,), (n,)], [(n,), (n, k)]
+
+
+SHAPE_RULES["_contrib_hawkesll"] = _hawkesll
+INPUT_DTYPES = {("_contrib_hawkesll", 5): "int32"}
+"""Inputs whose dtype is their op's own, not the data's (hawkesll's marks)."""
+
+
 SAME_SHAPE = (*ELEMWISE_UNARY, *SCALAR_OPS, "Activation", "Dropout", "Cast",
               "cast_storage", "softmax", "log_softmax", "BlockGrad", "MakeLoss", "make_loss",
               "clip", "zeros_like", "ones_like", "_sparse_retain")
@@ -661,10 +676,12 @@ def dtypes(heads: tuple, given: dict[str, Any]) -> dict[Key, str | None]:
                 out = np.dtype(p.get("dtype", "float32")).name
                 children = []
             else:
-                out = next((found[key(c)] for c in children if found.get(key(c))), None)
-            for child in children:
-                if out is not None and found.get(key(child)) is None and child[0].is_variable:
-                    found[key(child)], changed = out, True
+                out = next((found[key(c)] for i, c in enumerate(children)
+                            if found.get(key(c)) and (node.op, i) not in INPUT_DTYPES), None)
+            for position, child in enumerate(children):
+                own = INPUT_DTYPES.get((node.op, position), out)
+                if own is not None and found.get(key(child)) is None and child[0].is_variable:
+                    found[key(child)], changed = own, True
             for index, dtype in enumerate(_output_dtypes(node, p, out)):
                 if dtype is not None and found.get((id(node), index)) != dtype:
                     found[id(node), index], changed = dtype, True
