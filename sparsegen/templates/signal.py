@@ -68,8 +68,10 @@ def signal(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 vj = T.axis.spatial(d, j)
                 T.reads()
                 T.writes(Tw[vj, 0:2])
-                Tw[vj, 0] = T.Cast(dtype, T.cos(turn * T.Cast("float64", vj) / T.Cast("float64", d)))
-                Tw[vj, 1] = T.Cast(dtype, T.sin(turn * T.Cast("float64", vj) / T.Cast("float64", d)))
+                Tw[vj, 0] = T.Cast(dtype, T.cos(turn * T.Cast("float64", vj)
+                                                / T.Cast("float64", d)))
+                Tw[vj, 1] = T.Cast(dtype, T.sin(turn * T.Cast("float64", vj)
+                                                / T.Cast("float64", d)))
 
     @T.prim_func(s_tir=True)
     def fft_radix2(x: T.handle, tw: T.handle, logd: T.int64, out: T.handle):
