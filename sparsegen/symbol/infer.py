@@ -532,7 +532,7 @@ def _custom(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
 SHAPE_RULES["Custom"] = _custom
 
 
-def _hawkesll(shapes: list[Shape], p: dict[str, Any]) -> tuple[list[Shape], Any]:
+def _hawkesll(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
     """contrib.hawkesll: every input's shape from ``lda`` (N, K) and ``lags`` (N, T); outputs the
     log-likelihood (N,) and the states (N, K)."""
     lda, lags = shapes[0], shapes[4]
