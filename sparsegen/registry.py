@@ -665,7 +665,7 @@ _GRAPH_KERNELS = (
 )
 """MXNet's DGL contrib ops on csr graphs (sparsegen/ops/graph.py runs them)."""
 _HAWKES_IN = ("lda[n,k] dtype, alpha[k] dtype, beta[k] dtype, state[n,k] dtype, lags[n,t] dtype, "
-              "marks[n,t] int32 <k, valid_length[n] dtype, max_time[n] dtype")
+              "marks[n,t] int64 <k, valid_length[n] dtype, max_time[n] dtype")
 _SIGNAL_KERNELS = (
     KernelDef(
         "signal",

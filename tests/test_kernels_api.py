@@ -316,7 +316,7 @@ def _corruptions(specs, args, sizes):
                 bound = sizes[token[1:]]
                 for value in (bound, -1):
                     bad = arr.copy()
-                    bad[-1] = value
+                    bad.reshape(-1)[-1] = value  # the last element (of a 2-D array too)
                     cases.append((f"{spec.name}{token}:{value}", position, bad,
                                   (spec.name, f"[0, {bound})", f"[{value}]",
                                    f"positions [{arr.size - 1}]")))

@@ -164,7 +164,7 @@ def hawkesll(lda: NDArray, alpha: NDArray, beta: NDArray, state: NDArray, lags: 
     if np.dtype(arrays["marks"].dtype).kind not in "iu":
         raise InvalidType(f"{op}: marks must hold integers (MXNet: int32), got dtype "
                           f"{np.dtype(arrays['marks'].dtype).name}")
-    arrays["marks"] = arrays["marks"].astype("int32", copy=False)
+    arrays["marks"] = arrays["marks"].astype(INDEX_DTYPE, copy=False)
     _checked_range(arrays["marks"], "marks", k, op)
     if n and reduce.max(arrays["valid_length"]).asscalar() > t:
         raise InvalidValue(f"{op}: valid_length holds "

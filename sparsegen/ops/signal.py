@@ -73,7 +73,7 @@ def count_sketch_grad(g: Any, h: Any, s: Any) -> Any:
 def hawkesll(lda: Any, alpha: Any, beta: Any, state: Any, lags: Any, marks: Any,
              valid_length: Any, max_time: Any) -> tuple[Any, Any]:
     """(log-likelihood ``(N,)``, states at ``max_time`` ``(N, K)``) of each sample; ``marks``
-    int32 in ``[0, K)``."""
+    int64 in ``[0, K)``."""
     n, k = lda.shape
     out = empty_like(lda, (n,), lda.dtype)
     out_state = empty_like(lda, (n, k), lda.dtype)

@@ -44,7 +44,7 @@ def hawkes(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
         B = T.match_buffer(beta, (k,), dtype, align=elem)
         S0 = T.match_buffer(state, (n, k), dtype, align=elem)
         L = T.match_buffer(lags, (n, t), dtype, align=elem)
-        M = T.match_buffer(marks, (n, t), "int32", align=4)
+        M = T.match_buffer(marks, (n, t), "int64", align=8)
         V = T.match_buffer(valid_length, (n,), dtype, align=elem)
         Tm = T.match_buffer(max_time, (n,), dtype, align=elem)
         Last = T.match_buffer(last, (n, k), dtype, align=elem)
@@ -59,7 +59,7 @@ def hawkes(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                 # v: time, log-likelihood, time since the mark's last event, its decay, the
                 # intensity; c: the mark
                 v = T.alloc_buffer((5,), dtype, scope="local")
-                c = T.alloc_buffer((1,), "int32", scope="local")
+                c = T.alloc_buffer((1,), "int64", scope="local")
                 for m in T.serial(k):
                     S[vi, m] = S0[vi, m]
                     Last[vi, m] = zero
@@ -99,7 +99,7 @@ def hawkes(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
         B = T.match_buffer(beta, (k,), dtype, align=elem)
         S0 = T.match_buffer(state, (n, k), dtype, align=elem)
         L = T.match_buffer(lags, (n, t), dtype, align=elem)
-        M = T.match_buffer(marks, (n, t), "int32", align=4)
+        M = T.match_buffer(marks, (n, t), "int64", align=8)
         V = T.match_buffer(valid_length, (n,), dtype, align=elem)
         Tm = T.match_buffer(max_time, (n,), dtype, align=elem)
         Go = T.match_buffer(g_out, (n,), dtype, align=elem)
@@ -122,7 +122,7 @@ def hawkes(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                          GA[vi, 0:k], GB[vi, 0:k], GS[vi, 0:k])
                 # v: time, time since the mark's last event, its decay, the intensity
                 v = T.alloc_buffer((4,), dtype, scope="local")
-                c = T.alloc_buffer((1,), "int32", scope="local")
+                c = T.alloc_buffer((1,), "int64", scope="local")
                 for m in T.serial(k):
                     Last[vi, m] = zero
                     P[vi, m] = S0[vi, m]
