@@ -16,7 +16,7 @@ from ..errors import InvalidType, InvalidValue
 from ..tape import GRAD_REQS
 from .graph import Node, entry_name, output_names, params, topological
 from .infer import dtypes, key, shapes, stypes
-from . import optimize
+from . import listing, optimize
 from .ops import input_names, node_runner
 from .optimize import eliminate_common_expr
 from .symbol import Symbol
@@ -106,6 +106,15 @@ class Executor:
             return []
         return [nd.zeros(found_shapes[head], self._ctx, found_dtypes.get(head) or "float32")
                 for head in heads]
+
+    def debug_str(self) -> str:
+        """The graph the executor runs as text, and the memory its arrays take, in the layout
+        of MXNet's (``symbol/listing.py`` says what is counted)."""
+        inputs = {**self.arg_dict, **self.aux_dict}
+        return listing.debug_str(self._graph._outputs,
+                                 {n: a.shape for n, a in inputs.items()},
+                                 {n: a.dtype for n, a in inputs.items()},
+                                 dict(zip(self._arg_names, self._grad_req)))
 
     def get_optimized_symbol(self) -> Symbol:
         """The graph the executor runs (after common-expression elimination, unless
