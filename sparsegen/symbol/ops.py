@@ -257,6 +257,23 @@ def input_names(node: Node) -> list[str]:
     return [names[i] if i < len(names) else f"arg{i}" for i in range(len(node.inputs))]
 
 
+NAMED_DATA = frozenset({"softmax", "log_softmax", "softmin", "MakeLoss", "Dropout", "SliceChannel",
+                        "LeakyReLU", "SoftmaxActivation", "L2Normalization"})
+"""The ops of one input ``data`` that MXNet registers with its name (``FListInputNames``); its
+other one-input ops name it ``input0`` to a monitor (MXNet 1.9.1's monitor callbacks)."""
+
+
+def monitor_input_names(node: Node) -> list[str]:
+    """The names MXNet's monitor gives ``node``'s inputs: ``input_names``, but ``input0`` for
+    the input of a one-input op MXNet registers without names (``Activation``, ``relu``,
+    ``sum``, ``reshape``, the scalar ops)."""
+    names = input_names(node)
+    if names == ["data"] and node.op not in NAMED_DATA or (
+            len(names) == 1 and definition(node.op) is None):
+        return ["input0"]
+    return names
+
+
 def node_runner(node: Node) -> Callable[[list[Any], Context], Any]:
     """``runner(inputs, ctx)``: the output of ``node`` on ``inputs``, computed by the ``mx.nd``
     function of its op (looked up and its attributes parsed once, here)."""
