@@ -127,16 +127,18 @@ class Call:
     ``autograd.get_symbol`` rebuilds as one op of a graph (the nodes the call recorded hold
     the kernels' parameters instead)."""
 
-    function: str  # its dotted name under ``mx.nd`` (``FullyConnected``, ``sparse.retain``)
+    function: Any  # its dotted name under ``mx.nd`` (``FullyConnected``, ``sparse.retain``),
+    # or the hybridized Gluon block called (MXNet's cached op)
     args: tuple[Any, ...]
     kwargs: dict[str, Any]
 
 
-def front_end(function: str, run: Callable[..., Any], args: tuple[Any, ...],
+def front_end(function: Any, run: Callable[..., Any], args: tuple[Any, ...],
               kwargs: dict[str, Any]) -> Any:
-    """``run(*args, **kwargs)``, the ``mx.nd`` function ``function``; while recording, the
-    outermost such call is noted on the nodes of the outputs it recorded (``Node.calls``). The
-    one caller is the wrapper every public ``mx.nd`` function has (``ndarray/keywords.py``)."""
+    """``run(*args, **kwargs)``, the ``mx.nd`` function ``function`` (or a hybridized block);
+    while recording, the outermost such call is noted on the nodes of the outputs it recorded
+    (``Node.calls``). The callers: the wrapper every public ``mx.nd`` function has
+    (``ndarray/keywords.py``) and a hybridized Gluon block recorded as one cached op."""
     if not _flags.recording or _flags.calling:
         return run(*args, **kwargs)
     before = _flags.made

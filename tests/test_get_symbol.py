@@ -77,6 +77,34 @@ def test_dense_layers_node_count_and_attributes_as_mxnet():
     np.testing.assert_allclose(out.asnumpy(), y.asnumpy(), rtol=1e-6)
 
 
+@pytest.mark.parametrize("inline_limit, count", [(3, 10), (0, 8), (None, 8)])
+def test_hybridized_block_is_one_cached_op_unless_inlined(inline_limit, count):
+    net = mx.gluon.nn.HybridSequential()
+    with net.name_scope():
+        for _ in range(3):
+            net.add(mx.gluon.nn.Dense(10))
+    net.initialize()
+    net.hybridize(**({} if inline_limit is None else {"inline_limit": inline_limit}))
+    data = mx.nd.array(np.linspace(-1, 1, 10, dtype=np.float32).reshape(1, 10))
+    with mx.autograd.record():
+        y = net(data)
+    symbol = mx.autograd.get_symbol(y)
+    nodes = _nodes(symbol)
+    # MXNet 1.9.1's test_inline: 10 nodes inlined (3 FullyConnected, inline_limit=3), 8 as one
+    # _CachedOp (inline_limit=0, and the default 2 < 3 ops) whose inputs are the data, then
+    # each layer's weight and bias
+    assert len(nodes) == count
+    if count == 8:
+        assert nodes[-1]["op"] == "_CachedOp" and len(nodes[-1]["inputs"]) == 7
+    y.backward()  # the recorded graph is the ops' as before
+    params = [p.data() for p in net.collect_params().values()]
+    out = symbol.bind(mx.cpu(), dict(zip(symbol.list_arguments(), [data, *params]))).forward()
+    w0, b0, w1, b1, w2, b2 = (p.asnumpy() for p in params)
+    expected = ((data.asnumpy() @ w0.T + b0) @ w1.T + b1) @ w2.T + b2
+    np.testing.assert_allclose(out[0].asnumpy(), expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(out[0].asnumpy(), y.asnumpy(), rtol=1e-6)
+
+
 @settings(max_examples=10, deadline=None)
 @given(rows=st.integers(1, 5), cols=st.integers(1, 6), hidden=st.integers(1, 4),
        seed=st.integers(0, 2**16))

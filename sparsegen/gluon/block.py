@@ -17,10 +17,10 @@ from collections import OrderedDict
 from typing import Any
 
 from .. import name as _name
-from .. import ndarray
+from .. import ndarray, tape
 from ..errors import InvalidArgument, InvalidType, InvalidValue
 from ..ndarray.ndarray import _STORAGE_TYPE_STR_TO_ID
-from . import op_hook
+from . import cached_graph, op_hook
 from .parameter import DeferredInitializationError, Parameter, ParameterDict, check_names
 from .utils import HookHandle
 
@@ -96,7 +96,9 @@ class Block:
         self._forward_pre_hooks: OrderedDict[int, Any] = OrderedDict()
         self._forward_hooks: OrderedDict[int, Any] = OrderedDict()
         self._op_hook: tuple[Any, bool] | None = None  # register_op_hook's (callback, all)
-        self._hooked_graph: Any = None  # the graph a hybridized block with a hook runs
+        self._hooked_call: Any = None  # (graph, its GraphCall with the hook): op_hook.py
+        self._cached_graph: Any = None  # (inputs, graph) once hybridized: cached_graph.py
+        self._hybrid_flags: dict[str, Any] = {}  # hybridize's keywords (inline_limit, ...)
 
     def __repr__(self) -> str:
         body = "\n".join(f"  ({key}): {_indent(repr(block), 2)}"
@@ -289,6 +291,11 @@ class HybridBlock(Block):
     def __call__(self, *args: Any) -> Any:
         if args and isinstance(args[0], ndarray.NDArray):
             self._export_inputs = len(args)  # what ``export`` names data / data0, data1, ...
+            if (self._active and tape.is_recording() and self._op_hook is None
+                    and all(isinstance(a, ndarray.NDArray) for a in args)
+                    and not cached_graph.inlined(self, len(args))):
+                # recorded as one call: autograd.get_symbol writes it as MXNet's cached op
+                return tape.front_end(self, super().__call__, args, {})
         return super().__call__(*args)
 
     def export(self, path: str, epoch: int = 0, remove_amp_cast: bool = True) -> None:
@@ -362,7 +369,7 @@ class HybridBlock(Block):
         """As ``Block.hybridize``; the next call fixes the structure of the inputs (which are
         None, how lists nest) that later calls must keep, as MXNet's cached graph does."""
         self._in_format: Any = None
-        self._hooked_graph = None
+        self._cached_graph, self._hybrid_flags = None, dict(kwargs)
         super().hybridize(active, **kwargs)
 
     def register_op_hook(self, callback: Any, monitor_all: bool = False) -> None:
@@ -370,9 +377,9 @@ class HybridBlock(Block):
         every op (with ``monitor_all`` its inputs too) when this block runs hybridized (as
         its graph: ``gluon/op_hook.py``); its children take the hook too, as MXNet's."""
         op_hook.check_callback(callback)
-        self._op_hook, self._hooked_graph = (callback, bool(monitor_all)), None
+        self._op_hook, self._hooked_call = (callback, bool(monitor_all)), None
         for child in self._children.values():
-            child._op_hook, child._hooked_graph = self._op_hook, None
+            child._op_hook, child._hooked_call = self._op_hook, None
 
     def _check_hybridized(self, inputs: list[Any], leaves: list[Any]) -> None:
         """Refuse what MXNet's hybridized blocks refuse: inputs other than (nested lists of)

@@ -9,12 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InvalidType
+from .cached_graph import graph_of, input_names
 from .parameter import DeferredInitializationError
-
-
-def input_names(count: int) -> list[str]:
-    """MXNet's names of a hybridized block's inputs: ``data``, or ``data0``, ``data1``, ..."""
-    return ["data"] if count == 1 else [f"data{i}" for i in range(count)]
 
 
 def check_callback(callback: Any) -> None:
@@ -25,21 +21,15 @@ def check_callback(callback: Any) -> None:
 
 
 def hooked_call(block: Any, args: tuple[Any, ...]) -> Any:
-    """The output of the hybridized ``block`` on the arrays ``args``, run as its graph (built
-    once per ``hybridize`` and number of inputs) with its op hook installed."""
-    from .. import symbol
-
-    names = input_names(len(args))
-    made = block._hooked_graph
-    if made is None or made[0] != len(args):
-        graph = block.forward(*[symbol.var(name) for name in names])
-        count = len(graph) if isinstance(graph, (list, tuple)) else 1
-        if isinstance(graph, (list, tuple)):
-            graph = symbol.Group(list(graph))
+    """The output of the hybridized ``block`` on the arrays ``args``, run as its graph
+    (``cached_graph.graph_of``) with its op hook installed."""
+    graph = graph_of(block, len(args))
+    if block._hooked_call is None or block._hooked_call[0] is not graph:
         call = graph.graph_call()
-        call.register_op_hook(block._op_hook[0], block._op_hook[1])
-        made = block._hooked_graph = (len(args), graph, call, count)
-    _, graph, call, count = made
+        call.register_op_hook(*block._op_hook)
+        block._hooked_call = (graph, call)
+    call = block._hooked_call[1]
+    names = input_names(len(args))
     ctx = args[0].context
     wanted = set(graph.list_arguments()) | set(graph.list_auxiliary_states())
     params = {name: p for name, p in block.collect_params().items() if name in wanted}
@@ -56,5 +46,4 @@ def hooked_call(block: Any, args: tuple[Any, ...]) -> Any:
                 param._finish_deferred_init()
         arrays = {name: p.data(ctx) for name, p in params.items()}
     outputs = call({**dict(zip(names, args)), **arrays}, ctx)
-    return outputs[0] if count == 1 else outputs
-
+    return outputs[0] if len(outputs) == 1 else outputs

@@ -20,7 +20,7 @@ from ..errors import InvalidType, InvalidValue, NotSupported
 from ..name import NameManager
 from ..opaliases import alias_target
 from ..opnames import ELEMWISE_UNARY_DENSE, ELEMWISE_UNARY_SPARSE, STRIDED_BINARY_OPS
-from .graph import BATCH_NORMS, HIDDEN_KEYS, VARIABLE, Entry, Node, params, strings
+from .graph import BATCH_NORMS, CACHED_OP, HIDDEN_KEYS, VARIABLE, Entry, Node, params, strings
 from .symbol import Symbol, create
 
 
@@ -280,6 +280,10 @@ def node_runner(node: Node) -> Callable[[list[Any], Context], Any]:
     if node.op == "Custom":
         attrs = strings(node)
         return lambda inputs, ctx: operator.run(inputs, attrs, ctx)
+    if node.op == CACHED_OP and node.subgraphs:  # its graph, on its inputs by name
+        graph: Any = node.subgraphs[0]
+        call, names = graph.graph_call(), graph.list_inputs()
+        return lambda inputs, ctx: call(dict(zip(names, inputs)), ctx)
     p = params(node)
     if node.op in SCALAR_OPS:
         scalar_op, scalar = SCALAR_OPS[node.op], p["scalar"]

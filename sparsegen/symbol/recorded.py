@@ -22,7 +22,7 @@ from ..ndarray import NDArray
 from ..ndarray._internal import ARRAY_OPS, SCALAR_OPS
 from ..opaliases import MXNET_NAMES
 from ..opnames import ELEMWISE_UNARY_DENSE, ELEMWISE_UNARY_SPARSE
-from .graph import VARIABLE, Node
+from .graph import CACHED_OP, VARIABLE, Node
 from .ops import BROADCAST_BINARY, attr_string, definition
 from .symbol import Symbol, create
 
@@ -76,6 +76,10 @@ class _Rebuild:
     def _call(self, call: tape.Call, position: int) -> Symbol:
         """Output ``position`` of the ``mx.sym`` function of ``call`` on its inputs' symbols."""
         made = self.calls.get(id(call))
+        if made is None and not isinstance(call.function, str):
+            made = self._cached_op(call)
+            self.calls[id(call)] = made
+            self.held.append(call)
         if made is None:
             function: Any = self.namespace
             for part in call.function.split("."):
@@ -91,6 +95,21 @@ class _Rebuild:
         if isinstance(made, (list, tuple)):  # a function returning several symbols
             return made[position]
         return made if len(made._outputs) == 1 else made[position]
+
+    def _cached_op(self, call: tape.Call) -> Symbol:
+        """A hybridized block's recorded call as one ``_CachedOp`` node running the block's
+        graph, its inputs the call's arrays then the block's parameters (the graph's inputs
+        in order), as MXNet writes it."""
+        from ..gluon.cached_graph import graph_of, input_names
+
+        block, arrays = call.function, list(call.args)
+        graph = graph_of(block, len(arrays))
+        ctx = arrays[0].context
+        given = dict(zip(input_names(len(arrays)), arrays))
+        params = block.collect_params()
+        inputs = [self.symbol(given[name] if name in given else params[name].data(ctx))
+                  ._entry("data") for name in graph.list_inputs()]
+        return create(CACHED_OP, self._name(), inputs, {}, subgraphs=(graph,))
 
     def _value(self, value: Any) -> Any:
         """An argument of a noted call with its arrays (also in lists) as their symbols."""
