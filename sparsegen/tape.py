@@ -128,7 +128,7 @@ class Call:
     the kernels' parameters instead)."""
 
     function: Any  # its dotted name under ``mx.nd`` (``FullyConnected``, ``sparse.retain``),
-    # or the hybridized Gluon block called (MXNet's cached op)
+    # or a hybridized Gluon block's graph called as one op (``gluon.cached_graph.CachedCall``)
     args: tuple[Any, ...]
     kwargs: dict[str, Any]
 

@@ -291,11 +291,11 @@ class HybridBlock(Block):
     def __call__(self, *args: Any) -> Any:
         if args and isinstance(args[0], ndarray.NDArray):
             self._export_inputs = len(args)  # what ``export`` names data / data0, data1, ...
-            if (self._active and tape.is_recording() and self._op_hook is None
-                    and all(isinstance(a, ndarray.NDArray) for a in args)
-                    and not cached_graph.inlined(self, len(args))):
-                # recorded as one call: autograd.get_symbol writes it as MXNet's cached op
-                return tape.front_end(self, super().__call__, args, {})
+            cached = (cached_graph.cached_call(self, args) if self._active
+                      and tape.is_recording() and self._op_hook is None
+                      and all(isinstance(a, ndarray.NDArray) for a in args) else None)
+            if cached is not None:  # autograd.get_symbol writes it as MXNet's cached op
+                return tape.front_end(cached, super().__call__, args, {})
         return super().__call__(*args)
 
     def export(self, path: str, epoch: int = 0, remove_amp_cast: bool = True) -> None:

@@ -6,6 +6,7 @@ call of the block as one ``_CachedOp`` node running it, unless MXNet would inlin
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import SparsegenError
@@ -48,3 +49,29 @@ def inlined(block: Any, count: int) -> bool:
         return True
     ops = sum(1 for node in graph._nodes() if not node.is_variable)
     return ops <= int(flags.get("inline_limit", INLINE_LIMIT))
+
+
+@dataclass(frozen=True, eq=False)
+class CachedCall:
+    """What the tape notes for a hybridized block's call recorded as one cached op
+    (``tape.Call.function``): the block's graph, and the arrays of its inputs."""
+
+    block: Any
+    graph: Any  # a Symbol
+
+    def inputs(self, arrays: tuple[Any, ...]) -> list[Any]:
+        """The arrays of the graph's inputs in order (``list_inputs``): the call's arrays
+        (``data``, ``data0``, ...), then the block's parameters on their context."""
+        given = dict(zip(input_names(len(arrays)), arrays))
+        params = self.block.collect_params()
+        ctx = arrays[0].context
+        return [given[name] if name in given else params[name].data(ctx)
+                for name in self.graph.list_inputs()]
+
+
+def cached_call(block: Any, arrays: tuple[Any, ...]) -> CachedCall | None:
+    """The call of the hybridized ``block`` on ``arrays`` as one cached op, or None when MXNet
+    would record it op by op (``inlined``)."""
+    if inlined(block, len(arrays)):
+        return None
+    return CachedCall(block, graph_of(block, len(arrays)))

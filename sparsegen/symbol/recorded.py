@@ -97,19 +97,13 @@ class _Rebuild:
         return made if len(made._outputs) == 1 else made[position]
 
     def _cached_op(self, call: tape.Call) -> Symbol:
-        """A hybridized block's recorded call as one ``_CachedOp`` node running the block's
-        graph, its inputs the call's arrays then the block's parameters (the graph's inputs
-        in order), as MXNet writes it."""
-        from ..gluon.cached_graph import graph_of, input_names
-
-        block, arrays = call.function, list(call.args)
-        graph = graph_of(block, len(arrays))
-        ctx = arrays[0].context
-        given = dict(zip(input_names(len(arrays)), arrays))
-        params = block.collect_params()
-        inputs = [self.symbol(given[name] if name in given else params[name].data(ctx))
-                  ._entry("data") for name in graph.list_inputs()]
-        return create(CACHED_OP, self._name(), inputs, {}, subgraphs=(graph,))
+        """A hybridized block's recorded call (``call.function``: a ``gluon.cached_graph.
+        CachedCall``) as one ``_CachedOp`` node running the block's graph, its inputs the
+        call's arrays then the block's parameters (the graph's inputs in order), as MXNet
+        writes it."""
+        cached = call.function
+        inputs = [self.symbol(array)._entry("data") for array in cached.inputs(call.args)]
+        return create(CACHED_OP, self._name(), inputs, {}, subgraphs=(cached.graph,))
 
     def _value(self, value: Any) -> Any:
         """An argument of a noted call with its arrays (also in lists) as their symbols."""
