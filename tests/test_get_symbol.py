@@ -159,3 +159,17 @@ def test_bad_input_is_refused_with_a_clear_error():
         y = x.reshape((3, 2))  # an NDArray method: no mx.nd call noted, no MXNet attributes
     with pytest.raises(NotSupported, match="recorded op reshape"):
         mx.autograd.get_symbol(y)
+
+
+def test_a_composed_op_is_one_node_with_its_attributes():
+    xv = np.array([[-2.0, -0.5, 0.0, 1.5]], dtype=np.float32)
+    x = mx.nd.array(xv)
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.LeakyReLU(x, act_type="elu", slope=0.5)  # recorded as several kernels
+    nodes = _nodes(mx.autograd.get_symbol(y))
+    assert [(n["op"], n.get("attrs")) for n in nodes] == [
+        ("null", None), ("LeakyReLU", {"act_type": "elu", "slope": "0.5"})]
+    out = mx.autograd.get_symbol(y).bind(mx.cpu(), {"var0": x}).forward()[0]
+    np.testing.assert_allclose(out.asnumpy(), np.where(xv > 0, xv, 0.5 * np.expm1(xv)),
+                               rtol=1e-6)
