@@ -44,6 +44,14 @@ __all__ = [
 ]
 
 
+def _get_symbol(x: object) -> object:
+    """``mx.autograd.get_symbol``'s graph builder, from ``mx.sym`` (imported on first use)."""
+    return _importlib.import_module(f"{__name__}.symbol.recorded").get_symbol(x)
+
+
+autograd.install_get_symbol(_get_symbol)
+
+
 def __getattr__(attribute: str) -> object:
     """The submodules of ``_ON_FIRST_USE`` (and ``AttrScope``), imported on first use."""
     if attribute == "AttrScope":

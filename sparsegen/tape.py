@@ -36,6 +36,8 @@ class _Flags(threading.local):
 
     recording = False
     training = False
+    calling = False  # inside a front-end call that ``front_end`` notes (its inner calls are not)
+    made = 0  # the nodes recorded so far (a node's ``serial``)
 
 
 _flags = _Flags()
@@ -106,6 +108,9 @@ class Node:
     outputs: list[weakref.ref] = field(default_factory=list)
     shapes: list[tuple[tuple[int, ...], Any, Any]] = field(default_factory=list)
     wanted: tuple[bool, ...] = ()  # per input, whether the backward pass needs its gradient
+    serial: int = 0  # the thread's count of recorded nodes when this one was made
+    calls: dict[int, tuple["Call", int]] | None = None  # per output: the front-end call that
+    # returned it and its position in that call's result (``front_end``)
 
     def output(self, position: int = 0) -> Any:
         """The ``position``-th output (alive whenever the backward pass reaches this node)."""
@@ -125,6 +130,46 @@ def differentiable(gradient: Gradient) -> Gradient:
 def is_differentiable(gradient: Gradient) -> bool:
     """Whether ``gradient`` was marked by ``differentiable``."""
     return getattr(gradient, "differentiable", False)
+
+
+@dataclass(eq=False)
+class Call:
+    """A call of an ``mx.nd`` function while recording (``FullyConnected(x, w, b,
+    num_hidden=4)``): MXNet's op and its arguments as the user wrote them, which
+    ``autograd.get_symbol`` rebuilds as one op of a graph (the nodes the call recorded hold
+    the kernels' parameters instead)."""
+
+    function: Any  # its dotted name under ``mx.nd`` (``FullyConnected``, ``sparse.retain``),
+    # or a hybridized Gluon block's graph called as one op (``gluon.cached_graph.CachedCall``)
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+
+
+def front_end(function: Any, run: Callable[..., Any], args: tuple[Any, ...],
+              kwargs: dict[str, Any]) -> Any:
+    """``run(*args, **kwargs)``, the ``mx.nd`` function ``function`` (or a hybridized block);
+    while recording, the outermost such call is noted on the nodes of the outputs it recorded
+    (``Node.calls``). The callers: the wrapper every public ``mx.nd`` function has
+    (``ndarray/keywords.py``) and a hybridized Gluon block recorded as one cached op."""
+    if not _flags.recording or _flags.calling:
+        return run(*args, **kwargs)
+    before = _flags.made
+    _flags.calling = True
+    try:
+        result = run(*args, **kwargs)
+    finally:
+        _flags.calling = False
+    listed = result if isinstance(result, (list, tuple)) else [result]
+    call = None
+    for position, array in enumerate(listed):
+        entry = getattr(array, "_entry", None)
+        if entry is not None and entry[0].serial > before:  # recorded by this call
+            call = call or Call(function, args, {k: v for k, v in kwargs.items()
+                                                 if k not in ("name", "attr", "out")})
+            if entry[0].calls is None:
+                entry[0].calls = {}
+            entry[0].calls[entry[1]] = (call, position)
+    return result
 
 
 def tracked(array: Any) -> bool:
@@ -159,7 +204,8 @@ def record(op: str, inputs: Sequence[Any], outputs: Any, params: dict[str, Any] 
     if not is_recording() or not any(tracked(a) for a in inputs):
         return
     listed = outputs if isinstance(outputs, (list, tuple)) else [outputs]
-    node = Node(op, tuple(inputs), dict(params or {}), gradient)
+    _flags.made += 1
+    node = Node(op, tuple(inputs), dict(params or {}), gradient, serial=_flags.made)
     for position, array in enumerate(listed):
         node.outputs.append(weakref.ref(array))
         node.shapes.append((array.shape, array.dtype, array.context))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -138,6 +139,25 @@ def mark_variables(variables: Any, gradients: Any, grad_reqs: Any = "write") -> 
         variable._grad, variable._grad_req, variable._entry = buffer, req, None
 
 
+_symbol_of: Callable[[Any], Any] | None = None
+
+
+def install_get_symbol(build: Callable[[Any], Any]) -> None:
+    """Make ``build(x)`` what ``get_symbol`` returns: the package installs ``mx.sym``'s, which
+    lies above this module (``symbol/recorded.py``) and is imported on first use."""
+    global _symbol_of
+    _symbol_of = build
+
+
+def get_symbol(x: Any) -> Any:
+    """The computation recorded behind ``x`` as an ``mx.sym.Symbol``, as
+    ``mxnet.autograd.get_symbol`` (docs/autograd.md)."""
+    if _symbol_of is None:
+        raise InvalidValue("autograd.get_symbol: no graph builder is installed (import "
+                           "sparsegen installs it)")
+    return _symbol_of(x)
+
+
 def __getattr__(name: str) -> Any:
     """``NDArray``, which MXNet's autograd module exports too (its tests take it from
     ``from mxnet.autograd import *``); imported on use, as ndarray imports this module."""
@@ -148,6 +168,6 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["Function", "NDArray", "backward", "grad", "is_recording",
+__all__ = ["Function", "NDArray", "backward", "get_symbol", "grad", "is_recording",
            "is_training", "mark_variables", "pause", "predict_mode", "record", "set_recording",
            "set_training", "train_mode"]

@@ -2,9 +2,10 @@
 blocks, named as MXNet 1.9.1 names them (``dense0_``, ``sequential0_dense0_weight``).
 
 ``hybridize()`` is accepted and changes nothing: a ``HybridBlock`` runs
-``hybrid_forward(mx.nd, x, **params)`` imperatively, op by op on the generated kernels; called
-on symbols it builds its graph (``export``), and ``SymbolBlock`` runs a graph as a block (see
-docs/gluon.md).
+``hybrid_forward(mx.nd, x, **params)`` imperatively, op by op on the generated kernels, unless
+an op hook is registered (``register_op_hook``: it then runs as its graph, ``op_hook.py``);
+called on symbols it builds its graph (``export``), and ``SymbolBlock`` runs a graph as a block
+(see docs/gluon.md).
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from collections import OrderedDict
 from typing import Any
 
 from .. import name as _name
-from .. import ndarray
+from .. import ndarray, tape
 from ..errors import InvalidArgument, InvalidType, InvalidValue
 from ..ndarray.ndarray import _STORAGE_TYPE_STR_TO_ID
+from . import cached_graph, op_hook
 from .parameter import DeferredInitializationError, Parameter, ParameterDict, check_names
 from .utils import HookHandle
 
@@ -93,6 +95,10 @@ class Block:
         self._active = False
         self._forward_pre_hooks: OrderedDict[int, Any] = OrderedDict()
         self._forward_hooks: OrderedDict[int, Any] = OrderedDict()
+        self._op_hook: tuple[Any, bool] | None = None  # register_op_hook's (callback, all)
+        self._hooked_call: Any = None  # (graph, its GraphCall with the hook): op_hook.py
+        self._cached_graph: Any = None  # (inputs, graph) once hybridized: cached_graph.py
+        self._hybrid_flags: dict[str, Any] = {}  # hybridize's keywords (inline_limit, ...)
 
     def __repr__(self) -> str:
         body = "\n".join(f"  ({key}): {_indent(repr(block), 2)}"
@@ -264,6 +270,13 @@ class Block:
         handle.attach(self._forward_hooks, hook)
         return handle
 
+    def register_op_hook(self, callback: Any, monitor_all: bool = False) -> None:
+        """Install ``callback(node_name, op_name, array)`` on the hybridized blocks below this
+        one (``HybridBlock.register_op_hook``), as MXNet's."""
+        op_hook.check_callback(callback)
+        for child in self._children.values():
+            child.register_op_hook(callback, monitor_all)
+
     def forward(self, *args: Any) -> Any:
         """The output of this block for ``args``; subclasses define it."""
         raise NotImplementedError
@@ -277,6 +290,11 @@ class HybridBlock(Block):
     def __call__(self, *args: Any) -> Any:
         if args and isinstance(args[0], ndarray.NDArray):
             self._export_inputs = len(args)  # what ``export`` names data / data0, data1, ...
+            cached = (cached_graph.cached_call(self, args) if self._active
+                      and tape.is_recording() and self._op_hook is None
+                      and all(isinstance(a, ndarray.NDArray) for a in args) else None)
+            if cached is not None:  # autograd.get_symbol writes it as MXNet's cached op
+                return tape.front_end(cached, super().__call__, args, {})
         return super().__call__(*args)
 
     def export(self, path: str, epoch: int = 0, remove_amp_cast: bool = True) -> None:
@@ -327,6 +345,8 @@ class HybridBlock(Block):
                 return self.hybrid_forward(symbol, x, *args, **variables)
         if self._active:
             self._check_hybridized([x, *args], leaves)
+            if self._op_hook is not None:
+                return op_hook.hooked_call(self, (x, *args))
         ctx = arrays[0].context
         params = self._data_of(self._reg_params, ctx, (x, *args))
         return self.hybrid_forward(ndarray, x, *args, **params)
@@ -348,7 +368,17 @@ class HybridBlock(Block):
         """As ``Block.hybridize``; the next call fixes the structure of the inputs (which are
         None, how lists nest) that later calls must keep, as MXNet's cached graph does."""
         self._in_format: Any = None
+        self._cached_graph, self._hybrid_flags = None, dict(kwargs)
         super().hybridize(active, **kwargs)
+
+    def register_op_hook(self, callback: Any, monitor_all: bool = False) -> None:
+        """Call ``callback(node_name, op_name, array)`` (names as bytes) with the output of
+        every op (with ``monitor_all`` its inputs too) when this block runs hybridized (as
+        its graph: ``gluon/op_hook.py``); its children take the hook too, as MXNet's."""
+        op_hook.check_callback(callback)
+        self._op_hook, self._hooked_call = (callback, bool(monitor_all)), None
+        for child in self._children.values():
+            child._op_hook, child._hooked_call = self._op_hook, None
 
     def _check_hybridized(self, inputs: list[Any], leaves: list[Any]) -> None:
         """Refuse what MXNet's hybridized blocks refuse: inputs other than (nested lists of)

@@ -16,8 +16,8 @@ from ..errors import InvalidType, InvalidValue
 from ..tape import GRAD_REQS
 from .graph import Node, entry_name, output_names, params, topological
 from .infer import complete, dtypes, key, shape_left_to_consumers, shapes, stypes
-from . import optimize
-from .ops import input_names, node_runner
+from . import listing, optimize
+from .ops import monitor_input_names, node_runner
 from .optimize import eliminate_common_expr
 from .symbol import Symbol
 
@@ -89,7 +89,7 @@ class Executor:
         self._plan = self._planned(nodes)
         self.outputs = self._allocated_outputs()
         self._recorded = False  # whether the last forward recorded a graph for backward
-        self._monitor: tuple[Any, bool] | None = None  # set_monitor_callback's
+        self._monitor: tuple[Any, bool, bool] | None = None  # set_monitor_callback's
 
     def _planned(self, nodes: list[Any]) -> list[tuple[int, Any, Any, Any]]:
         """Per node in order: where its output goes, and a variable's name or an op's runner
@@ -119,6 +119,15 @@ class Executor:
             return []
         return [nd.zeros(found_shapes[head], self._ctx, found_dtypes.get(head) or "float32")
                 for head in heads]
+
+    def debug_str(self) -> str:
+        """The graph the executor runs as text, and the memory its arrays take, in the layout
+        of MXNet's (``symbol/listing.py`` says what is counted)."""
+        inputs = {**self.arg_dict, **self.aux_dict}
+        return listing.debug_str(self._graph._outputs,
+                                 {n: a.shape for n, a in inputs.items()},
+                                 {n: a.dtype for n, a in inputs.items()},
+                                 dict(zip(self._arg_names, self._grad_req)))
 
     def get_optimized_symbol(self) -> Symbol:
         """The graph the executor runs (after common-expression elimination, unless
@@ -193,7 +202,7 @@ class Executor:
             if self._monitor is not None:
                 self._given[where] = given  # backward reports their gradients
                 if self._monitor[1]:
-                    self._report(self._watched[where][0], given)
+                    self._report(self._watched[where][0], given, where)
             result = runner(given, ctx)
             if isinstance(result, (list, tuple)):
                 for index, array in enumerate(result):
@@ -202,7 +211,8 @@ class Executor:
                 values[where, 0] = result
             if self._monitor is not None:
                 self._report(self._watched[where][1],
-                             list(result) if isinstance(result, (list, tuple)) else [result])
+                             list(result) if isinstance(result, (list, tuple)) else [result],
+                             where)
         return [values[head] for head in self._heads]
 
     def set_monitor_callback(self, callback: Any, monitor_all: bool = False) -> None:
@@ -210,21 +220,32 @@ class Executor:
         (named as ``list_outputs`` names them, ``fullyconnected0_output``) and, with
         ``monitor_all``, its inputs before (``fullyconnected0_data``, ``..._weight``): what
         ``mx.monitor.Monitor`` installs."""
+        self._set_monitor(callback, monitor_all, False)
+
+    def _set_monitor(self, callback: Any, monitor_all: bool, with_op: bool) -> None:
+        """``set_monitor_callback``; ``with_op``: call ``callback(name, op, array)`` (Gluon's
+        op hooks, ``HybridBlock.register_op_hook``)."""
         if not callable(callback):
             raise InvalidType(f"set_monitor_callback: callback must be callable, got "
                               f"{type(callback).__name__}")
-        self._watched = {id(n): ([f"{n.name}_{name}" for name in input_names(n)],
+        nodes = [n for n in topological(self._graph._outputs) if not n.is_variable]
+        self._ops = {id(n): n.op for n in nodes}
+        self._watched = {id(n): ([f"{n.name}_{name}" for name in monitor_input_names(n)],
                                  [entry_name((n, i)) for i in range(len(output_names(n)))],
                                  [f"{n.name}_backward_output"] if len(n.inputs) == 1 else
                                  [f"{n.name}_backward_output{i}" for i in range(len(n.inputs))])
-                         for n in topological(self._graph._outputs) if not n.is_variable}
+                         for n in nodes}
         self._given: dict[int, list[Any]] = {}  # an op's inputs in the last forward, by node
-        self._monitor = (callback, bool(monitor_all))
+        self._monitor = (callback, bool(monitor_all), with_op)
 
-    def _report(self, names: list[str], arrays: list[Any]) -> None:
+    def _report(self, names: list[str], arrays: list[Any], where: int) -> None:
         assert self._monitor is not None
+        callback, _, with_op = self._monitor
         for name, array in zip(names, arrays):
-            self._monitor[0](name, array)
+            if with_op:  # MXNet's C strings, as its op hooks get them
+                callback(name.encode(), self._ops[where].encode(), array)
+            else:
+                callback(name, array)
 
     def backward(self, out_grads: Any = None, is_train: bool = True) -> None:
         """Gradients of the outputs (weighted by ``out_grads``: one array per output, default
@@ -259,7 +280,7 @@ class Executor:
                 grad = (reached.get((id(array._entry[0]), array._entry[1]))
                         if array._entry is not None else array.grad)
                 grads.append(grad if grad is not None else nd.zeros_like(array))
-            self._report(self._watched[where][2], grads)
+            self._report(self._watched[where][2], grads, where)
 
     def copy_params_from(self, arg_params: dict[str, Any], aux_params: dict[str, Any] | None = None,
                          allow_extra_params: bool = False) -> None:
@@ -302,6 +323,14 @@ class GraphCall:
     def __init__(self, symbol: Symbol) -> None:
         self.symbol = symbol
         self._executor: Executor | None = None
+        self._hook: tuple[Any, bool] | None = None
+
+    def register_op_hook(self, callback: Any, monitor_all: bool = False) -> None:
+        """Call ``callback(node_name, op_name, array)`` (names as bytes) with each op's outputs
+        in every call, and with ``monitor_all`` its inputs too: Gluon's op hooks."""
+        self._hook = (callback, bool(monitor_all))
+        if self._executor is not None:
+            self._executor._set_monitor(callback, bool(monitor_all), True)
 
     def __call__(self, arrays: dict[str, Any], ctx: Context) -> list[Any]:
         """The outputs on ``arrays`` (every argument and auxiliary state by name), recorded
@@ -311,6 +340,8 @@ class GraphCall:
                 self.symbol, ctx, {n: arrays[n] for n in self.symbol.list_arguments()},
                 grad_req="null",
                 aux_states={n: arrays[n] for n in self.symbol.list_auxiliary_states()})
+            if self._hook is not None:
+                self._executor._set_monitor(*self._hook, True)
         return self._executor.compute(arrays)
 
 

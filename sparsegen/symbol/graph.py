@@ -34,6 +34,11 @@ FIXED_OUTPUTS = {**{op: ("output", "mean", "var") for op in BATCH_NORMS},
 ``visible_outputs``)."""
 
 
+CACHED_OP = "_CachedOp"
+"""The op of a node that runs a graph of its own (``subgraphs``): MXNet's cached op, a
+hybridized Gluon block's call as ``autograd.get_symbol`` finds it."""
+
+
 @dataclass(frozen=True, eq=False)
 class Node:
     """One op of a graph (or a variable: op ``"null"``), compared by identity."""
@@ -42,6 +47,7 @@ class Node:
     name: str
     attrs: dict[str, str] = field(default_factory=dict)
     inputs: tuple[tuple["Node", int], ...] = ()
+    subgraphs: tuple[object, ...] = ()  # a ``_CachedOp``'s graph (a Symbol), which it runs
 
     @property
     def is_variable(self) -> bool:
@@ -106,6 +112,9 @@ def _counts(node: Node) -> tuple[int, int]:
     if node.op == "split_v2":  # equal sections, or the parts between the indices
         cut = p.get("indices_or_sections", 1)
         count = len(cut) + 1 if isinstance(cut, (tuple, list)) else int(cut)
+        return count, count
+    if node.op == CACHED_OP and node.subgraphs:  # the outputs of the graph it runs
+        count = len(getattr(node.subgraphs[0], "_outputs"))
         return count, count
     if node.op in ("moments", "_histogram"):  # two arrays: mean and variance, counts and edges
         return 2, 2

@@ -20,7 +20,7 @@ from ..errors import InvalidType, InvalidValue, NotSupported
 from ..name import NameManager
 from ..opaliases import alias_target
 from ..opnames import ELEMWISE_UNARY_DENSE, ELEMWISE_UNARY_SPARSE, STRIDED_BINARY_OPS
-from .graph import BATCH_NORMS, HIDDEN_KEYS, VARIABLE, Entry, Node, params, strings
+from .graph import BATCH_NORMS, CACHED_OP, HIDDEN_KEYS, VARIABLE, Entry, Node, params, strings
 from .symbol import Symbol, create
 
 
@@ -257,6 +257,23 @@ def input_names(node: Node) -> list[str]:
     return [names[i] if i < len(names) else f"arg{i}" for i in range(len(node.inputs))]
 
 
+NAMED_DATA = frozenset({"softmax", "log_softmax", "softmin", "MakeLoss", "Dropout", "SliceChannel",
+                        "LeakyReLU", "SoftmaxActivation", "L2Normalization"})
+"""The ops of one input ``data`` that MXNet registers with its name (``FListInputNames``); its
+other one-input ops name it ``input0`` to a monitor (MXNet 1.9.1's monitor callbacks)."""
+
+
+def monitor_input_names(node: Node) -> list[str]:
+    """The names MXNet's monitor gives ``node``'s inputs: ``input_names``, but ``input0`` for
+    the input of a one-input op MXNet registers without names (``Activation``, ``relu``,
+    ``sum``, ``reshape``, the scalar ops)."""
+    names = input_names(node)
+    if names == ["data"] and node.op not in NAMED_DATA or (
+            len(names) == 1 and definition(node.op) is None):
+        return ["input0"]
+    return names
+
+
 def node_runner(node: Node, shape: tuple[int, ...] | None = None
                 ) -> Callable[[list[Any], Context], Any]:
     """``runner(inputs, ctx)``: the output of ``node`` on ``inputs``, computed by the ``mx.nd``
@@ -265,6 +282,10 @@ def node_runner(node: Node, shape: tuple[int, ...] | None = None
     if node.op == "Custom":
         attrs = strings(node)
         return lambda inputs, ctx: operator.run(inputs, attrs, ctx)
+    if node.op == CACHED_OP and node.subgraphs:  # its graph, on its inputs by name
+        graph: Any = node.subgraphs[0]
+        call, names = graph.graph_call(), graph.list_inputs()
+        return lambda inputs, ctx: call(dict(zip(names, inputs)), ctx)
     p = params(node)
     if node.op in SCALAR_OPS:
         scalar_op, scalar = SCALAR_OPS[node.op], p["scalar"]

@@ -37,11 +37,13 @@ _BINARY = {  # python operator: (op with a symbol, its name hint, op with a scal
 """MXNet's op and auto-name hint behind each arithmetic and comparison operator."""
 
 
-def create(op: str, name: str, inputs: list[Entry], attrs: dict[str, str]) -> "Symbol":
+def create(op: str, name: str, inputs: list[Entry], attrs: dict[str, str],
+           subgraphs: tuple[object, ...] = ()) -> "Symbol":
     """A new node of ``op`` named ``name`` (see ``NameManager``), carrying ``attrs`` and the
-    current ``AttrScope``'s attributes; the symbol holds its visible outputs."""
+    current ``AttrScope``'s attributes (and the graphs it runs, ``subgraphs``); the symbol holds
+    its visible outputs."""
     return Symbol(tuple(visible_outputs(Node(op, name, AttrScope.current().get(attrs),
-                                             tuple(inputs)))))
+                                             tuple(inputs), subgraphs))))
 
 
 def _binary(operator: str, left: "Symbol", other: Any) -> "Symbol":
