@@ -660,7 +660,7 @@ _GRAPH_KERNELS = (
                      "indptr[n+1] int64 ptr(nnz), u[k] int64 <n, v[k] int64, "
                      "out[k] dtype WRITTEN)"),
          ("subgraph_count", "(indices[nnz] int64 sorted(indptr), indptr[n+1] int64 ptr(nnz), "
-                            "v[k] int64 <n sorted, out_indptr[k+1] int64 WRITTEN)"),
+                            "v[k] int64 <n sorted, out_indptr[k+1] int64 WRITTEN internal)"),
          ("subgraph_fill", "(data[nnz] dtype, indices[nnz] int64 sorted(indptr), "
                            "indptr[n+1] int64 ptr(nnz), v[k] int64 <n sorted, "
                            "out_indptr[k+1] int64 internal, out_indices[e] int64 WRITTEN, "
