@@ -202,14 +202,17 @@ def graph_sample(dtype: str) -> dict[str, tvm.tirx.PrimFunc]:
                     else:
                         Q[c[0] + 1] = Q[c[0]]
                     c[0] = c[0] + T.int64(1)
+            OutIds[m] = c[0]
+        with T.sblock("tail"):  # past the last vertex: zeros, and no edges
+            T.reads(OutIds[m], Q[0:m + 1])
+            T.writes(OutIds[0:m], OutLayer[0:m], OutProb[0:mq], Q[0:m + 1])
             for i in T.serial(m):
-                if i >= c[0]:
+                if i >= OutIds[m]:
                     OutIds[i] = T.int64(0)
                     OutLayer[i] = T.int64(0)
                     if weighted != T.int64(0):
                         OutProb[i] = T.float32(0.0)
                     Q[i + 1] = Q[i]
-            OutIds[m] = c[0]
 
     @T.prim_func(s_tir=True)
     def fill(data: T.handle, indices: T.handle, indptr: T.handle, prob: T.handle,
