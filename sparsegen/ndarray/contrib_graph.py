@@ -145,7 +145,8 @@ def dgl_graph_compact(*graph_data: NDArray, graph_sizes: Any, return_mapping: An
         raise InvalidValue(f"{op}: graph_data must hold as many vertex arrays as graphs, got "
                            f"{len(arrays)} arrays")
     count = len(arrays) // 2
-    sizes = [integer(s, f"{op}: graph_sizes") for s in items(graph_sizes)]
+    given = graph_sizes.reshape(-1) if isinstance(graph_sizes, np.ndarray) else graph_sizes
+    sizes = [integer(s, f"{op}: graph_sizes") for s in items(given)]  # numpy's too, as MXNet
     if len(sizes) != count:
         raise InvalidValue(f"{op}: graph_sizes has {len(sizes)} sizes for {count} graphs")
     mapping = flag(return_mapping, f"{op}: return_mapping")
