@@ -412,7 +412,7 @@ def test_bad_input_raises_naming_the_argument(call, error, message):
 
 def test_compact_refuses_an_edge_to_a_vertex_not_sampled_and_non_square_samplers():
     edges = _csr([[13, 14, 15, 16], [0, 1, 2, 4], [0, 0, 0, 4], [3, 5]])
-    with pytest.raises(ValueError, match=r"graph0 has an edge to vertex [24], which varray0\[:3\] "):
+    with pytest.raises(ValueError, match=r"graph0 has an edge to vertex [24], which varray0"):
         mx.nd.contrib.dgl_graph_compact(edges, _ids([0, 1, 3, 3]), graph_sizes=3,
                                         return_mapping=False)  # five_truncated's edges
     with pytest.raises(ValueError, match=r"csr_matrix must be square .* shape \(3, 5\)"):

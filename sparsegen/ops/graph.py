@@ -41,7 +41,8 @@ def subgraph(m: CSR, v: Any) -> tuple[CSR, CSR]:
 def compact(m: CSR, v: Any, size: int) -> tuple[CSR, CSR] | int:
     """The first ``size`` rows of ``m`` with each column ``c`` renumbered to its position in
     the sorted, unique ``v`` (int64, beside ``m``'s buffers): ``(new, old)`` as ``subgraph``
-    gives, shape ``(size, size)``, sharing ``m``'s row pointers; or, when a column is not in ``v``, that column."""
+    gives, shape ``(size, size)``, sharing ``m``'s row pointers; or, when a column is not in
+    ``v``, that column."""
     indptr = head(m.indptr, size + 1)
     nnz = item(indptr, -1)
     indices = empty_like(m.data, (nnz,), INDEX_DTYPE)
