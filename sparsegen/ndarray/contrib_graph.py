@@ -229,7 +229,7 @@ def _sampled(data: tuple[Any, ...], num_args: Any, weighted: bool, num_hops: Any
     if any(s.truncated for s in samples):
         warnings.warn(f"{op}: the sampling stopped at max_num_vertices = {limit} vertices "
                       "before every vertex within num_hops was expanded (as MXNet warns: use "
-                      "fewer seeds or a smaller neighbourhood)", stacklevel=3)
+                      "fewer seeds or a smaller neighbourhood)", stacklevel=4)
     context = graph.context
     return [*(NDArray(s.ids, context) for s in samples),
             *(CSRNDArray(s.edges, context) for s in samples),
