@@ -660,16 +660,17 @@ _GRAPH_KERNELS = (
                      "indptr[n+1] int64 ptr(nnz), u[k] int64 <n, v[k] int64, "
                      "out[k] dtype WRITTEN)"),
          ("subgraph_count", "(indices[nnz] int64 sorted(indptr), indptr[n+1] int64 ptr(nnz), "
-                            "v[k] int64 <n sorted, out_indptr[k+1] int64 WRITTEN internal)"),
+                            "v[k] int64 <n, out_indptr[k+1] int64 WRITTEN internal)"),
          ("subgraph_fill", "(data[nnz] dtype, indices[nnz] int64 sorted(indptr), "
-                           "indptr[n+1] int64 ptr(nnz), v[k] int64 <n sorted, "
+                           "indptr[n+1] int64 ptr(nnz), v[k] int64 <n, "
                            "out_indptr[k+1] int64 internal, out_indices[e] int64 WRITTEN, "
                            "out_new[e] dtype WRITTEN, out_old[e] dtype WRITTEN)"),
          ("compact", "(data[nnz] dtype, indices[nnz] int64, v[k] int64 sorted, "
                      "out_indices[nnz] int64 WRITTEN, out_new[nnz] dtype WRITTEN, "
                      "out_old[nnz] dtype WRITTEN, bad[1] int64 WRITTEN)")),
         "graph queries on csr adjacency matrices: edge_id (the value stored at (u, v) by a "
-        "binary search of row u, else -1), the subgraph induced by sorted vertices v (counts "
+        "binary search of row u, else -1), the subgraph induced by the vertices v (sorted and "
+        "unique: the caller checks them with retain.check; counts "
         "scanned into row pointers, then the entries) and the columns of a sampled graph "
         "renumbered by their positions in v (compact)",
     ),
