@@ -658,9 +658,50 @@ _GRAPH_KERNELS = (
         ("dtype",),
         (("edge_id", "(data[nnz] dtype, indices[nnz] int64 sorted(indptr), "
                      "indptr[n+1] int64 ptr(nnz), u[k] int64 <n, v[k] int64, "
-                     "out[k] dtype WRITTEN)"),),
+                     "out[k] dtype WRITTEN)"),
+         ("subgraph_count", "(indices[nnz] int64 sorted(indptr), indptr[n+1] int64 ptr(nnz), "
+                            "v[k] int64 <n, out_indptr[k+1] int64 WRITTEN internal)"),
+         ("subgraph_fill", "(data[nnz] dtype, indices[nnz] int64 sorted(indptr), "
+                           "indptr[n+1] int64 ptr(nnz), v[k] int64 <n, "
+                           "out_indptr[k+1] int64 internal, out_indices[e] int64 WRITTEN, "
+                           "out_new[e] dtype WRITTEN, out_old[e] dtype WRITTEN)"),
+         ("compact", "(data[nnz] dtype, indices[nnz] int64, v[k] int64 sorted, "
+                     "out_indices[nnz] int64 WRITTEN, out_new[nnz] dtype WRITTEN, "
+                     "out_old[nnz] dtype WRITTEN, bad[1] int64 WRITTEN)")),
         "graph queries on csr adjacency matrices: edge_id (the value stored at (u, v) by a "
-        "binary search of row u, else -1)",
+        "binary search of row u, else -1), the subgraph induced by the vertices v (sorted and "
+        "unique: the caller checks them with retain.check; counts "
+        "scanned into row pointers, then the entries) and the columns of a sampled graph "
+        "renumbered by their positions in v (compact)",
+    ),
+    KernelDef(
+        "graph_sample",
+        "sparsegen.templates.graph_sample:graph_sample",
+        _ROWS,
+        ("dtype",),
+        (
+            ("bfs", "(indices[nnz] int64 sorted(indptr), indptr[n+1] int64 ptr(nnz), "
+                    "seeds[s] int64 <n, prob[q] float32, weighted int64, hops int64, "
+                    "fanout int64, k0 int64, k1 int64, c2 int64, c3 int64, "
+                    "layer[n] int64 WRITTEN, expand[n] int64 WRITTEN, "
+                    "queue[m] int64 WRITTEN internal, picked[f] int64 WRITTEN, "
+                    "counts[3] int64 WRITTEN)"),
+            ("ids", "(indptr[n+1] int64 ptr(nnz), layer[n] int64 internal, "
+                    "expand[n] int64 internal, prob[q] float32, weighted int64, fanout int64, "
+                    "out_ids[m+1] int64 WRITTEN, out_layer[m] int64 WRITTEN, "
+                    "out_prob[r] float32 WRITTEN, out_indptr[m+1] int64 WRITTEN)"),
+            ("fill", "(data[nnz] dtype, indices[nnz] int64 sorted(indptr), "
+                     "indptr[n+1] int64 ptr(nnz), prob[q] float32, weighted int64, "
+                     "fanout int64, k0 int64, k1 int64, c2 int64, c3 int64, "
+                     "expand[n] int64 internal, out_ids[m+1] int64 internal, "
+                     "out_indptr[m+1] int64 internal, out_indices[e] int64 WRITTEN, "
+                     "out_data[e] dtype WRITTEN)"),
+        ),
+        "neighbour sampling on csr graphs (MXNet's DGL samplers): a serial breadth-first walk "
+        "from the seeds drawing up to fanout neighbours of each vertex below hops (Philox "
+        "uniforms, weighted by prob[column] when weighted), then the sampled vertices in "
+        "order with their layers and row pointers, then each vertex's drawn edges (the same "
+        "draws again), parallel over vertices",
     ),
 )
 """MXNet's DGL contrib ops on csr graphs (sparsegen/ops/graph.py runs them)."""

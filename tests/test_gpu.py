@@ -247,9 +247,9 @@ def _check_random(ctx: mx.Context) -> None:
 
 
 def _check_issue38_ops(ctx: mx.Context) -> None:
-    """Kernels ``linalg``, ``nn_batch_dot``, ``nn_cumsum``, ``graph`` and
-    ``random_unique_zipfian`` on ``ctx``, against numpy (the sampler: against the CPU's
-    classes for one seed); then the signal kernels (``_check_signal_ops``)."""
+    """Kernels ``linalg``, ``nn_batch_dot``, ``nn_cumsum``, ``graph``, ``graph_sample`` and
+    ``random_unique_zipfian`` on ``ctx``, against numpy (the samplers: against the CPU's
+    draws for one seed); then the signal kernels (``_check_signal_ops``)."""
     rng = np.random.default_rng(5)
     a = rng.standard_normal((2, 3, 3))
     spd = a @ a.transpose(0, 2, 1) + 3 * np.eye(3)
@@ -269,6 +269,20 @@ def _check_issue38_ops(ctx: mx.Context) -> None:
     u, v = mx.nd.array([0, 1, 2, 2], ctx=ctx), mx.nd.array([1, 1, 2, 0], ctx=ctx)
     ids = mx.nd.contrib.edge_id(mx.nd.sparse.csr_matrix(graph, ctx=ctx), u, v)
     np.testing.assert_array_equal(ids.asnumpy(), [2, -1, 5, -1])
+    edges = mx.nd.sparse.csr_matrix(graph.astype(np.int64), ctx=ctx)  # kernel graph_sample
+    new, old = mx.nd.contrib.dgl_subgraph(edges, mx.nd.array([0, 1], ctx=ctx, dtype="int64"),
+                                          return_mapping=True)
+    assert new.context == ctx and old.asnumpy().tolist() == [[0, 2], [3, 0]]
+    sampled = []
+    for where in (mx.cpu(), ctx):
+        mx.random.seed(13)
+        out = mx.nd.contrib.dgl_csr_neighbor_non_uniform_sample(
+            mx.nd.sparse.csr_matrix(graph.astype(np.int64), ctx=where),
+            mx.nd.array([0.5, 1.0, 2.0], ctx=where), mx.nd.array([1], ctx=where, dtype="int64"),
+            num_hops=2, num_neighbor=1, max_num_vertices=3)
+        assert out[1].context == where
+        sampled.append([o.asnumpy().tolist() for o in out])
+    assert sampled[1] == sampled[0]
     classes = []
     for where in (mx.cpu(), ctx):
         mx.random.seed(11)

@@ -112,9 +112,12 @@ __all__ += ["allclose", "arange_like", "boolean_mask", "div_sqrt_dim", "gradient
             "index_array", "index_copy", "round_ste", "sign_ste"]
 
 # -- graph ops on csr (contrib_graph.py) --
-from .contrib_graph import dgl_adjacency, edge_id  # noqa: E402
+from .contrib_graph import (  # noqa: E402
+    dgl_adjacency, dgl_csr_neighbor_non_uniform_sample, dgl_csr_neighbor_uniform_sample,
+    dgl_graph_compact, dgl_subgraph, edge_id)
 
-__all__ += ["dgl_adjacency", "edge_id"]
+__all__ += ["dgl_adjacency", "dgl_csr_neighbor_non_uniform_sample",
+            "dgl_csr_neighbor_uniform_sample", "dgl_graph_compact", "dgl_subgraph", "edge_id"]
 
 # -- signal ops: transforms, sketches, Hawkes likelihoods (contrib_signal.py) --
 from .contrib_signal import count_sketch, fft, hawkesll, ifft  # noqa: E402

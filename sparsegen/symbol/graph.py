@@ -92,6 +92,12 @@ COUNTED_OUTPUTS = {
 }
 """Ops with one output per weight (or input): the parameter that counts them."""
 
+DGL_OUTPUTS = {"_contrib_dgl_subgraph": (1, 1), "_contrib_dgl_graph_compact": (1, 0),
+               "_contrib_dgl_csr_neighbor_uniform_sample": (3, 1),
+               "_contrib_dgl_csr_neighbor_non_uniform_sample": (4, 2)}
+"""MXNet's DGL ops: (outputs per vertex set, leading inputs that are no vertex set; 0: the
+inputs are graphs then as many vertex sets), doubled by ``return_mapping``."""
+
 
 def _counts(node: Node) -> tuple[int, int]:
     """(outputs, visible outputs) of an op node, as MXNet's ``NumOutputs`` /
@@ -124,6 +130,12 @@ def _counts(node: Node) -> tuple[int, int]:
         return 2, 2  # Q and L, U and the eigenvalues
     if node.op == "_contrib_hawkesll":  # the log-likelihood and the states
         return 2, 2
+    if node.op in DGL_OUTPUTS:  # per graph or seed array: the arrays each gives
+        per, skip = DGL_OUTPUTS[node.op]
+        count = (len(node.inputs) - skip) // (2 if skip == 0 else 1) * per
+        mapped = node.op in ("_contrib_dgl_subgraph", "_contrib_dgl_graph_compact")
+        count = count * 2 if mapped and p.get("return_mapping") else count
+        return count, count
     return (2, 1) if node.op in ("sort", "Dropout") else (1, 1)
 
 

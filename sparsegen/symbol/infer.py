@@ -22,6 +22,7 @@ from ..storage_rules import storage_rule
 from ..util import is_np_shape
 from .graph import (BATCH_NORMS, Entry, Node, dtype_name, output_names, params, stype_name,
                     topological)
+from .graph_shapes import GRAPH_SHAPE_RULES
 from .linalg_shapes import LINALG_SHAPE_RULES
 from .ops import (BROADCAST_BINARY, CREATION, EMBEDDINGS, RANDOM_LIKE, SAMPLE, SAMPLERS, SCALAR_OPS,
                   node_runner)
@@ -509,7 +510,7 @@ SHAPE_RULES: dict[str, ShapeRule] = {
     **{op: _reduce for op in ("sum", "mean", "prod", "nansum", "nanprod", "max", "min",
                               "norm", "_square_sum")},
     **{op: _same for op in (*_ELEMWISE_SAME, "_identity_with_attr_like_rhs")},
-    **LINALG_SHAPE_RULES,
+    **LINALG_SHAPE_RULES, **GRAPH_SHAPE_RULES,
 }
 """Shape rule by op; the binary ``broadcast_*`` ops broadcast, the ``SAME_SHAPE`` ops keep their
 first input's shape, and any other op is run on zeros to see (``_evaluated``)."""
@@ -701,7 +702,10 @@ def _output_dtypes(node: Node, p: dict[str, Any], data: str | None) -> list[str 
     if node.op == "multinomial":  # the drawn ids, then (get_prob) their log-probabilities
         ids = np.dtype(p.get("dtype", "int32")).name
         return [ids, data] if p.get("get_prob") else [ids]
-    return [data] * len(output_names(node))
+    count = len(output_names(node))
+    if node.op == "_contrib_dgl_csr_neighbor_non_uniform_sample":  # ids, csrs, probabilities,
+        return [data] * (count // 2) + ["float32"] * (count // 4) + [data] * (count // 4)  # layers
+    return [data] * count
 
 
 def _stype(node: Node, inputs: list[str], p: dict[str, Any]) -> str:
