@@ -9,9 +9,7 @@ from typing import Any
 
 from ..device import contiguous, empty_like
 from .layout import dtype_name, kernel
-
-GATES = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}
-"""Gates per mode (MXNet's order: lstm i, f, g, o; gru r, z, n)."""
+from .rnn_layout import GATES
 
 
 def _cell(near: Any, size: int) -> Any:
