@@ -219,7 +219,7 @@ def forward(config: Config, data: NDArray, parameters: NDArray, state: NDArray,
         x = outs[0] if len(outs) == 1 else concat(*outs, dim=2)
         if training and config.p > 0 and layer < config.num_layers - 1:
             keep = uniform(0, 1, shape=x.shape, dtype=x.dtype, ctx=x.context) >= config.p
-            drop = keep * (1.0 / (1.0 - config.p))
+            drop = keep * (1.0 / (1.0 - config.p)) if config.p < 1 else keep  # p = 1: zeros
             records[-1]["dropout"] = drop
             x = x * drop
     result = [x, stack(*hy, axis=0)]
