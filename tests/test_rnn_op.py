@@ -45,7 +45,8 @@ def unpack(params, mode, layers, dirs, inputs, hidden, proj):
     for layer in range(layers):
         fan_in = inputs if layer == 0 else width * dirs
         for _ in range(dirs):
-            weights.append((take(gh, fan_in), take(gh, width), take(proj, hidden) if proj else None))
+            weights.append((take(gh, fan_in), take(gh, width),
+                            take(proj, hidden) if proj else None))
     units = [(wx, wh, whr, take(gh), take(gh)) for wx, wh, whr in weights]
     assert pos == params.size
     return units
