@@ -395,8 +395,8 @@ def test_cell_kernel_step_and_backward(mode, n, h, seed):
     if mode in ("rnn_relu", "rnn_tanh"):
         out = np.maximum(a, 0) if mode == "rnn_relu" else np.tanh(a)
         dpre = dh * (a > 0) if mode == "rnn_relu" else dh * (1 - out ** 2)
-        np.testing.assert_allclose(saved[0], out, rtol=1e-12)
-        np.testing.assert_allclose(dxw, dpre, rtol=1e-12)
+        np.testing.assert_allclose(saved[0], out, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(dxw, dpre, rtol=1e-12, atol=1e-14)
         return
     if mode == "lstm":
         i, f, gg, o = _sigmoid(a[:, :h]), _sigmoid(a[:, h:2 * h]), np.tanh(a[:, 2 * h:3 * h]), \
@@ -420,7 +420,7 @@ def test_cell_kernel_step_and_backward(mode, n, h, seed):
                                atol=1e-12)
     np.testing.assert_allclose(dhw, np.concatenate([dr, dz, dn * r], axis=1), rtol=1e-10,
                                atol=1e-12)
-    np.testing.assert_allclose(direct, dh * z, rtol=1e-12)
+    np.testing.assert_allclose(direct, dh * z, rtol=1e-12, atol=1e-14)
 
 
 # -- bad input -----------------------------------------------------------------------------------
