@@ -852,6 +852,35 @@ _BATCH_KERNELS = (
     ),
 )
 """batch_dot and cumsum (sparsegen/ops/batch.py runs them)."""
+_RNN_KERNELS = (
+    KernelDef(
+        "nn_rnn_cell",
+        "sparsegen.templates.nn.rnn_cell:rnn_cell",
+        _ROWS,
+        ("dtype",),
+        (
+            *((mode, "(xw[n,h] dtype, hw[n,h] dtype, out[n,h] dtype WRITTEN)")
+              for mode in ("relu", "tanh")),
+            *((f"{mode}_back", "(out[n,h] dtype, dout[n,h] dtype, dpre[n,h] dtype WRITTEN)")
+              for mode in ("relu", "tanh")),
+            ("lstm", "(xw[n,4,h] dtype, hw[n,4,h] dtype, c_prev[n,h] dtype, lo float64, "
+                     "hi float64, clip int64, nan int64, gates[n,4,h] dtype WRITTEN, "
+                     "c[n,h] dtype WRITTEN, out[n,h] dtype WRITTEN)"),
+            ("lstm_back", "(gates[n,4,h] dtype, c_prev[n,h] dtype, c[n,h] dtype, dh[n,h] dtype, "
+                          "dc[n,h] dtype, lo float64, hi float64, clip int64, "
+                          "dgates[n,4,h] dtype WRITTEN, dc_prev[n,h] dtype WRITTEN)"),
+            ("gru", "(xw[n,3,h] dtype, hw[n,3,h] dtype, h_prev[n,h] dtype, "
+                    "gates[n,4,h] dtype WRITTEN, out[n,h] dtype WRITTEN)"),
+            ("gru_back", "(gates[n,4,h] dtype, h_prev[n,h] dtype, dh[n,h] dtype, "
+                         "dxw[n,3,h] dtype WRITTEN, dhw[n,3,h] dtype WRITTEN, "
+                         "dh_prev[n,h] dtype WRITTEN)"),
+        ),
+        "RNN: one step of a mode's gates and state update after its two products (rnn_relu, "
+        "rnn_tanh, lstm with its cell-state clip, gru), and the step's backward",
+        ("float32", "float64"),
+    ),
+)
+"""The fused RNN cell (sparsegen/ops/rnn.py runs it)."""
 
 KERNELS: dict[str, KernelDef] = {
     k.name: k
@@ -915,7 +944,7 @@ KERNELS: dict[str, KernelDef] = {
         ),
     ) + _DOT_KERNELS + _ELEMWISE_KERNELS + _COMPARE_KERNELS
     + _RANDOM_KERNELS
-    + _NN_KERNELS + _BATCH_KERNELS
+    + _NN_KERNELS + _BATCH_KERNELS + _RNN_KERNELS
     + _STRIDED_KERNELS + _SHAPE_KERNELS + _GRAPH_KERNELS
     + _SIGNAL_KERNELS
     + _REDUCE_KERNELS

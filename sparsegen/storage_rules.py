@@ -46,6 +46,7 @@ COMPOSED_OPS = (
     "MAERegressionOutput", "MakeLoss", "make_loss", "BlockGrad", "BatchNorm", "_copyto",
     "_sample_multinomial", "SVMOutput", "IdentityAttachKLSparseReg",
     "_contrib_gradientmultiplier", "_contrib_round_ste", "_contrib_sign_ste",
+    "RNN",
 )
 """Ops with no rule of their own: the front end (``ndarray/output.py``, ``ndarray/batchnorm.py``)
 computes them with other ops (``_copyto``: ``as_in_context`` moves the storage to another

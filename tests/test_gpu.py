@@ -28,6 +28,7 @@ from sparsegen.target import host_cpu
 from test_nn_ops import check_nn_on_gpu
 from test_conv import check_conv_on_gpu  # -- conv --
 from test_batchnorm import check_batchnorm_on_gpu  # -- batchnorm --
+from test_rnn_op import check_rnn_on_gpu  # -- nn_rnn_cell --
 
 
 @pytest.fixture(params=["host", "cuda"])
@@ -353,6 +354,7 @@ def test_every_kernel_family_runs_on_the_gpu(gpu, monkeypatch):
     check_batchnorm_on_gpu(gpu)  # -- batchnorm -- (tests/test_batchnorm.py)
     _check_random(gpu)
     _check_issue38_ops(gpu)
+    check_rnn_on_gpu(gpu)  # -- nn_rnn_cell -- (tests/test_rnn_op.py)
     target = host_cpu() if device.emulated() else device.cuda_target(0)
     rules = {k for k in KERNELS if k.startswith("optim_") and k[len("optim_"):] not in BUILT_IN}
     # update rules beyond MXNet's optimizers (sparsegen.updates, and any a test registered) are

@@ -247,6 +247,11 @@ from .sequence import SequenceLast, SequenceMask, SequenceReverse  # noqa: E402
 
 __all__ += ["SequenceLast", "SequenceMask", "SequenceReverse"]
 
+# -- the fused RNN operator --
+from .rnn import RNN  # noqa: E402
+
+__all__ += ["RNN"]
+
 # -- BatchNorm's variants and L2Normalization --
 from .batchnorm_variants import BatchNorm_v1, BatchNormWithReLU, SyncBatchNorm  # noqa: E402
 from .l2_normalization import L2Normalization  # noqa: E402

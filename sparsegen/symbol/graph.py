@@ -113,6 +113,9 @@ def _counts(node: Node) -> tuple[int, int]:
         return (2 if ret_typ in ("value", "both") else 1), (2 if ret_typ == "both" else 1)
     if node.op in BATCH_NORMS:
         return 3, 3 if p.get("output_mean_var") else 1
+    if node.op == "RNN":  # the output; with state_outputs the states (lstm: and cells)
+        count = (3 if p.get("mode") == "lstm" else 2) if p.get("state_outputs") else 1
+        return count, count
     if node.op in ("LayerNorm", "GroupNorm") and p.get("output_mean_var"):
         return 3, 3  # the output, the mean and the standard deviation
     if node.op == "split_v2":  # equal sections, or the parts between the indices
@@ -149,6 +152,8 @@ def output_names(node: Node) -> list[str]:
         return list(operator.prop(kwargs.pop("op_type"), kwargs).list_outputs())
     if node.op in FIXED_OUTPUTS:
         return list(FIXED_OUTPUTS[node.op])
+    if node.op == "RNN":  # as many as state_outputs and the mode give
+        return ["output", "state_output", "statecell_output"][:_counts(node)[0]]
     count = _counts(node)[0]
     return ["output"] if count == 1 and node.op != "SliceChannel" else [
         f"output{i}" for i in range(count)]

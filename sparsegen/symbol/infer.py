@@ -18,6 +18,7 @@ from ..context import cpu
 from ..errors import InvalidValue, SparsegenError
 from ..opnames import ELEMWISE_UNARY
 from ..ops.conv import output_size
+from ..ops.rnn_layout import packed_layout
 from ..storage_rules import storage_rule
 from ..util import is_np_shape
 from .graph import (BATCH_NORMS, Entry, Node, dtype_name, output_names, params, stype_name,
@@ -423,6 +424,29 @@ def _batch_norm(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
     return [data, *[channels] * (len(shapes) - 1)], [data, channels, channels]
 
 
+def _rnn(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
+    """RNN's packed parameters' size from the data and ``state_size`` (MXNet's
+    ``GetRnnParamSize``), its states' shapes ``(layers * directions, batch, p or h)`` (cells:
+    ``h``), ``sequence_length``'s ``(batch,)``; the output ``(T, batch, directions * (p or h))``
+    and with ``state_outputs`` the states'."""
+    data = shapes[0]
+    if data is None:
+        return shapes, None
+    mode, (t, n, inputs) = p.get("mode"), data
+    directions = 2 if p.get("bidirectional") else 1
+    layers, hidden = int(p.get("num_layers", 1)), int(p.get("state_size", 1))
+    proj = int(p["projection_size"]) if p.get("projection_size") not in (None, "None") else None
+    size = packed_layout(str(mode), layers, directions, inputs, hidden, proj)[1]
+    state, cell = (layers * directions, n, proj or hidden), (layers * directions, n, hidden)
+    want = [data, (size,), state] + [cell] * (mode == "lstm")
+    want += [(n,)] * bool(p.get("use_sequence_length"))
+    out = (t, n, directions * (proj or hidden))
+    if not p.get("state_outputs"):
+        return [s if s is not None else w for s, w in zip(shapes, want)], out
+    return [s if s is not None else w for s, w in zip(shapes, want)], [
+        out, state, *[cell] * (mode == "lstm")]
+
+
 @handles_unknown_dims
 def _leaky_relu(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
     """The data's shape; prelu's ``gamma`` has one slope per channel (axis 1)."""
@@ -504,6 +528,7 @@ SHAPE_RULES: dict[str, ShapeRule] = {
     **{op: _normalization(op) for op in ("LayerNorm", "InstanceNorm", "GroupNorm")},
     "SliceChannel": _split, "topk": _topk,
     **{op: _batch_norm for op in BATCH_NORMS},
+    "RNN": _rnn,
     "sort": lambda shapes, p, outs: (shapes, [shapes[0], shapes[0]]),
     **{op: _regression for op in ("LinearRegressionOutput", "LogisticRegressionOutput",
                                   "MAERegressionOutput")},

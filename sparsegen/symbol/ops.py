@@ -80,6 +80,8 @@ OPS: dict[str, OpDef] = {
                    ("gamma", "beta", "moving_mean", "moving_var"))
        for name in ("BatchNorm", "BatchNorm_v1")},
     "BlockGrad": OpDef("BlockGrad"),
+    "RNN": OpDef("RNN", ("data", "parameters", "state", "state_cell", "sequence_length"),
+                 ("parameters", "state", "state_cell", "sequence_length")),
     "IdentityAttachKLSparseReg": OpDef("IdentityAttachKLSparseReg", ("data", "moving_avg"),
                                        ("moving_avg",)),
     **{name: OpDef(name, ("data", "gamma", "beta"), ("gamma", "beta"))
@@ -372,13 +374,17 @@ def _required(spec: OpDef) -> set[str]:
 def _creates(spec: OpDef, key: str, attrs: dict[str, str]) -> bool:
     """Whether the op creates its omitted input ``key`` as a variable ``<name>_<key>``, as
     MXNet's: a required input (``fc_data``) or a created one, but no ``bias`` with
-    ``no_bias`` and a ``gamma`` for LeakyReLU's ``prelu`` only."""
+    ``no_bias``, a ``gamma`` for LeakyReLU's ``prelu`` only, RNN's ``state_cell`` for lstm
+    only and its ``sequence_length`` with ``use_sequence_length`` only."""
     if key not in spec.created:
         return key in _required(spec)
     if key == "bias":
         return attrs.get("no_bias") != "True"
     if spec.op == "LeakyReLU":
         return attrs.get("act_type") == "prelu"
+    if spec.op == "RNN":  # state_cell for lstm, sequence_length with use_sequence_length
+        return {"state_cell": attrs.get("mode") == "lstm",
+                "sequence_length": attrs.get("use_sequence_length") == "True"}.get(key, True)
     return True
 
 

@@ -10,6 +10,6 @@ in ``ZERO``; an op with none raises when a backward pass reaches it.
 from .registry import GRADIENTS, ZERO, gradient, gradient_of
 # the family modules register their gradient rules
 from . import (batch, batchnorm, contrib, conv, elemwise, indexing, linalg,  # noqa: E402,F401
-               linalg_ops, nn, output, reduce, shape, signal, svm)
+               linalg_ops, nn, output, reduce, rnn, shape, signal, svm)
 
 __all__ = ["GRADIENTS", "ZERO", "gradient", "gradient_of"]
