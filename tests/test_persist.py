@@ -243,3 +243,26 @@ def test_pickle_and_deepcopy(make):
     array = make()
     for back in (pickle.loads(pickle.dumps(array)), copy.deepcopy(array)):
         _same(back, array)
+
+
+def test_numpy_shape_semantics_save_version_3(tmp_path):
+    # MXNet 1.9.1's rules (its test_save_load_scalar_zero_size_ndarrays): under np_shape(True)
+    # arrays are saved as version 3 (0-d ones too, dense only) and load only under it; files
+    # saved outside it load only outside it
+    values = [np.arange(6.0).reshape(2, 3), np.zeros((0, 4)), np.float64(7.0)]
+    with mx.np_shape(True):
+        mx.nd.save(tmp_path / "v3", [mx.nd.array(v, dtype="float64") for v in values])
+        loaded = mx.nd.load(tmp_path / "v3")
+        with pytest.raises(ValueError, match="dense arrays only"):
+            mx.nd.save(tmp_path / "s", mx.nd.sparse.zeros("csr", (2, 2)))
+    assert (tmp_path / "v3").read_bytes()[24:28] == struct.pack("<I", 0xF993FACA)
+    for got, want in zip(loaded, values):
+        assert got.shape == np.shape(want)
+        np.testing.assert_array_equal(got.asnumpy(), want)
+    with pytest.raises(mx.MXNetError, match=r"inside mx.np_shape\(True\)"):
+        mx.nd.load(tmp_path / "v3")
+    mx.nd.save(tmp_path / "v2", [mx.nd.zeros((2, 0, 1))])
+    assert (tmp_path / "v2").read_bytes()[24:28] == struct.pack("<I", 0xF993FAC9)
+    assert mx.nd.load(tmp_path / "v2")[0].shape == (2, 0, 1)
+    with mx.np_shape(True), pytest.raises(mx.MXNetError, match=r"outside mx.np_shape\(True\)"):
+        mx.nd.load(tmp_path / "v2")

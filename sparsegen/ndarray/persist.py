@@ -14,9 +14,10 @@ The format (little-endian, as MXNet writes it on every machine it runs on):
   the row ids; csr: indptr, then column ids); the values, then each index array, raw. A shape is
   ``int32`` ndim + ``ndim`` ``int64`` dims; ndim 0 marks an empty (none) array, which ends
   there.
-- loaded too: version 3 (``0xF993FACA``, dense, saved under MXNet's numpy shape semantics),
-  version 1 (``0xF993FAC8``: dense, no storage type) and the older layout whose first word is
-  the ndim (``uint32`` dims).
+- version 3 (``0xF993FACA``, dense, 0-d arrays too): what MXNet saves, and loads only, under
+  its numpy shape semantics (``mx.np_shape(True)``), as the other versions only outside them;
+- loaded too: version 1 (``0xF993FAC8``: dense, no storage type) and the older layout whose
+  first word is the ndim (``uint32`` dims).
 
 Parsing is I/O: numpy reads the raw buffers, and the arrays are built (and validated) as any
 user data is.
@@ -34,6 +35,7 @@ from ..context import Context
 from ..device import host_copy, num_gpus
 from ..errors import InvalidType, InvalidValue, SparsegenError
 from ..formats import CSR, RowSparse, csr, row_sparse
+from ..util import is_np_shape
 from .ndarray import _STORAGE_TYPE_STR_TO_ID, NDArray
 from .storage import wrap
 
@@ -53,16 +55,24 @@ def _shape_bytes(shape: tuple[int, ...]) -> bytes:
 
 
 def _array_bytes(array: NDArray) -> bytes:
-    """One array in the version-2 layout."""
-    if array.ndim == 0:
-        raise InvalidValue("save: MXNet 1.x's NDArray file format has no 0-d arrays; reshape "
-                           "the array to (1,) first")
+    """One array in the version-2 layout, or (under numpy shape semantics, as MXNet's) the
+    version-3 one: dense arrays only, 0-d ones too."""
+    numpy_shapes = is_np_shape()
+    if array.ndim == 0 and not numpy_shapes:
+        raise InvalidValue("save: MXNet 1.x's NDArray file format has no 0-d arrays outside "
+                           "numpy shape semantics; reshape the array to (1,) first, or save "
+                           "inside mx.np_shape(True)")
+    if numpy_shapes and array.stype != "default":
+        raise InvalidValue(f"save: under numpy shape semantics MXNet's format holds dense "
+                           f"arrays only, got a {array.stype} array (save it outside "
+                           "mx.np_shape(True))")
     storage = host_copy(array._storage)
     values = storage.data if isinstance(storage, (RowSparse, CSR)) else storage
     aux = {RowSparse: lambda s: [s.indices], CSR: lambda s: [s.indptr, s.indices]}.get(
         type(storage), lambda s: [])(storage)
     ctx = array.context
-    parts = [struct.pack("<Ii", V2_MAGIC, _STYPE_OF[array.stype])]
+    magic = V3_MAGIC if numpy_shapes else V2_MAGIC
+    parts = [struct.pack("<Ii", magic, _STYPE_OF[array.stype])]
     if aux:
         parts.append(_shape_bytes(values.shape))
     parts += [_shape_bytes(array.shape),
@@ -206,6 +216,11 @@ def _sparse(reader: _Reader, stype: str) -> NDArray:
 def _array(reader: _Reader) -> NDArray:
     """One array of any version."""
     (magic,) = reader.ints("I", "array header")
+    if (magic == V3_MAGIC) != is_np_shape():  # MXNet's rule: a file's shapes mean what they did
+        raise reader.fail(
+            "it was saved under numpy shape semantics: load it inside mx.np_shape(True)"
+            if magic == V3_MAGIC else "it was saved without numpy shape semantics: load it "
+            "outside mx.np_shape(True)")
     if magic in (V2_MAGIC, V3_MAGIC):
         (code,) = reader.ints("i", "storage type")
         if code not in _STYPES or (magic == V3_MAGIC and code != 0):
