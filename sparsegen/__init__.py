@@ -6,16 +6,20 @@ TVM compiler: cached kernels load through the TVM runtime alone.
 
 import importlib as _importlib
 
-from . import autograd, base, context, kernels, ndarray, optimizer, random
-from ._version import __version__
-from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
-from .errors import MXNetError, SparsegenError, StorageFallbackWarning
+from . import ndarray
 from .ndarray.keywords import check_keywords as _check_keywords
-from .util import is_np_array, is_np_shape, np_shape, set_np_shape, use_np_shape
+
+_check_keywords(ndarray)  # every function of mx.nd is defined once ndarray is imported
+
+# mx.random re-exports mx.nd.random's samplers: imported after they are wrapped, it holds them
+from . import autograd, base, context, kernels, optimizer, random  # noqa: E402
+from ._version import __version__  # noqa: E402
+from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus  # noqa: E402
+from .errors import MXNetError, SparsegenError, StorageFallbackWarning  # noqa: E402
+from .util import is_np_array, is_np_shape, np_shape, set_np_shape, use_np_shape  # noqa: E402
 
 nd = ndarray
 rnd = random
-_check_keywords(ndarray)  # every function of mx.nd is defined once ndarray is imported
 
 _ON_FIRST_USE = {
     "attribute": "attribute", "callback": "callback", "contrib": "contrib", "executor": "executor",

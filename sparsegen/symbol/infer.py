@@ -27,16 +27,8 @@ from .graph_shapes import GRAPH_SHAPE_RULES
 from .linalg_shapes import LINALG_SHAPE_RULES
 from .ops import (BROADCAST_BINARY, CREATION, EMBEDDINGS, RANDOM_LIKE, SAMPLE, SAMPLERS, SCALAR_OPS,
                   node_runner)
+from .shape_types import Answer, Params, Shape, ShapeRule
 
-Shape = tuple[int, ...] | None
-"""A shape as inference holds it: None where even the number of dimensions is unknown, and
-``UNKNOWN`` for each dimension not known yet (MXNet's partial shapes)."""
-Params = dict[str, Any]
-Answer = tuple[list[Shape], Any]
-ShapeRule = Callable[[list[Shape], Params, list[Shape]], Answer]
-"""``rule(input shapes, params, output shapes known so far) -> (input shapes filled in, output
-shape)``; an op of several outputs gives a list of output shapes. A rule sees only complete
-shapes (or None) unless it is marked ``handles_unknown_dims``."""
 Key = tuple[int, int]
 """An output of a graph as a dictionary key: the ``id`` of its node and its index."""
 UNKNOWN = -1

@@ -5,15 +5,9 @@ runs on zeros to see (potrf and inverse refuse zero matrices)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import Any
 
 from ..errors import InvalidValue
-
-Shape = tuple[int, ...] | None
-Params = dict[str, Any]
-Answer = tuple[list[Shape], Any]
-Rule = Callable[[list[Shape], Params, list[Shape]], Answer]
+from .shape_types import Answer, Params, Shape, ShapeRule
 
 
 def _product(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
@@ -67,7 +61,7 @@ def _syrk(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
     return shapes, (*a[:-2], n, n)
 
 
-def _extract(trian: bool) -> Rule:
+def _extract(trian: bool) -> ShapeRule:
     def rule(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
         a = shapes[0]
         if a is None:
@@ -77,7 +71,7 @@ def _extract(trian: bool) -> Rule:
     return rule
 
 
-def _make(trian: bool) -> Rule:
+def _make(trian: bool) -> ShapeRule:
     def rule(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
         a = shapes[0]
         if a is None:
@@ -94,7 +88,7 @@ def _khatri_rao(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
     return shapes, (math.prod(s[0] for s in shapes), shapes[0][1])
 
 
-LINALG_SHAPE_RULES: dict[str, Rule] = {
+LINALG_SHAPE_RULES: dict[str, ShapeRule] = {
     "_linalg_gemm": _product, "_linalg_gemm2": _product, "_linalg_trsm": _second,
     "_linalg_trmm": _second, "_linalg_potrf": _first, "_linalg_potri": _first,
     "_linalg_inverse": _first, "_linalg_det": _batch, "_linalg_sumlogdiag": _batch,
