@@ -51,8 +51,8 @@ def _grid(lengths: NDArray, steps: int, time: int) -> tuple[NDArray, NDArray]:
     at = creation.arange(steps, ctx=lengths.context, dtype="int64")
     step_shape, length_shape = ((steps, 1), (1, -1)) if time == 0 else ((1, steps), (-1, 1))
     step, length = at.reshape(step_shape), lengths.reshape(length_shape)
-    return shape.broadcast_like(step, arith.broadcast_add(step, length)), \
-        shape.broadcast_like(length, arith.broadcast_add(step, length))
+    grid = arith.broadcast_add(step, length)  # of the grid's shape
+    return shape.broadcast_like(step, grid), shape.broadcast_like(length, grid)
 
 
 def _over_data(grid: NDArray, data: NDArray) -> NDArray:
