@@ -492,8 +492,8 @@ def _sampler(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
 def shape_left_to_consumers(node: Node) -> bool:
     """Whether ``node`` creates or samples an array whose ``shape`` parameter leaves some of it
     to its consumers (``_sampler``): the executor runs it with the inferred shape."""
-    return SHAPE_RULES.get(node.op, _rule(node) if node.op in SAMPLERS else None) is _sampler \
-        and not complete(from_mxnet(_shape_parameter(params(node))))
+    rule = SHAPE_RULES.get(node.op, _sampler if node.op in SAMPLERS else None)  # as _rule's
+    return rule is _sampler and not complete(from_mxnet(_shape_parameter(params(node))))
 
 
 def _sample(shapes: list[Shape], p: Params, outs: list[Shape]) -> Answer:
